@@ -1,0 +1,103 @@
+/**
+ * The local stand-in for the product's sign-up API rules (CONTRACT.md
+ * "HTTP"). Pure: decides on one form body and the accounts seen so far.
+ */
+import { checkSiteUrl, isValidEmail } from '../src/validation';
+
+export type ApiAnswer =
+  | {
+      success: true;
+      data: { one_time_auth: { token: string; sid: string } };
+    }
+  | { success: false; code: string; info: string };
+
+export const NAME_MAX_LENGTH = 100;
+
+// A name that carries a link or markup is how sign-up spam looks: scheme,
+// "www.", a bare domain with a common top-level domain, or an HTML tag/entity.
+const NAME_WITH_URL =
+  /[a-z][a-z\d+.-]*:\/\/|www\.|\b[a-z\d-]+\.(?:com|net|org|io|ru|cn|info|biz|xyz|top|co|me|ly|app|dev|site|online|link|click)\b/i;
+const NAME_WITH_MARKUP = /[<>]|&[#a-z\d]+;/i;
+
+/** Why a name is refused, or undefined when it is accepted. */
+export function nameProblem(name: string): string | undefined {
+  const trimmed = name.trim();
+  if (trimmed === '') return 'empty';
+  if ([...trimmed].length > NAME_MAX_LENGTH) return 'too long';
+  if (NAME_WITH_URL.test(trimmed)) return 'contains a URL';
+  if (NAME_WITH_MARKUP.test(trimmed)) return 'contains markup';
+  return undefined;
+}
+
+export function refusal(code: string, info: string): ApiAnswer {
+  return { success: false, code, info };
+}
+
+/** A form body as @fastify/formbody parses it: repeated keys become arrays. */
+export type FormBody = Record<string, string | string[] | undefined>;
+
+/** The accepted sign-up's fields, normalised. */
+export interface NewAccount {
+  name: string;
+  email: string;
+  newsletter: boolean;
+  url: string | undefined;
+  utmCampaign: string | undefined;
+  captchaToken: string;
+}
+
+/**
+ * Checks a body field by field, in the order of the payload (spec section 3).
+ *
+ * @returns the account to create, or the refusal to answer with
+ *   (`CSAPI_INVALID_PARAMETER` with the field as `info`, or
+ *   `CSAPI_CAPTCHA_MISSING` for a missing captcha token)
+ */
+export function readSignUp(body: FormBody): NewAccount | ApiAnswer {
+  const single = (key: string): string | undefined | null => {
+    const value = body[key];
+    // Repeated fields are ambiguous: refuse rather than pick one.
+    return Array.isArray(value) ? null : value;
+  };
+  const name = single('name');
+  if (typeof name !== 'string' || nameProblem(name) !== undefined) {
+    return refusal('CSAPI_INVALID_PARAMETER', 'name');
+  }
+  const email = single('email');
+  if (typeof email !== 'string' || !isValidEmail(email)) {
+    return refusal('CSAPI_INVALID_PARAMETER', 'email');
+  }
+  const captchaToken = single('g-recaptcha-response');
+  if (captchaToken === null) {
+    return refusal('CSAPI_INVALID_PARAMETER', 'g-recaptcha-response');
+  }
+  if (!captchaToken?.trim()) {
+    return refusal('CSAPI_CAPTCHA_MISSING', 'g-recaptcha-response');
+  }
+  const newsletter = single('newsletter');
+  if (newsletter !== '1' && newsletter !== '0') {
+    return refusal('CSAPI_INVALID_PARAMETER', 'newsletter');
+  }
+  const url = single('url');
+  if (url === null || (url !== undefined && !checkUrlWithProtocol(url))) {
+    return refusal('CSAPI_INVALID_PARAMETER', 'url');
+  }
+  const utmCampaign = single('utm_campaign');
+  if (utmCampaign === null || (utmCampaign?.length ?? 0) > 200) {
+    return refusal('CSAPI_INVALID_PARAMETER', 'utm_campaign');
+  }
+  return {
+    name: name.trim(),
+    email: email.trim(),
+    newsletter: newsletter === '1',
+    url,
+    utmCampaign: utmCampaign || undefined,
+    captchaToken,
+  };
+}
+
+// Spec section 3: a URL is always sent with its protocol.
+function checkUrlWithProtocol(url: string): boolean {
+  const check = checkSiteUrl(url);
+  return check.ok && check.url === url.trim();
+}

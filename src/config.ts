@@ -1,0 +1,94 @@
+/**
+ * The page's configuration: one validated, frozen object read from the
+ * environment variables of CONTRACT.md ("Configuration"). In the browser
+ * bundle Parcel inlines each `process.env.NAME` at build time; the local
+ * server calls {@link readConfig} itself at start time.
+ */
+
+/** Google's public reCAPTCHA v2 test key: always passes, shows a warning. */
+export const RECAPTCHA_TEST_SITE_KEY = '6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI';
+
+export interface AppConfig {
+  /** The `{product}` prefix of every cookie name (spec section 3). */
+  readonly productName: string;
+  /** Parent domain for cookies set "across all subdomains", e.g. `.vigil.example`; undefined: host-only. */
+  readonly cookieDomain: string | undefined;
+  readonly recaptchaSiteKey: string;
+  /** Absolute URL of the marketing/analytics tag; undefined: no tag. */
+  readonly trackingTagUrl: string | undefined;
+  /** Origin the sign-up request goes to, without a trailing slash; '' means the page's own origin. */
+  readonly apiOrigin: string;
+}
+
+/** The variables {@link readConfig} reads; unset and empty mean "use the default". */
+export type ConfigEnvironment = Partial<
+  Record<
+    | 'PRODUCT_NAME'
+    | 'COOKIE_DOMAIN'
+    | 'RECAPTCHA_SITE_KEY'
+    | 'TRACKING_TAG_URL'
+    | 'API_ORIGIN',
+    string | undefined
+  >
+>;
+
+// RFC 6265 section 4.1.1: a cookie-name is an RFC 2616 token; we allow the
+// conservative subset so that `{product}_CAMPAIGN` and friends stay valid.
+const COOKIE_NAME_PREFIX = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+// RFC 6265 section 5.2.3: a Domain attribute is a host name, with or without
+// the leading dot.
+const COOKIE_DOMAIN = /^\.?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
+
+function present(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+function httpUrl(name: string, value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${name} must be an absolute http(s) URL; got "${value}"`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new Error(`${name} must use http: or https:; got "${value}"`);
+  }
+  return url;
+}
+
+/**
+ * Reads and validates the configuration.
+ *
+ * @param env the environment variables (all optional strings)
+ * @returns a frozen {@link AppConfig} with the defaults of CONTRACT.md filled in
+ * @throws Error naming the variable when a value cannot be used (a product
+ *   name that is not a cookie-name token, a cookie domain that is not a host
+ *   name, a tag URL or API origin that is not an absolute http(s) URL)
+ */
+export function readConfig(env: ConfigEnvironment): AppConfig {
+  const productName = present(env.PRODUCT_NAME) ?? 'Vigil';
+  if (!COOKIE_NAME_PREFIX.test(productName)) {
+    throw new Error(
+      `PRODUCT_NAME must be letters, digits, "_" or "-" (it prefixes cookie names); got "${productName}"`,
+    );
+  }
+  const cookieDomain = present(env.COOKIE_DOMAIN);
+  if (cookieDomain !== undefined && !COOKIE_DOMAIN.test(cookieDomain)) {
+    throw new Error(
+      `COOKIE_DOMAIN must be a domain name like .vigil.example; got "${cookieDomain}"`,
+    );
+  }
+  const trackingTagUrl = present(env.TRACKING_TAG_URL);
+  if (trackingTagUrl !== undefined) httpUrl('TRACKING_TAG_URL', trackingTagUrl);
+  const apiOrigin = present(env.API_ORIGIN);
+  return Object.freeze({
+    productName,
+    cookieDomain,
+    recaptchaSiteKey:
+      present(env.RECAPTCHA_SITE_KEY) ?? RECAPTCHA_TEST_SITE_KEY,
+    trackingTagUrl,
+    apiOrigin:
+      apiOrigin === undefined ? '' : httpUrl('API_ORIGIN', apiOrigin).origin,
+  });
+}

@@ -1,0 +1,124 @@
+/**
+ * The one API client of the page: `POST {API_ORIGIN}/2/account/signup/`
+ * (spec section 7, CONTRACT.md "HTTP"). It resolves with the session of a
+ * successful answer and otherwise rejects with a {@link SignUpRejection}
+ * carrying the decided failure, so the machine never sees an untyped error.
+ */
+import {
+  SignUpRejection,
+  type Failure,
+  type Session,
+  type SignUpRequest,
+} from '../machines/signUpMachine';
+
+export const SIGN_UP_PATH = '/2/account/signup/';
+
+/** How long the page waits for an answer before calling it a general failure. */
+export const DEFAULT_DEADLINE_MS = 20_000;
+
+export interface SignUpClientOptions {
+  /** '' for the page's own origin, else an origin like `https://api.example`. */
+  apiOrigin: string;
+  /** Milliseconds before the request is aborted; default {@link DEFAULT_DEADLINE_MS}. */
+  deadlineMs?: number;
+  /** The network; tests pass a fake. Default: the global `fetch`. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * The form payload of spec section 3, in its order: `newsletter` as `1`/`0`,
+ * `url` (with its protocol) and `utm_campaign` only when given.
+ */
+export function encodeSignUpRequest(request: SignUpRequest): URLSearchParams {
+  const body = new URLSearchParams({
+    name: request.name,
+    email: request.email,
+    'g-recaptcha-response': request.captchaToken,
+    newsletter: request.newsletter ? '1' : '0',
+  });
+  if (request.url) body.set('url', request.url);
+  if (request.utmCampaign) body.set('utm_campaign', request.utmCampaign);
+  return body;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function nonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value !== '';
+}
+
+/**
+ * Decides on a parsed answer (CONTRACT.md): on `success`, `code` and `info`,
+ * never on the HTTP status.
+ *
+ * @returns the session, or the failure to show
+ */
+export function decideSignUpAnswer(answer: unknown): Session | Failure {
+  if (!isRecord(answer)) return { kind: 'general', reason: 'malformed' };
+  if (answer.success === true) {
+    const auth = isRecord(answer.data) ? answer.data.one_time_auth : undefined;
+    if (
+      isRecord(auth) &&
+      nonEmptyString(auth.token) &&
+      nonEmptyString(auth.sid)
+    ) {
+      return { token: auth.token, sid: auth.sid };
+    }
+    return { kind: 'general', reason: 'malformed' };
+  }
+  if (answer.success !== false) return { kind: 'general', reason: 'malformed' };
+  if (answer.code === 'CSAPI_API_RATE_LIMIT_REACHED') {
+    return { kind: 'rateLimited' };
+  }
+  if (answer.code === 'CSAPI_INVALID_PARAMETER' && answer.info === 'name') {
+    return { kind: 'invalidName' };
+  }
+  return { kind: 'general', reason: 'refused' };
+}
+
+/**
+ * Creates the `submitSignUp` function.
+ *
+ * @returns `submit(request)`: resolves with `{ token, sid }`; rejects only
+ *   with a {@link SignUpRejection} (rate limit, refused name, or general:
+ *   refused by the server, malformed or non-JSON answer, network error,
+ *   time-out)
+ */
+export function createSignUpClient(options: SignUpClientOptions) {
+  const send = options.fetch ?? ((...args) => fetch(...args));
+  const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const endpoint = `${options.apiOrigin}${SIGN_UP_PATH}`;
+
+  return async function submit(request: SignUpRequest): Promise<Session> {
+    let text: string;
+    try {
+      const response = await send(endpoint, {
+        method: 'POST',
+        headers: { Accept: 'application/json' },
+        // URLSearchParams sets application/x-www-form-urlencoded;charset=UTF-8.
+        body: encodeSignUpRequest(request),
+        credentials: 'same-origin',
+        signal: AbortSignal.timeout(deadlineMs),
+      });
+      text = await response.text();
+    } catch (error) {
+      const timedOut =
+        error instanceof DOMException && error.name === 'TimeoutError';
+      throw new SignUpRejection({
+        kind: 'general',
+        reason: timedOut ? 'timeout' : 'network',
+      });
+    }
+    let answer: unknown;
+    try {
+      answer = JSON.parse(text);
+    } catch {
+      throw new SignUpRejection({ kind: 'general', reason: 'malformed' });
+    }
+    const decision = decideSignUpAnswer(answer);
+    if ('kind' in decision) throw new SignUpRejection(decision);
+    return decision;
+  };
+}

@@ -1,0 +1,210 @@
+import { useActorRef, useSelector } from '@xstate/react';
+import { useRef, useState } from 'react';
+import ReCAPTCHA from 'react-google-recaptcha';
+import type { SignUpInput, signUpMachine } from '../../machines/signUpMachine';
+import { TextField } from './TextField';
+
+export interface SignUpFormProps {
+  /** The sign-up machine with the page's effects provided (src/main.tsx). */
+  machine: typeof signUpMachine;
+  input: SignUpInput;
+  productName: string;
+  recaptchaSiteKey: string;
+}
+
+/**
+ * The sign-up form: a thin view of the sign-up machine. It renders the
+ * machine's context and sends it what the visitor does; every decision
+ * (what is sent, which error shows, when inputs are locked) is the machine's.
+ */
+export function SignUpForm({
+  machine,
+  input,
+  productName,
+  recaptchaSiteKey,
+}: SignUpFormProps) {
+  const captchaRef = useRef<ReCAPTCHA>(null);
+  // The widget lives here, so this view supplies the machine's resetCaptcha.
+  const [logic] = useState(() =>
+    machine.provide({
+      actions: { resetCaptcha: () => captchaRef.current?.reset() },
+    }),
+  );
+  const actorRef = useActorRef(logic, { input });
+  const values = useSelector(actorRef, (state) => state.context.values);
+  const errors = useSelector(actorRef, (state) => state.context.errors);
+  const failure = useSelector(actorRef, (state) => state.context.failure);
+  const busy = useSelector(actorRef, (state) => state.hasTag('busy'));
+  const done = useSelector(actorRef, (state) => state.status === 'done');
+
+  return (
+    <form
+      id="signup-form"
+      className="signup-form"
+      noValidate
+      aria-busy={busy}
+      onSubmit={(event) => {
+        event.preventDefault();
+        actorRef.send({ type: 'submit' });
+      }}
+    >
+      {failure?.kind === 'general' && (
+        <div
+          className="message message--error"
+          role="alert"
+          data-testid="error-general"
+        >
+          <h2 className="message__title">Your account was not created</h2>
+          <p>
+            Something went wrong on our side or on the way. Check your details
+            and try again. If it keeps happening, try again later.
+          </p>
+        </div>
+      )}
+      {failure?.kind === 'rateLimited' && (
+        <div
+          className="message message--error"
+          role="alert"
+          data-testid="error-rate-limit"
+        >
+          <h2 className="message__title">Too many sign-up attempts</h2>
+          <p>
+            We have received too many sign-ups from your network. Wait 15
+            minutes, then try again.
+          </p>
+        </div>
+      )}
+
+      <TextField
+        name="name"
+        label="Your name"
+        autoComplete="name"
+        value={values.name}
+        error={errors.name}
+        disabled={busy}
+        onValueChange={(value) =>
+          actorRef.send({ type: 'field.change', field: 'name', value })
+        }
+      />
+      <TextField
+        name="email"
+        label="Email address"
+        hint="We’ll send alerts and your sign-in details here."
+        type="email"
+        autoComplete="email"
+        spellCheck={false}
+        autoCapitalize="none"
+        value={values.email}
+        error={errors.email}
+        disabled={busy}
+        onValueChange={(value) =>
+          actorRef.send({ type: 'field.change', field: 'email', value })
+        }
+      />
+      <TextField
+        name="url"
+        label="Website to monitor"
+        hint="For example, example.com or https://shop.example.com"
+        type="text"
+        inputMode="url"
+        autoComplete="url"
+        spellCheck={false}
+        autoCapitalize="none"
+        value={values.url}
+        error={errors.url}
+        disabled={busy}
+        onValueChange={(value) =>
+          actorRef.send({ type: 'field.change', field: 'url', value })
+        }
+      />
+
+      <div className="checkbox">
+        <input
+          className="checkbox__input"
+          type="checkbox"
+          id="newsletter"
+          name="newsletter"
+          checked={values.newsletter}
+          disabled={busy}
+          onChange={(event) =>
+            actorRef.send({
+              type: 'checkbox.change',
+              field: 'newsletter',
+              checked: event.target.checked,
+            })
+          }
+        />
+        <label className="checkbox__label" htmlFor="newsletter">
+          Send me occasional product news by email (optional)
+        </label>
+      </div>
+
+      <div className={errors.tos ? 'field field--error' : 'field'}>
+        {errors.tos && (
+          <p id="tos-error" className="field__error">
+            <span className="visually-hidden">Error: </span>
+            {errors.tos}
+          </p>
+        )}
+        <div className="checkbox">
+          <input
+            className="checkbox__input"
+            type="checkbox"
+            id="tos"
+            name="tos"
+            checked={values.tos}
+            disabled={busy}
+            aria-invalid={errors.tos ? true : undefined}
+            aria-describedby={errors.tos ? 'tos-error' : undefined}
+            onChange={(event) =>
+              actorRef.send({
+                type: 'checkbox.change',
+                field: 'tos',
+                checked: event.target.checked,
+              })
+            }
+          />
+          <label className="checkbox__label" htmlFor="tos">
+            I agree to the {productName} terms of service
+          </label>
+        </div>
+      </div>
+
+      <div className="captcha">
+        {errors.captcha && (
+          <p
+            className="message message--notice"
+            role="alert"
+            data-testid="notice-captcha"
+          >
+            <span className="visually-hidden">Error: </span>
+            {errors.captcha}
+          </p>
+        )}
+        <div className="captcha__box">
+          <ReCAPTCHA
+            ref={captchaRef}
+            sitekey={recaptchaSiteKey}
+            onChange={(token) =>
+              actorRef.send(
+                token
+                  ? { type: 'captcha.solve', token }
+                  : { type: 'captcha.expire' },
+              )
+            }
+            onExpired={() => actorRef.send({ type: 'captcha.expire' })}
+            onErrored={() => actorRef.send({ type: 'captcha.expire' })}
+          />
+        </div>
+      </div>
+
+      <button className="button" type="submit" disabled={busy}>
+        {done
+          ? 'Account created'
+          : busy
+            ? 'Creating your account…'
+            : 'Create account'}
+      </button>
+    </form>
+  );
+}

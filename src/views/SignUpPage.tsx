@@ -1,0 +1,46 @@
+import { SignUpForm, type SignUpFormProps } from './SignUpForm';
+
+/** The whole sign-up page: the product's pitch beside the form. */
+export function SignUpPage(props: SignUpFormProps) {
+  const { productName } = props;
+  return (
+    <div className="page">
+      <header className="page__header">
+        <a className="brand" href="/">
+          <svg
+            className="brand__mark"
+            viewBox="0 0 24 24"
+            aria-hidden="true"
+            focusable="false"
+          >
+            <path d="M2 12h4l3-7 4 14 3-7h6" />
+          </svg>
+          <span className="brand__name">{productName}</span>
+        </a>
+      </header>
+      <main className="page__main">
+        <section className="intro" aria-labelledby="intro-title">
+          <h1 id="intro-title" className="intro__title">
+            Know when your website goes down, before your customers do
+          </h1>
+          <p className="intro__text">
+            {productName} keeps an eye on your site around the clock and tells
+            you the moment it stops answering. Create your account to start
+            monitoring.
+          </p>
+        </section>
+        <section className="card" aria-labelledby="signup-title">
+          <h2 id="signup-title" className="card__title">
+            Create your account
+          </h2>
+          <SignUpForm {...props} />
+        </section>
+      </main>
+      <footer className="page__footer">
+        <p>
+          © {productName}. We use your details only to run your account.
+        </p>
+      </footer>
+    </div>
+  );
+}
