@@ -7,10 +7,11 @@
  *
  * Effects reach it only as named actions and actors, which the page wires in
  * (`src/main.tsx`) and tests replace with `machine.provide(...)`:
- * `submitSignUp` (the HTTP call), `resetCaptcha`, `setLoginCookies`,
- * `navigateHome`. No React or DOM import here.
+ * `submitSignUp` (the HTTP call), `setLoginCookies`, `navigateHome`; the
+ * captcha widget, which lives in the view, hears `captcha.reset` emitted by
+ * the `resetCaptcha` action. No React or DOM import here.
  */
-import { assertEvent, assign, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, emit, fromPromise, setup } from 'xstate';
 import {
   messages,
   validateSignUp,
@@ -48,11 +49,7 @@ export interface Session {
 
 /** Why a failure is "general": for error reporting, never shown apart. */
 export type GeneralFailureReason =
-  | 'network'
-  | 'timeout'
-  | 'malformed'
-  | 'refused'
-  | 'unexpected';
+  'network' | 'timeout' | 'malformed' | 'refused' | 'unexpected';
 
 /** The one error a failed request shows (spec section 8, "Server"). */
 export type Failure =
@@ -100,6 +97,9 @@ export type SignUpEvent =
   | { type: 'captcha.expire' }
   | { type: 'submit' };
 
+/** Told to whoever owns the captcha widget: its token is spent. */
+export type SignUpEmitted = { type: 'captcha.reset' };
+
 const EMPTY_VALUES: SignUpValues = {
   name: '',
   email: '',
@@ -109,8 +109,7 @@ const EMPTY_VALUES: SignUpValues = {
 };
 
 function withoutError(errors: FieldErrors, field: keyof FieldErrors) {
-  const rest = { ...errors };
-  delete rest[field];
+  const { [field]: _cleared, ...rest } = errors;
   return rest;
 }
 
@@ -128,6 +127,7 @@ export const signUpMachine = setup({
     context: {} as SignUpContext,
     events: {} as SignUpEvent,
     input: {} as SignUpInput,
+    emitted: {} as SignUpEmitted,
     tags: 'busy',
   },
   actors: {
@@ -177,8 +177,8 @@ export const signUpMachine = setup({
         failure.kind === 'invalidName' ? { name: messages.nameRefused } : {},
     })),
     clearFailure: assign({ failure: null }),
-    // Implemented by the view that owns the widget (src/views/SignUpForm.tsx).
-    resetCaptcha: () => {},
+    // The view that owns the widget listens for this (src/views/SignUpForm.tsx).
+    resetCaptcha: emit({ type: 'captcha.reset' } as const),
     // Implemented by the page with the cookie module (src/cookies.ts).
     setLoginCookies: (_, _session: Session) => {},
     // Implemented by the page: a full navigation to `/`.

@@ -6,7 +6,8 @@
  */
 
 /** Google's public reCAPTCHA v2 test key: always passes, shows a warning. */
-export const RECAPTCHA_TEST_SITE_KEY = '6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI';
+export const RECAPTCHA_TEST_SITE_KEY =
+  '6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI';
 
 export interface AppConfig {
   /** The `{product}` prefix of every cookie name (spec section 3). */

@@ -37,7 +37,8 @@ export const messages = {
   urlProtocol: 'Enter a website address that starts with http:// or https://',
   urlLocal:
     'Enter the public address of your website, like example.com – localhost cannot be reached from the internet',
-  urlIp: 'Enter the domain name of your website, like example.com, not an IP address',
+  urlIp:
+    'Enter the domain name of your website, like example.com, not an IP address',
   urlCredentials:
     'Enter the website address without a user name or password, like example.com',
   tosRequired: 'Agree to the terms of service to create your account',
@@ -55,21 +56,17 @@ const HTML_EMAIL =
  */
 export function isValidEmail(raw: string): boolean {
   const email = raw.trim();
-  return HTML_EMAIL.test(email) && email.slice(email.indexOf('@')).includes('.');
+  return (
+    HTML_EMAIL.test(email) && email.slice(email.indexOf('@')).includes('.')
+  );
 }
 
 /** Why a site URL is refused; each has its own message. */
 export type SiteUrlProblem =
-  | 'empty'
-  | 'format'
-  | 'protocol'
-  | 'local'
-  | 'ip'
-  | 'credentials';
+  'empty' | 'format' | 'protocol' | 'local' | 'ip' | 'credentials';
 
 export type SiteUrlCheck =
-  | { ok: true; url: string }
-  | { ok: false; problem: SiteUrlProblem };
+  { ok: true; url: string } | { ok: false; problem: SiteUrlProblem };
 
 // RFC 3986 section 3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ),
 // here followed by "://" so that "example.com:8080" is a host and port.
@@ -148,7 +145,8 @@ const signUpSchema = object({
     .test('site-url', messages.urlInvalid, function siteUrl(value) {
       const check = checkSiteUrl(value);
       return (
-        check.ok || this.createError({ message: SITE_URL_MESSAGES[check.problem] })
+        check.ok ||
+        this.createError({ message: SITE_URL_MESSAGES[check.problem] })
       );
     }),
   tos: boolean().oneOf([true], messages.tosRequired),

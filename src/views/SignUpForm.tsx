@@ -1,5 +1,5 @@
 import { useActorRef, useSelector } from '@xstate/react';
-import { useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import ReCAPTCHA from 'react-google-recaptcha';
 import type { SignUpInput, signUpMachine } from '../../machines/signUpMachine';
 import { TextField } from './TextField';
@@ -24,13 +24,13 @@ export function SignUpForm({
   recaptchaSiteKey,
 }: SignUpFormProps) {
   const captchaRef = useRef<ReCAPTCHA>(null);
-  // The widget lives here, so this view supplies the machine's resetCaptcha.
-  const [logic] = useState(() =>
-    machine.provide({
-      actions: { resetCaptcha: () => captchaRef.current?.reset() },
-    }),
-  );
-  const actorRef = useActorRef(logic, { input });
+  const actorRef = useActorRef(machine, { input });
+  useEffect(() => {
+    const subscription = actorRef.on('captcha.reset', () =>
+      captchaRef.current?.reset(),
+    );
+    return () => subscription.unsubscribe();
+  }, [actorRef]);
   const values = useSelector(actorRef, (state) => state.context.values);
   const errors = useSelector(actorRef, (state) => state.context.errors);
   const failure = useSelector(actorRef, (state) => state.context.failure);

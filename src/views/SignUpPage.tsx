@@ -37,9 +37,7 @@ export function SignUpPage(props: SignUpFormProps) {
         </section>
       </main>
       <footer className="page__footer">
-        <p>
-          © {productName}. We use your details only to run your account.
-        </p>
+        <p>© {productName}. We use your details only to run your account.</p>
       </footer>
     </div>
   );

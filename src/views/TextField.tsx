@@ -1,10 +1,9 @@
 import type { InputHTMLAttributes } from 'react';
 
-export interface TextFieldProps
-  extends Pick<
-    InputHTMLAttributes<HTMLInputElement>,
-    'type' | 'autoComplete' | 'inputMode' | 'spellCheck' | 'autoCapitalize'
-  > {
+export interface TextFieldProps extends Pick<
+  InputHTMLAttributes<HTMLInputElement>,
+  'type' | 'autoComplete' | 'inputMode' | 'spellCheck' | 'autoCapitalize'
+> {
   /** The input's `name` and `id`; the error is `#{name}-error` (CONTRACT.md). */
   name: 'name' | 'email' | 'url';
   label: string;

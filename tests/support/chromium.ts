@@ -18,7 +18,7 @@ export function findChromium(): string {
   );
   if (!found) {
     throw new Error(
-      'No Chromium found. Install Debian\'s package (as root: apt-get update && apt-get install -y chromium) or set CHROMIUM_PATH.',
+      "No Chromium found. Install Debian's package (as root: apt-get update && apt-get install -y chromium) or set CHROMIUM_PATH.",
     );
   }
   return found;

@@ -8,7 +8,8 @@
  */
 import type { Page } from 'playwright-core';
 
-export const RECAPTCHA_SCRIPT_PATTERN = /^https:\/\/(www\.google\.com|www\.recaptcha\.net|recaptcha\.net)\/recaptcha\//;
+export const RECAPTCHA_SCRIPT_PATTERN =
+  /^https:\/\/(www\.google\.com|www\.recaptcha\.net|recaptcha\.net)\/recaptcha\//;
 
 /** The fake script; it calls `window[onload]` asynchronously, as Google's does. */
 export function fakeRecaptchaScript(onload: string): string {
@@ -70,7 +71,8 @@ export function fakeRecaptchaScript(onload: string): string {
 export async function useFakeRecaptcha(page: Page): Promise<void> {
   await page.route(RECAPTCHA_SCRIPT_PATTERN, (route) => {
     const onload =
-      new URL(route.request().url()).searchParams.get('onload') ?? 'onloadcallback';
+      new URL(route.request().url()).searchParams.get('onload') ??
+      'onloadcallback';
     return route.fulfill({
       status: 200,
       contentType: 'text/javascript',

@@ -1,0 +1,227 @@
+import { describe, expect, it } from 'vitest';
+import { SignUpRejection } from '../../machines/signUpMachine';
+import { messages } from '../../src/validation';
+import { startSignUp } from '../support/signUpHarness';
+
+describe('signUpMachine: editing (spec section 4)', () => {
+  it('starts idle with the prefill from its input', () => {
+    const { actor } = startSignUp({
+      values: { name: 'Ada', email: 'ada@example.com' },
+      utmCampaign: 'spring',
+    });
+    const snapshot = actor.getSnapshot();
+    expect(snapshot.value).toBe('idle');
+    expect(snapshot.context.values).toEqual({
+      name: 'Ada',
+      email: 'ada@example.com',
+      url: '',
+      newsletter: false,
+      tos: false,
+    });
+    expect(snapshot.context.errors).toEqual({});
+    expect(snapshot.context.failure).toBeNull();
+  });
+
+  it('sends nothing while a client-side error exists, and shows every error', () => {
+    const harness = startSignUp();
+    harness.actor.send({ type: 'submit' });
+    const snapshot = harness.actor.getSnapshot();
+    expect(snapshot.value).toBe('idle');
+    expect(snapshot.context.errors).toEqual({
+      name: messages.nameRequired,
+      email: messages.emailRequired,
+      url: messages.urlRequired,
+      tos: messages.tosRequired,
+      captcha: messages.captchaRequired,
+    });
+    expect(harness.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['name', { type: 'field.change', field: 'name', value: 'A' }],
+    ['email', { type: 'field.change', field: 'email', value: 'a' }],
+    ['url', { type: 'field.change', field: 'url', value: 'e' }],
+    ['tos', { type: 'checkbox.change', field: 'tos', checked: true }],
+    ['captcha', { type: 'captcha.solve', token: 't' }],
+  ] as const)('typing in %s clears that error only', (field, event) => {
+    const { actor } = startSignUp();
+    actor.send({ type: 'submit' });
+    const before = actor.getSnapshot().context.errors;
+    actor.send(event);
+    const { [field]: cleared, ...others } = before;
+    expect(cleared).toBeDefined();
+    expect(actor.getSnapshot().context.errors).toEqual(others);
+  });
+
+  it('the newsletter choice clears no error and is optional', () => {
+    const harness = startSignUp();
+    harness.actor.send({ type: 'submit' });
+    const before = harness.actor.getSnapshot().context.errors;
+    harness.actor.send({
+      type: 'checkbox.change',
+      field: 'newsletter',
+      checked: true,
+    });
+    expect(harness.actor.getSnapshot().context.errors).toEqual(before);
+    expect(harness.actor.getSnapshot().context.values.newsletter).toBe(true);
+  });
+
+  it('an expired captcha blocks the request with the captcha notice', () => {
+    const harness = startSignUp();
+    harness.fillValidForm();
+    harness.actor.send({ type: 'captcha.expire' });
+    harness.actor.send({ type: 'submit' });
+    expect(harness.actor.getSnapshot().context.errors).toEqual({
+      captcha: messages.captchaRequired,
+    });
+    expect(harness.requests).toHaveLength(0);
+  });
+});
+
+describe('signUpMachine: submitting (spec sections 3, 4)', () => {
+  it('sends the spec payload: trimmed, URL with protocol, campaign', () => {
+    const harness = startSignUp({ utmCampaign: 'spring' });
+    harness.fillValidForm('tok-1');
+    harness.actor.send({
+      type: 'checkbox.change',
+      field: 'newsletter',
+      checked: true,
+    });
+    harness.actor.send({ type: 'submit' });
+    expect(harness.actor.getSnapshot().value).toBe('submitting');
+    expect(harness.requests.map((r) => r.request)).toEqual([
+      {
+        name: 'Ada Lovelace',
+        email: 'ada@example.com',
+        captchaToken: 'tok-1',
+        newsletter: true,
+        url: 'https://example.com/status',
+        utmCampaign: 'spring',
+      },
+    ]);
+  });
+
+  it('leaves out utm_campaign when there is none', () => {
+    const harness = startSignUp();
+    harness.fillValidForm();
+    harness.actor.send({ type: 'submit' });
+    expect(harness.requests[0]?.request).not.toHaveProperty('utmCampaign');
+  });
+
+  it('locks the form while the request runs and ignores edits and submits', () => {
+    const harness = startSignUp();
+    harness.fillValidForm();
+    harness.actor.send({ type: 'submit' });
+    const locked = harness.actor.getSnapshot();
+    expect(locked.hasTag('busy')).toBe(true);
+    harness.actor.send({ type: 'submit' });
+    harness.actor.send({ type: 'field.change', field: 'name', value: 'X' });
+    expect(harness.requests).toHaveLength(1);
+    expect(harness.actor.getSnapshot().context).toEqual(locked.context);
+  });
+
+  it('on success sets the login cookies, goes to /, and resets the captcha', async () => {
+    const harness = startSignUp();
+    harness.fillValidForm();
+    harness.actor.send({ type: 'submit' });
+    harness.requests[0]?.answer.resolve({ token: 'tkn', sid: 'sid' });
+    await harness.settle();
+    const snapshot = harness.actor.getSnapshot();
+    expect(snapshot.value).toBe('success');
+    expect(snapshot.status).toBe('done');
+    expect(harness.cookies).toEqual([{ token: 'tkn', sid: 'sid' }]);
+    expect(harness.navigations).toBe(1);
+    expect(harness.captchaResets).toBe(1);
+    expect(snapshot.context.captchaToken).toBeNull();
+  });
+});
+
+describe('signUpMachine: failures (spec sections 4, 8)', () => {
+  async function failWith(error: unknown) {
+    const harness = startSignUp();
+    harness.fillValidForm();
+    harness.actor.send({ type: 'submit' });
+    harness.requests[0]?.answer.reject(error);
+    await harness.settle();
+    return harness;
+  }
+
+  it.each([
+    [new SignUpRejection({ kind: 'rateLimited' }), { kind: 'rateLimited' }],
+    [
+      new SignUpRejection({ kind: 'general', reason: 'network' }),
+      { kind: 'general', reason: 'network' },
+    ],
+    [new Error('boom'), { kind: 'general', reason: 'unexpected' }],
+    ['not even an Error', { kind: 'general', reason: 'unexpected' }],
+  ])(
+    '%s: one error, no field errors, captcha reset, inputs unlocked',
+    async (error, failure) => {
+      const harness = await failWith(error);
+      const snapshot = harness.actor.getSnapshot();
+      expect(snapshot.value).toBe('failure');
+      expect(snapshot.context.failure).toEqual(failure);
+      expect(snapshot.context.errors).toEqual({});
+      expect(snapshot.hasTag('busy')).toBe(false);
+      expect(harness.captchaResets).toBe(1);
+      expect(snapshot.context.captchaToken).toBeNull();
+      expect(harness.cookies).toEqual([]);
+      expect(harness.navigations).toBe(0);
+    },
+  );
+
+  it('a refused name marks the name field with its help text', async () => {
+    const harness = await failWith(
+      new SignUpRejection({ kind: 'invalidName' }),
+    );
+    const snapshot = harness.actor.getSnapshot();
+    expect(snapshot.value).toBe('failure');
+    expect(snapshot.context.failure).toEqual({ kind: 'invalidName' });
+    expect(snapshot.context.errors).toEqual({ name: messages.nameRefused });
+  });
+
+  it('typing in the refused name clears it and ends the failure', async () => {
+    const harness = await failWith(
+      new SignUpRejection({ kind: 'invalidName' }),
+    );
+    harness.actor.send({ type: 'field.change', field: 'name', value: 'Ada' });
+    const snapshot = harness.actor.getSnapshot();
+    expect(snapshot.value).toBe('idle');
+    expect(snapshot.context.failure).toBeNull();
+    expect(snapshot.context.errors).toEqual({});
+  });
+
+  it('typing elsewhere keeps the failure shown and the values typed', async () => {
+    const harness = await failWith(
+      new SignUpRejection({ kind: 'rateLimited' }),
+    );
+    harness.actor.send({
+      type: 'field.change',
+      field: 'email',
+      value: 'b@example.org',
+    });
+    const snapshot = harness.actor.getSnapshot();
+    expect(snapshot.value).toBe('failure');
+    expect(snapshot.context.failure).toEqual({ kind: 'rateLimited' });
+    expect(snapshot.context.values.name).toBe('  Ada Lovelace ');
+    expect(snapshot.context.values.email).toBe('b@example.org');
+  });
+
+  it('submitting again clears the failure; the spent captcha must be solved again', async () => {
+    const harness = await failWith(
+      new SignUpRejection({ kind: 'general', reason: 'timeout' }),
+    );
+    harness.actor.send({ type: 'submit' });
+    let snapshot = harness.actor.getSnapshot();
+    expect(snapshot.value).toBe('idle');
+    expect(snapshot.context.failure).toBeNull();
+    expect(snapshot.context.errors).toEqual({
+      captcha: messages.captchaRequired,
+    });
+    harness.actor.send({ type: 'captcha.solve', token: 'tok-2' });
+    harness.actor.send({ type: 'submit' });
+    snapshot = harness.actor.getSnapshot();
+    expect(snapshot.value).toBe('submitting');
+    expect(harness.requests[1]?.request.captchaToken).toBe('tok-2');
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * Runs the real sign-up machine with its effects replaced through
+ * `machine.provide`: the HTTP call answers when the test says so, and the
+ * cookie and navigation actions are recorded.
+ */
+import { createActor, fromPromise } from 'xstate';
+import {
+  signUpMachine,
+  type Session,
+  type SignUpInput,
+  type SignUpRequest,
+} from '../../machines/signUpMachine';
+
+export interface Deferred<T> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+}
+
+export function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** A form the client-side rules accept, as the visitor would fill it. */
+export const VALID_FORM = {
+  name: '  Ada Lovelace ',
+  email: ' ada@example.com ',
+  url: ' example.com/status ',
+} as const;
+
+export function startSignUp(input: SignUpInput = {}) {
+  const requests: { request: SignUpRequest; answer: Deferred<Session> }[] = [];
+  const cookies: Session[] = [];
+  let navigations = 0;
+  let captchaResets = 0;
+  const machine = signUpMachine.provide({
+    actors: {
+      submitSignUp: fromPromise<Session, SignUpRequest>(
+        ({ input: request }) => {
+          const answer = deferred<Session>();
+          requests.push({ request, answer });
+          return answer.promise;
+        },
+      ),
+    },
+    actions: {
+      setLoginCookies: (_, session: Session) => {
+        cookies.push(session);
+      },
+      navigateHome: () => {
+        navigations += 1;
+      },
+    },
+  });
+  const actor = createActor(machine, { input });
+  actor.on('captcha.reset', () => {
+    captchaResets += 1;
+  });
+  actor.start();
+
+  return {
+    actor,
+    requests,
+    cookies,
+    get navigations() {
+      return navigations;
+    },
+    get captchaResets() {
+      return captchaResets;
+    },
+    fillValidForm(token = 'captcha-token') {
+      for (const field of ['name', 'email', 'url'] as const) {
+        actor.send({ type: 'field.change', field, value: VALID_FORM[field] });
+      }
+      actor.send({ type: 'checkbox.change', field: 'tos', checked: true });
+      actor.send({ type: 'captcha.solve', token });
+    },
+    /** Lets the machine see a settled promise. */
+    settle: () => new Promise((resolve) => setTimeout(resolve, 0)),
+  };
+}
