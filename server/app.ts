@@ -35,10 +35,7 @@ const RATE_LIMIT_WINDOW = '15 minutes';
 const BODY_LIMIT_BYTES = 16 * 1024;
 
 function escapeHtml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (c) => `&#${c.charCodeAt(0)};`,
-  );
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function landingPage(productName: string): string {
@@ -105,7 +102,9 @@ export async function buildServer(
     reply.header('cache-control', 'no-cache').sendFile('index.html'),
   );
   app.get('/', (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(landingPage(options.productName)),
+    reply
+      .type('text/html; charset=utf-8')
+      .send(landingPage(options.productName)),
   );
 
   app.post(
@@ -160,16 +159,18 @@ export async function buildServer(
 
   // Anything that goes wrong answers in the API's own shape, so the page
   // decides on `code` and never on a framework's error page.
-  app.setErrorHandler((error: { statusCode?: number; code?: string }, request, reply) => {
-    const status = error.statusCode ?? 500;
-    if (status >= 500) request.log.error(error);
-    reply.code(status);
-    if (status === 429) return error;
-    return refusal(
-      status === 413 ? 'CSAPI_PAYLOAD_TOO_LARGE' : 'CSAPI_BAD_REQUEST',
-      error.code ?? 'request',
-    );
-  });
+  app.setErrorHandler(
+    (error: { statusCode?: number; code?: string }, request, reply) => {
+      const status = error.statusCode ?? 500;
+      if (status >= 500) request.log.error(error);
+      reply.code(status);
+      if (status === 429) return error;
+      return refusal(
+        status === 413 ? 'CSAPI_PAYLOAD_TOO_LARGE' : 'CSAPI_BAD_REQUEST',
+        error.code ?? 'request',
+      );
+    },
+  );
 
   return app;
 }

@@ -5,12 +5,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
-
-export const TEST_DIST_DIR = resolve(import.meta.dirname, '../../dist-test');
+import { PROJECT_ROOT, TEST_DIST_DIR } from './paths';
 
 export default function buildPage(): void {
   execFileSync(
-    resolve(import.meta.dirname, '../../node_modules/.bin/parcel'),
+    resolve(PROJECT_ROOT, 'node_modules/.bin/parcel'),
     [
       'build',
       'index.html',
@@ -21,8 +20,9 @@ export default function buildPage(): void {
       '--no-source-maps',
     ],
     {
-      cwd: resolve(import.meta.dirname, '../..'),
+      cwd: PROJECT_ROOT,
       stdio: 'inherit',
+      // Vitest sets NODE_ENV=test, which would build React's development copy.
       env: { ...process.env, NODE_ENV: 'production' },
     },
   );

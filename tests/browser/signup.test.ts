@@ -1,0 +1,375 @@
+/**
+ * The sign-up path end to end: the built page in headless Chromium, the real
+ * local API, only Google's captcha script replaced by a local fake.
+ */
+import type { Browser, Cookie, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messages } from '../../src/validation';
+import { launchChromium } from '../support/chromium';
+import {
+  captchaResets,
+  fillSignUpForm,
+  openSignUpPage,
+  submitButton,
+  validEntry,
+  type FormEntry,
+} from '../support/signUpPage';
+import { startTestServer, type TestServer } from '../support/testServer';
+
+const DAY_SECONDS = 24 * 60 * 60;
+
+let browser: Browser;
+let server: TestServer;
+
+beforeAll(async () => {
+  [browser, server] = await Promise.all([launchChromium(), startTestServer()]);
+});
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), server?.close()]);
+});
+
+function cookieNamed(cookies: Cookie[], name: string): Cookie {
+  const cookie = cookies.find((c) => c.name === name);
+  if (!cookie)
+    throw new Error(
+      `no cookie ${name} in ${cookies.map((c) => c.name).join(', ')}`,
+    );
+  return cookie;
+}
+
+function expectSpecAttributes(cookie: Cookie, days: number) {
+  expect(cookie.sameSite).toBe('Strict');
+  // Spec section 9: Secure except on localhost, which this test server is.
+  expect(cookie.secure).toBe(false);
+  expect(cookie.path).toBe('/');
+  // Host-only (no Domain attribute) while COOKIE_DOMAIN is unset.
+  expect(cookie.domain).toBe('localhost');
+  const lifetime = cookie.expires - Date.now() / 1000;
+  expect(lifetime).toBeGreaterThan(days * DAY_SECONDS - 120);
+  expect(lifetime).toBeLessThanOrEqual(days * DAY_SECONDS + 5);
+}
+
+async function inputsDisabled(page: Page): Promise<boolean[]> {
+  return Promise.all(
+    ['name', 'email', 'url', 'newsletter', 'tos'].map((name) =>
+      page.locator(`input[name=${name}]`).isDisabled(),
+    ),
+  );
+}
+
+describe('a visitor signs up', () => {
+  it('posts the spec payload, sets the login cookies and goes to /', async () => {
+    const { context, page, signUpRequests, pageErrors } = await openSignUpPage(
+      browser,
+      server.origin,
+    );
+    const entry = validEntry({
+      name: '  Grace Hopper ',
+      url: ' status.example.com/health ',
+      newsletter: true,
+    });
+    await fillSignUpForm(page, entry);
+    // Pass the real API's answer through, keeping a copy of its body: the
+    // page navigates away before Chromium would let us read it.
+    let answer:
+      { data: { one_time_auth: { token: string; sid: string } } } | undefined;
+    await page.route('**/2/account/signup/', async (route) => {
+      const response = await route.fetch();
+      answer = await response.json();
+      await route.fulfill({ response });
+    });
+    await submitButton(page).click();
+    await page.waitForURL(`${server.origin}/`);
+
+    expect(signUpRequests).toHaveLength(1);
+    const [request] = signUpRequests;
+    if (!request) throw new Error('no sign-up request was sent');
+    expect(request.method()).toBe('POST');
+    expect(await request.headerValue('content-type')).toMatch(
+      /^application\/x-www-form-urlencoded/,
+    );
+    const sent = [...new URLSearchParams(request.postData() ?? '')];
+    expect(sent).toEqual([
+      ['name', 'Grace Hopper'],
+      ['email', entry.email],
+      ['g-recaptcha-response', 'fake-captcha-token-1'],
+      ['newsletter', '1'],
+      ['url', 'https://status.example.com/health'],
+    ]);
+
+    const cookies = await context.cookies();
+    const login = cookieNamed(cookies, 'VigilLogin');
+    expect(answer?.data.one_time_auth.token).toMatch(/^[\w-]{20,}$/);
+    expect(JSON.parse(decodeURIComponent(login.value))).toEqual({
+      VigilToken: answer?.data.one_time_auth.token,
+      VigilSID: answer?.data.one_time_auth.sid,
+    });
+    expectSpecAttributes(login, 365);
+    for (const name of ['Vigil_WELCOME_MESSAGE', 'Vigil_FIRST_SIGNIN']) {
+      const cookie = cookieNamed(cookies, name);
+      expect(cookie.value).toBe('1');
+      expectSpecAttributes(cookie, 365);
+    }
+    await expect(page.locator('h1').textContent()).resolves.toContain(
+      'Welcome to Vigil',
+    );
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  });
+
+  it('sends newsletter=0 when unticked, and the URL as typed with its protocol', async () => {
+    const { context, page, signUpRequests } = await openSignUpPage(
+      browser,
+      server.origin,
+    );
+    await fillSignUpForm(page, validEntry({ url: 'http://example.org/' }));
+    await submitButton(page).click();
+    await page.waitForURL(`${server.origin}/`);
+    const sent = new URLSearchParams(signUpRequests[0]?.postData() ?? '');
+    expect(sent.get('newsletter')).toBe('0');
+    expect(sent.get('url')).toBe('http://example.org/');
+    await context.close();
+  });
+
+  it('prefills from the address, rewrites it to /signup, and sends utm_campaign', async () => {
+    const email = validEntry().email;
+    const { context, page, signUpRequests } = await openSignUpPage(
+      browser,
+      server.origin,
+      `?name=Ada%20L&email=${encodeURIComponent(email)}&url=example.net&utm_source=newsletter&utm_campaign=spring-2026`,
+    );
+    expect(page.url()).toBe(`${server.origin}/signup`);
+    await expect(page.locator('input[name=name]').inputValue()).resolves.toBe(
+      'Ada L',
+    );
+    await expect(page.locator('input[name=email]').inputValue()).resolves.toBe(
+      email,
+    );
+    await expect(page.locator('input[name=url]').inputValue()).resolves.toBe(
+      'example.net',
+    );
+    await fillSignUpForm(page, { tos: true, captcha: true });
+    await submitButton(page).click();
+    await page.waitForURL(`${server.origin}/`);
+    const sent = new URLSearchParams(signUpRequests[0]?.postData() ?? '');
+    expect(sent.get('utm_campaign')).toBe('spring-2026');
+    expect(sent.get('url')).toBe('https://example.net');
+    await context.close();
+  });
+
+  it('does not prefill an invalid e-mail address or URL', async () => {
+    const { context, page } = await openSignUpPage(
+      browser,
+      server.origin,
+      '?name=Ada&email=not-an-email&url=http://localhost:8080',
+    );
+    expect(page.url()).toBe(`${server.origin}/signup`);
+    await expect(page.locator('input[name=name]').inputValue()).resolves.toBe(
+      'Ada',
+    );
+    await expect(page.locator('input[name=email]').inputValue()).resolves.toBe(
+      '',
+    );
+    await expect(page.locator('input[name=url]').inputValue()).resolves.toBe(
+      '',
+    );
+    await context.close();
+  });
+});
+
+describe('client-side errors block the request (spec sections 5, 8)', () => {
+  const cases: [string, FormEntry, string, string][] = [
+    ['no name', { name: '   ' }, '#name-error', messages.nameRequired],
+    [
+      'an invalid e-mail',
+      { email: 'ada@' },
+      '#email-error',
+      messages.emailInvalid,
+    ],
+    ['an empty URL', { url: '' }, '#url-error', messages.urlRequired],
+    [
+      'a localhost URL',
+      { url: 'localhost:3000' },
+      '#url-error',
+      messages.urlLocal,
+    ],
+    ['an IP address', { url: 'http://127.1/' }, '#url-error', messages.urlIp],
+    ['terms not ticked', { tos: false }, '#tos-error', messages.tosRequired],
+    [
+      'no captcha',
+      { captcha: false },
+      '[data-testid=notice-captcha]',
+      messages.captchaRequired,
+    ],
+  ];
+
+  it.each(cases)('%s', async (_label, override, selector, message) => {
+    const { context, page, signUpRequests } = await openSignUpPage(
+      browser,
+      server.origin,
+    );
+    const entry = validEntry(override);
+    await fillSignUpForm(page, entry);
+    await submitButton(page).click();
+    const error = page.locator(selector);
+    await error.waitFor();
+    await expect(error.textContent()).resolves.toContain(message);
+    // Exactly one error shows, and the visitor's input is still there.
+    await expect(
+      page
+        .locator('[id$="-error"], [data-testid]')
+        .filter({ visible: true })
+        .evaluateAll(
+          (els) =>
+            els.filter(
+              (e) =>
+                e.id.endsWith('-error') ||
+                /^(error-|notice-)/.test(e.getAttribute('data-testid') ?? ''),
+            ).length,
+        ),
+    ).resolves.toBe(1);
+    await expect(page.locator('input[name=email]').inputValue()).resolves.toBe(
+      entry.email,
+    );
+    if (selector.startsWith('#') && selector !== '#tos-error') {
+      const field = selector.slice(1, -'-error'.length);
+      await expect(
+        page.locator(`input[name=${field}]`).getAttribute('aria-describedby'),
+      ).resolves.toContain(selector.slice(1));
+      await expect(
+        page.locator(`input[name=${field}]`).getAttribute('aria-invalid'),
+      ).resolves.toBe('true');
+    }
+    await page.waitForTimeout(100);
+    expect(signUpRequests).toHaveLength(0);
+    await context.close();
+  });
+
+  it('typing in a field clears its error', async () => {
+    const { context, page } = await openSignUpPage(browser, server.origin);
+    await submitButton(page).click();
+    await page.locator('#name-error').waitFor();
+    await page.locator('input[name=name]').pressSequentially('A');
+    await page.locator('#name-error').waitFor({ state: 'detached' });
+    await expect(page.locator('#email-error').isVisible()).resolves.toBe(true);
+    await context.close();
+  });
+});
+
+describe('server errors (spec section 8) against the local API', () => {
+  async function expectUnlockedAndReset(page: Page, resetsBefore: number) {
+    await expect(inputsDisabled(page)).resolves.toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    await expect(submitButton(page).isDisabled()).resolves.toBe(false);
+    await expect(captchaResets(page)).resolves.toBe(resetsBefore + 1);
+    await expect(page.getByTestId('fake-captcha').isChecked()).resolves.toBe(
+      false,
+    );
+  }
+
+  it('a name the API refuses marks the name field', async () => {
+    const { context, page, signUpRequests } = await openSignUpPage(
+      browser,
+      server.origin,
+    );
+    await fillSignUpForm(
+      page,
+      validEntry({ name: 'Cheap pills at www.spam.example' }),
+    );
+    const resets = await captchaResets(page);
+    await submitButton(page).click();
+    await page.locator('#name-error').waitFor();
+    await expect(page.locator('#name-error').textContent()).resolves.toContain(
+      messages.nameRefused,
+    );
+    await expect(page.getByTestId('error-general').count()).resolves.toBe(0);
+    await expect(page.getByTestId('error-rate-limit').count()).resolves.toBe(0);
+    await expectUnlockedAndReset(page, resets);
+    expect(signUpRequests).toHaveLength(1);
+    await context.close();
+  });
+
+  it('any other failure (an e-mail already signed up) shows the general error', async () => {
+    const entry = validEntry();
+    const first = await openSignUpPage(browser, server.origin);
+    await fillSignUpForm(first.page, entry);
+    await submitButton(first.page).click();
+    await first.page.waitForURL(`${server.origin}/`);
+    await first.context.close();
+
+    const { context, page } = await openSignUpPage(browser, server.origin);
+    await fillSignUpForm(page, { ...entry });
+    const resets = await captchaResets(page);
+    await submitButton(page).click();
+    await page.getByTestId('error-general').waitFor();
+    await expect(page.getByTestId('error-rate-limit').count()).resolves.toBe(0);
+    await expect(page.locator('#name-error').count()).resolves.toBe(0);
+    await expectUnlockedAndReset(page, resets);
+    await expect(page.locator('input[name=email]').inputValue()).resolves.toBe(
+      entry.email,
+    );
+    await context.close();
+  });
+
+  it('the rate limit shows the rate-limit error', async () => {
+    const limited = await startTestServer({ rateLimit: 1 });
+    try {
+      const first = await openSignUpPage(browser, limited.origin);
+      await fillSignUpForm(first.page, validEntry());
+      await submitButton(first.page).click();
+      await first.page.waitForURL(`${limited.origin}/`);
+      await first.context.close();
+
+      const { context, page } = await openSignUpPage(browser, limited.origin);
+      await fillSignUpForm(page, validEntry());
+      const resets = await captchaResets(page);
+      await submitButton(page).click();
+      await page.getByTestId('error-rate-limit').waitFor();
+      await expect(page.getByTestId('error-general').count()).resolves.toBe(0);
+      await expectUnlockedAndReset(page, resets);
+      await context.close();
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('locks the form while the request runs, then a failure clears earlier errors', async () => {
+    const { context, page } = await openSignUpPage(browser, server.origin);
+    // First a client-side error, then a server failure: only the latter shows.
+    await fillSignUpForm(
+      page,
+      validEntry({ name: 'Visit https://spam.example', captcha: false }),
+    );
+    await submitButton(page).click();
+    await page.getByTestId('notice-captcha').waitFor();
+    await fillSignUpForm(page, { captcha: true });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/2/account/signup/', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await submitButton(page).click();
+    await expect
+      .poll(() => submitButton(page).textContent())
+      .toBe('Creating your account…');
+    await expect(inputsDisabled(page)).resolves.toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    await expect(submitButton(page).isDisabled()).resolves.toBe(true);
+    release();
+    await page.locator('#name-error').waitFor();
+    await expect(page.getByTestId('notice-captcha').count()).resolves.toBe(0);
+    await context.close();
+  });
+});

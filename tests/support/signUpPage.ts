@@ -1,0 +1,87 @@
+/**
+ * Drives the sign-up page in Chromium through the hooks of CONTRACT.md
+ * ("Page hooks"), with Google's reCAPTCHA script replaced by the local fake.
+ */
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import { SIGN_UP_PATH } from '../../src/signUpClient';
+import { useFakeRecaptcha } from './fakeRecaptcha';
+
+export interface OpenedPage {
+  context: BrowserContext;
+  page: Page;
+  /** Every sign-up request the page sent, in order. */
+  signUpRequests: Request[];
+  /** Uncaught exceptions in the page. */
+  pageErrors: string[];
+}
+
+export async function openSignUpPage(
+  browser: Browser,
+  origin: string,
+  query = '',
+  viewport = { width: 1280, height: 900 },
+): Promise<OpenedPage> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  await useFakeRecaptcha(page);
+  const signUpRequests: Request[] = [];
+  const pageErrors: string[] = [];
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === SIGN_UP_PATH) {
+      signUpRequests.push(request);
+    }
+  });
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto(`${origin}/signup${query}`);
+  await page.getByTestId('fake-captcha').waitFor();
+  return { context, page, signUpRequests, pageErrors };
+}
+
+export interface FormEntry {
+  name?: string;
+  email?: string;
+  url?: string;
+  newsletter?: boolean;
+  tos?: boolean;
+  captcha?: boolean;
+}
+
+/** Fills the form like a visitor; fields left out are left alone. */
+export async function fillSignUpForm(page: Page, entry: FormEntry) {
+  for (const field of ['name', 'email', 'url'] as const) {
+    const value = entry[field];
+    if (value !== undefined)
+      await page.locator(`input[name=${field}]`).fill(value);
+  }
+  if (entry.newsletter) await page.locator('input[name=newsletter]').check();
+  if (entry.tos) await page.locator('input[name=tos]').check();
+  if (entry.captcha) await page.getByTestId('fake-captcha').check();
+}
+
+export function submitButton(page: Page) {
+  return page.locator('#signup-form button[type=submit]');
+}
+
+/** How many times the page reset the (fake) captcha widget. */
+export function captchaResets(page: Page): Promise<number> {
+  return page.evaluate(
+    () =>
+      (window as unknown as { __fakeCaptcha: { state: { resets: number } } })
+        .__fakeCaptcha.state.resets,
+  );
+}
+
+let accounts = 0;
+/** A valid form with an e-mail address no earlier test used. */
+export function validEntry(overrides: FormEntry = {}): Required<FormEntry> {
+  accounts += 1;
+  return {
+    name: 'Ada Lovelace',
+    email: `ada.${process.pid}.${accounts}@example.com`,
+    url: 'example.com',
+    newsletter: false,
+    tos: true,
+    captcha: true,
+    ...overrides,
+  };
+}

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { readAddressParameters } from '../../src/prefill';
+
+describe('readAddressParameters', () => {
+  it('prefills name, e-mail and url from the address', () => {
+    expect(
+      readAddressParameters(
+        '?name=Ada%20Lovelace&email=ada%40example.com&url=example.com',
+      ),
+    ).toEqual({
+      values: {
+        name: 'Ada Lovelace',
+        email: 'ada@example.com',
+        url: 'example.com',
+      },
+      utmSource: undefined,
+      utmCampaign: undefined,
+    });
+  });
+
+  it('decodes the query string: "+" is a space, percent-escapes are UTF-8', () => {
+    expect(
+      readAddressParameters('?name=Zo%C3%AB+O%27Brien').values.name,
+    ).toBe("Zoë O'Brien");
+  });
+
+  it('keeps a URL with its protocol, path and query', () => {
+    expect(
+      readAddressParameters(
+        '?url=' + encodeURIComponent('https://example.com/status?x=1'),
+      ).values.url,
+    ).toBe('https://example.com/status?x=1');
+  });
+
+  it('trims the e-mail and the url', () => {
+    expect(
+      readAddressParameters('?email=%20ada@example.com%20&url=%20example.com%09')
+        .values,
+    ).toEqual({ email: 'ada@example.com', url: 'example.com' });
+  });
+
+  it.each([
+    'ada',
+    'ada@',
+    'ada@localhost',
+    'ada@example',
+    'ada@exa mple.com',
+    '"ada"@example.com',
+  ])('does not prefill the invalid e-mail %j', (email) => {
+    const { values } = readAddressParameters(
+      `?name=Ada&email=${encodeURIComponent(email)}&url=example.com`,
+    );
+    expect(values).toEqual({ name: 'Ada', url: 'example.com' });
+    expect(values).not.toHaveProperty('email');
+  });
+
+  it.each([
+    'localhost',
+    'localhost:3000',
+    '127.0.0.1',
+    '2130706433',
+    '[::1]',
+    'user:pass@example.com',
+    'ftp://example.com',
+    'javascript:alert(1)',
+    'example',
+    'exa mple.com',
+  ])('does not prefill the invalid url %j', (url) => {
+    const { values } = readAddressParameters(
+      `?name=Ada&email=ada@example.com&url=${encodeURIComponent(url)}`,
+    );
+    expect(values).toEqual({ name: 'Ada', email: 'ada@example.com' });
+    expect(values).not.toHaveProperty('url');
+  });
+
+  it('reads utm_source and utm_campaign', () => {
+    const parameters = readAddressParameters(
+      '?utm_source=google&utm_campaign=spring-sale',
+    );
+    expect(parameters.utmSource).toBe('google');
+    expect(parameters.utmCampaign).toBe('spring-sale');
+    expect(parameters.values).toEqual({});
+  });
+
+  it('reads the UTM values alongside the prefill', () => {
+    expect(
+      readAddressParameters(
+        '?name=Ada&utm_source=microsoft&email=ada@example.com&utm_campaign=q3',
+      ),
+    ).toEqual({
+      values: { name: 'Ada', email: 'ada@example.com' },
+      utmSource: 'microsoft',
+      utmCampaign: 'q3',
+    });
+  });
+
+  it.each(['', '?', '?foo=bar&utm_medium=email'])(
+    'returns nothing for %j',
+    (search) => {
+      expect(readAddressParameters(search)).toEqual({
+        values: {},
+        utmSource: undefined,
+        utmCampaign: undefined,
+      });
+    },
+  );
+
+  it('ignores blank values', () => {
+    expect(
+      readAddressParameters(
+        '?name=%20%20&email=&url=%20&utm_source=&utm_campaign=%20%09',
+      ),
+    ).toEqual({ values: {}, utmSource: undefined, utmCampaign: undefined });
+  });
+
+  it.each([
+    ['<script>alert(1)</script>'],
+    ['<b>Ada</b>'],
+    ['Tom & Jerry'],
+    ['<img src=x onerror=alert(1)>'],
+    ['&lt;Ada&gt;'],
+  ])('keeps markup in the name %j as plain text', (name) => {
+    expect(
+      readAddressParameters(`?name=${encodeURIComponent(name)}`).values.name,
+    ).toBe(name);
+  });
+});

@@ -1,0 +1,276 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkSiteUrl,
+  isValidEmail,
+  messages,
+  validateSignUp,
+  type SignUpInput,
+  type SiteUrlProblem,
+} from '../../src/validation';
+
+describe('checkSiteUrl', () => {
+  // Spec section 5: a valid URL with a protocol is accepted as is, one
+  // without gets https:// prepended; the value is trimmed first.
+  it.each([
+    // plain domains and subdomains
+    ['example.com', 'https://example.com'],
+    ['a.io', 'https://a.io'],
+    ['www.example.com', 'https://www.example.com'],
+    ['status.eu.example.com', 'https://status.eu.example.com'],
+    ['example.co.uk', 'https://example.co.uk'],
+    ['my-site.example', 'https://my-site.example'],
+    ['123.com', 'https://123.com'],
+    ['EXAMPLE.COM', 'https://EXAMPLE.COM'],
+    [`${'a'.repeat(63)}.com`, `https://${'a'.repeat(63)}.com`],
+    // path, query, fragment and port
+    ['example.com/status', 'https://example.com/status'],
+    ['example.com/status?check=1&x=y', 'https://example.com/status?check=1&x=y'],
+    ['example.com:8080', 'https://example.com:8080'],
+    ['example.com:8080/health', 'https://example.com:8080/health'],
+    // with a protocol: as typed
+    ['http://example.com', 'http://example.com'],
+    ['https://example.com', 'https://example.com'],
+    ['https://example.com/', 'https://example.com/'],
+    ['https://example.com/path?q=1#top', 'https://example.com/path?q=1#top'],
+    ['http://example.com:8080/a?b=c', 'http://example.com:8080/a?b=c'],
+    ['HTTPS://Example.COM', 'HTTPS://Example.COM'],
+    // Unicode (IDN) names, sent as typed
+    ['bücher.de', 'https://bücher.de'],
+    ['https://bücher.de/katalog', 'https://bücher.de/katalog'],
+    ['xn--bcher-kva.de', 'https://xn--bcher-kva.de'],
+    ['пример.рф', 'https://пример.рф'],
+    ['例子.中国', 'https://例子.中国'],
+    // surrounding whitespace trimmed
+    ['  example.com  ', 'https://example.com'],
+    ['\thttps://example.com\n', 'https://example.com'],
+    [' http://example.com/a ', 'http://example.com/a'],
+  ])('accepts %j and sends %j', (raw, url) => {
+    expect(checkSiteUrl(raw)).toEqual({ ok: true, url });
+  });
+
+  it.each<[string, SiteUrlProblem]>([
+    // empty
+    ['', 'empty'],
+    ['   ', 'empty'],
+    ['\t\n', 'empty'],
+    // localhost and names under it
+    ['localhost', 'local'],
+    ['LOCALHOST', 'local'],
+    ['localhost.', 'local'],
+    ['localhost:3000', 'local'],
+    ['http://localhost', 'local'],
+    ['https://localhost:8443/status', 'local'],
+    ['http://LocalHost.', 'local'],
+    ['foo.localhost', 'local'],
+    ['app.foo.localhost', 'local'],
+    // IP addresses in every notation
+    ['127.0.0.1', 'ip'],
+    ['127.1', 'ip'],
+    ['2130706433', 'ip'],
+    ['0x7f000001', 'ip'],
+    ['0x7f.0.0.1', 'ip'],
+    ['0177.0.0.1', 'ip'],
+    ['0.0.0.0', 'ip'],
+    ['8.8.8.8', 'ip'],
+    ['https://8.8.8.8/status', 'ip'],
+    ['192.168.1.1:8080', 'ip'],
+    ['[::1]', 'ip'],
+    ['http://[::1]:3000/', 'ip'],
+    ['[::ffff:127.0.0.1]', 'ip'],
+    ['http://[::ffff:7f00:1]', 'ip'],
+    ['https://[2001:db8::1]/', 'ip'],
+    // credentials
+    ['user:pass@example.com', 'credentials'],
+    ['https://user@example.com', 'credentials'],
+    ['https://user:pass@example.com/', 'credentials'],
+    ['https://:secret@example.com', 'credentials'],
+    // protocols other than http: and https:
+    ['ftp://example.com', 'protocol'],
+    ['ws://example.com', 'protocol'],
+    ['file:///etc/passwd', 'protocol'],
+    ['javascript://example.com', 'protocol'],
+    ['javascript:alert(1)', 'protocol'],
+    ['data:text/html,x', 'protocol'],
+    ['mailto:a@example.com', 'protocol'],
+    // not a domain name with a top-level domain
+    ['example', 'format'],
+    ['example.123', 'format'],
+    ['example.c', 'format'],
+    ['1.2.3.4.5', 'format'],
+    ['exa_mple.com', 'format'],
+    ['_dmarc.example.com', 'format'],
+    ['-example.com', 'format'],
+    ['example-.com', 'format'],
+    ['sub.-example.com', 'format'],
+    ['example..com', 'format'],
+    ['.example.com', 'format'],
+    ['exa*mple.com', 'format'],
+    [`${'a'.repeat(64)}.com`, 'format'],
+    ['https://example.com:99999', 'format'],
+    // inner whitespace
+    ['exa mple.com', 'format'],
+    ['exa\tmple.com', 'format'],
+    ['exa\nmple.com', 'format'],
+    ['https://exa mple.com', 'format'],
+    ['example.com/a b', 'format'],
+    ['example.com\nexample.org', 'format'],
+    // a protocol and nothing else
+    ['https://', 'format'],
+    ['http://', 'format'],
+  ])('refuses %j as %s', (raw, problem) => {
+    expect(checkSiteUrl(raw)).toEqual({ ok: false, problem });
+  });
+});
+
+describe('isValidEmail', () => {
+  // HTML standard "valid e-mail address", with a dot in the domain.
+  it.each([
+    'name@example.com',
+    'first.last@example.com',
+    'a+tag@example.com',
+    "o'brien@example.ie",
+    "!#$%&'*+/=?^_`{|}~-@example.com",
+    'a..b@example.com',
+    '1234@example.com',
+    'USER@EXAMPLE.COM',
+    'a@b.co',
+    'user@sub.example.co.uk',
+    'user@my-host.example',
+    'name@123.example',
+    `name@${'a'.repeat(63)}.com`,
+    '  name@example.com  ',
+    '\tname@example.com\n',
+  ])('accepts %j', (email) => {
+    expect(isValidEmail(email)).toBe(true);
+  });
+
+  it.each([
+    '',
+    '   ',
+    'name',
+    'name@',
+    '@example.com',
+    'name@localhost',
+    'name@example',
+    'name@@example.com',
+    'na me@example.com',
+    'name@exa mple.com',
+    'name@example..com',
+    'name@.example.com',
+    'name@example.com.',
+    'name@-example.com',
+    'name@example-.com',
+    'name@exa_mple.com',
+    '"quoted"@example.com',
+    'name@[127.0.0.1]',
+    'zoë@example.com',
+    'name@bücher.de',
+    '<name@example.com>',
+    'a@example.com, b@example.com',
+    `name@${'a'.repeat(64)}.com`,
+  ])('refuses %j', (email) => {
+    expect(isValidEmail(email)).toBe(false);
+  });
+});
+
+describe('validateSignUp', () => {
+  const valid: SignUpInput = {
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    url: 'example.com',
+    tos: true,
+    captchaToken: 'captcha-token',
+  };
+
+  it('returns {} for a valid form', () => {
+    expect(validateSignUp(valid)).toEqual({});
+  });
+
+  it('returns {} when the text fields carry surrounding whitespace', () => {
+    expect(
+      validateSignUp({
+        ...valid,
+        name: '  Ada  ',
+        email: ' ada@example.com ',
+        url: ' https://example.com/ ',
+      }),
+    ).toEqual({});
+  });
+
+  it.each<[string, Partial<SignUpInput>, ReturnType<typeof validateSignUp>]>([
+    ['an empty name', { name: '' }, { name: messages.nameRequired }],
+    ['a whitespace-only name', { name: '  \t ' }, { name: messages.nameRequired }],
+    ['an empty e-mail', { email: '' }, { email: messages.emailRequired }],
+    ['a whitespace-only e-mail', { email: '   ' }, { email: messages.emailRequired }],
+    ['an invalid e-mail', { email: 'ada' }, { email: messages.emailInvalid }],
+    ['an e-mail without a dot in the domain', { email: 'ada@localhost' }, { email: messages.emailInvalid }],
+    ['an empty URL', { url: '' }, { url: messages.urlRequired }],
+    ['a whitespace-only URL', { url: '  ' }, { url: messages.urlRequired }],
+    ['a malformed URL', { url: 'example' }, { url: messages.urlInvalid }],
+    ['another protocol', { url: 'ftp://example.com' }, { url: messages.urlProtocol }],
+    ['localhost', { url: 'localhost:3000' }, { url: messages.urlLocal }],
+    ['an IP address', { url: '127.0.0.1' }, { url: messages.urlIp }],
+    ['credentials in the URL', { url: 'user:pass@example.com' }, { url: messages.urlCredentials }],
+    ['unticked terms', { tos: false }, { tos: messages.tosRequired }],
+    ['no captcha token', { captchaToken: null }, { captcha: messages.captchaRequired }],
+    ['an empty captcha token', { captchaToken: '' }, { captcha: messages.captchaRequired }],
+  ])('maps %s to its one message', (_case, change, errors) => {
+    expect(validateSignUp({ ...valid, ...change })).toEqual(errors);
+  });
+
+  it('reports every broken rule at once', () => {
+    expect(
+      validateSignUp({
+        name: ' ',
+        email: 'not-an-address',
+        url: '127.1',
+        tos: false,
+        captchaToken: null,
+      }),
+    ).toEqual({
+      name: messages.nameRequired,
+      email: messages.emailInvalid,
+      url: messages.urlIp,
+      tos: messages.tosRequired,
+      captcha: messages.captchaRequired,
+    });
+  });
+
+  it('gives each field only its first message when everything is empty', () => {
+    expect(
+      validateSignUp({
+        name: '',
+        email: '',
+        url: '',
+        tos: false,
+        captchaToken: null,
+      }),
+    ).toEqual({
+      name: messages.nameRequired,
+      email: messages.emailRequired,
+      url: messages.urlRequired,
+      tos: messages.tosRequired,
+      captcha: messages.captchaRequired,
+    });
+  });
+});
+
+describe('messages', () => {
+  it('has a distinct, non-empty message for every problem', () => {
+    const texts = Object.values(messages);
+    for (const text of texts) expect(text.trim()).not.toBe('');
+    expect(new Set(texts).size).toBe(texts.length);
+  });
+
+  it('shows an example of a valid website address in every URL message', () => {
+    for (const text of [
+      messages.urlRequired,
+      messages.urlInvalid,
+      messages.urlLocal,
+      messages.urlIp,
+      messages.urlCredentials,
+    ]) {
+      expect(text).toContain('example.com');
+    }
+  });
+});
