@@ -90,7 +90,7 @@ export function readSignUp(body: FormBody): NewAccount | ApiAnswer {
     name: name.trim(),
     email: email.trim(),
     newsletter: newsletter === '1',
-    url,
+    url: url?.trim(),
     utmCampaign: utmCampaign || undefined,
     captchaToken,
   };

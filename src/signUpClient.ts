@@ -104,8 +104,13 @@ export function createSignUpClient(options: SignUpClientOptions) {
       });
       text = await response.text();
     } catch (error) {
+      // AbortSignal.timeout rejects with a DOMException named TimeoutError;
+      // match the name, as the DOMException may come from another realm.
       const timedOut =
-        error instanceof DOMException && error.name === 'TimeoutError';
+        typeof error === 'object' &&
+        error !== null &&
+        'name' in error &&
+        error.name === 'TimeoutError';
       throw new SignUpRejection({
         kind: 'general',
         reason: timedOut ? 'timeout' : 'network',

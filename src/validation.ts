@@ -68,9 +68,12 @@ export type SiteUrlProblem =
 export type SiteUrlCheck =
   { ok: true; url: string } | { ok: false; problem: SiteUrlProblem };
 
-// RFC 3986 section 3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ),
-// here followed by "://" so that "example.com:8080" is a host and port.
-const HAS_PROTOCOL = /^[a-z][a-z\d+.-]*:\/\//i;
+// RFC 3986 section 3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+// and ":". A scheme followed by "//" is a protocol. Without "//", "user:pass@
+// example.com" and "example.com:8080" are a host without one, so only the
+// well-known schemes that never take "//" count ("mailto:", "javascript:").
+const HAS_PROTOCOL =
+  /^(?:[a-z][a-z\d+.-]*:\/\/|(?:about|blob|data|file|javascript|mailto|sms|tel|urn|vbscript|view-source):)/i;
 // RFC 1123 section 2.1 / RFC 5890: letters, digits and inner hyphens, 1–63
 // octets; the URL parser has already turned Unicode labels into punycode.
 const DNS_LABEL = /^[a-z\d](?:[a-z\d-]{0,61}[a-z\d])?$/i;
@@ -96,6 +99,8 @@ export function checkSiteUrl(raw: string): SiteUrlCheck {
   // The URL parser silently drops tabs and newlines inside a URL; a visitor
   // who typed a space or pasted two lines did not mean one address.
   if (/\s/.test(trimmed)) return { ok: false, problem: 'format' };
+  // "//example.com" is not an address a visitor means to give as is.
+  if (trimmed.startsWith('/')) return { ok: false, problem: 'format' };
   const url = HAS_PROTOCOL.test(trimmed) ? trimmed : `https://${trimmed}`;
   let parsed: URL;
   try {
@@ -106,7 +111,14 @@ export function checkSiteUrl(raw: string): SiteUrlCheck {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     return { ok: false, problem: 'protocol' };
   }
-  if (parsed.username !== '' || parsed.password !== '') {
+  // The parser drops an empty user name and password ("https://@host"), so
+  // look for the "@" itself in the authority (RFC 3986 section 3.2).
+  const authority = url.slice(url.indexOf('//') + 2).split(/[/?#]/, 1)[0];
+  if (
+    parsed.username !== '' ||
+    parsed.password !== '' ||
+    authority?.includes('@')
+  ) {
     return { ok: false, problem: 'credentials' };
   }
   const host = parsed.hostname.toLowerCase().replace(/\.$/, '');

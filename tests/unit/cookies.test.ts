@@ -82,7 +82,7 @@ describe('cookieAttributes', () => {
     });
   });
 
-  it('stays host-only across subdomains when no cookie domain is configured', () => {
+  it('stays host-only when no cookie domain is configured', () => {
     const attributes = cookieAttributes(
       { ...onProduct, cookieDomain: undefined },
       { days: 30, acrossSubdomains: true },

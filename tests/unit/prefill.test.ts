@@ -18,10 +18,10 @@ describe('readAddressParameters', () => {
     });
   });
 
-  it('decodes the query string: "+" is a space, percent-escapes are UTF-8', () => {
-    expect(
-      readAddressParameters('?name=Zo%C3%AB+O%27Brien').values.name,
-    ).toBe("Zoë O'Brien");
+  it('decodes "+" as a space and percent-escapes as UTF-8', () => {
+    expect(readAddressParameters('?name=Zo%C3%AB+O%27Brien').values.name).toBe(
+      "Zoë O'Brien",
+    );
   });
 
   it('keeps a URL with its protocol, path and query', () => {
@@ -34,8 +34,9 @@ describe('readAddressParameters', () => {
 
   it('trims the e-mail and the url', () => {
     expect(
-      readAddressParameters('?email=%20ada@example.com%20&url=%20example.com%09')
-        .values,
+      readAddressParameters(
+        '?email=%20ada@example.com%20&url=%20example.com%09',
+      ).values,
     ).toEqual({ email: 'ada@example.com', url: 'example.com' });
   });
 

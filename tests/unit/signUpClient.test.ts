@@ -47,7 +47,7 @@ function answeringJson(value: unknown, status = 200) {
   return answering(JSON.stringify(value), status);
 }
 
-/** The failure a submission rejected with; fails unless it is a SignUpRejection. */
+/** The failure a submission rejected with; fails unless a SignUpRejection. */
 async function failureFrom(promise: Promise<Session>): Promise<Failure> {
   const error = await promise.then(
     () => undefined,
@@ -235,7 +235,10 @@ describe('createSignUpClient', () => {
         },
         status,
       );
-      const submit = createSignUpClient({ apiOrigin: '', fetch: network.fetch });
+      const submit = createSignUpClient({
+        apiOrigin: '',
+        fetch: network.fetch,
+      });
       expect(await failureFrom(submit(request))).toEqual({
         kind: 'rateLimited',
       });
@@ -249,7 +252,10 @@ describe('createSignUpClient', () => {
         { success: false, code: 'CSAPI_INVALID_PARAMETER', info: 'name' },
         status,
       );
-      const submit = createSignUpClient({ apiOrigin: '', fetch: network.fetch });
+      const submit = createSignUpClient({
+        apiOrigin: '',
+        fetch: network.fetch,
+      });
       expect(await failureFrom(submit(request))).toEqual({
         kind: 'invalidName',
       });
@@ -308,7 +314,10 @@ describe('createSignUpClient', () => {
     ],
     [
       'success without a sid',
-      JSON.stringify({ success: true, data: { one_time_auth: { token: 't' } } }),
+      JSON.stringify({
+        success: true,
+        data: { one_time_auth: { token: 't' } },
+      }),
     ],
     [
       'success with an empty token',
@@ -346,7 +355,7 @@ describe('createSignUpClient', () => {
     });
   });
 
-  it('rejects with a general malformed failure on an HTML error page', async () => {
+  it('rejects an HTML error page as malformed', async () => {
     const network = answering('<html><body>Bad Gateway</body></html>', 502);
     const submit = createSignUpClient({ apiOrigin: '', fetch: network.fetch });
     expect(await failureFrom(submit(request))).toEqual({
@@ -366,7 +375,7 @@ describe('createSignUpClient', () => {
     });
   });
 
-  it('rejects with a general timeout when no answer comes before the deadline', async () => {
+  it('rejects with a general timeout past the deadline', async () => {
     const calls: FetchCall[] = [];
     // Like the real fetch: never settles by itself, rejects with the
     // signal's reason once the signal aborts.

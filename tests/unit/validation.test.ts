@@ -24,7 +24,10 @@ describe('checkSiteUrl', () => {
     [`${'a'.repeat(63)}.com`, `https://${'a'.repeat(63)}.com`],
     // path, query, fragment and port
     ['example.com/status', 'https://example.com/status'],
-    ['example.com/status?check=1&x=y', 'https://example.com/status?check=1&x=y'],
+    [
+      'example.com/status?check=1&x=y',
+      'https://example.com/status?check=1&x=y',
+    ],
     ['example.com:8080', 'https://example.com:8080'],
     ['example.com:8080/health', 'https://example.com:8080/health'],
     // with a protocol: as typed
@@ -84,6 +87,10 @@ describe('checkSiteUrl', () => {
     ['https://user@example.com', 'credentials'],
     ['https://user:pass@example.com/', 'credentials'],
     ['https://:secret@example.com', 'credentials'],
+    // The parser drops an empty user name and password; the "@" still counts.
+    ['https://@example.com', 'credentials'],
+    ['https://:@example.com', 'credentials'],
+    ['https://example.com\\@evil.example', 'credentials'],
     // protocols other than http: and https:
     ['ftp://example.com', 'protocol'],
     ['ws://example.com', 'protocol'],
@@ -92,6 +99,7 @@ describe('checkSiteUrl', () => {
     ['javascript:alert(1)', 'protocol'],
     ['data:text/html,x', 'protocol'],
     ['mailto:a@example.com', 'protocol'],
+    ['//example.com', 'format'],
     // not a domain name with a top-level domain
     ['example', 'format'],
     ['example.123', 'format'],
@@ -199,21 +207,49 @@ describe('validateSignUp', () => {
 
   it.each<[string, Partial<SignUpInput>, ReturnType<typeof validateSignUp>]>([
     ['an empty name', { name: '' }, { name: messages.nameRequired }],
-    ['a whitespace-only name', { name: '  \t ' }, { name: messages.nameRequired }],
+    [
+      'a whitespace-only name',
+      { name: '  \t ' },
+      { name: messages.nameRequired },
+    ],
     ['an empty e-mail', { email: '' }, { email: messages.emailRequired }],
-    ['a whitespace-only e-mail', { email: '   ' }, { email: messages.emailRequired }],
+    [
+      'a whitespace-only e-mail',
+      { email: '   ' },
+      { email: messages.emailRequired },
+    ],
     ['an invalid e-mail', { email: 'ada' }, { email: messages.emailInvalid }],
-    ['an e-mail without a dot in the domain', { email: 'ada@localhost' }, { email: messages.emailInvalid }],
+    [
+      'an e-mail without a dot in the domain',
+      { email: 'ada@localhost' },
+      { email: messages.emailInvalid },
+    ],
     ['an empty URL', { url: '' }, { url: messages.urlRequired }],
     ['a whitespace-only URL', { url: '  ' }, { url: messages.urlRequired }],
     ['a malformed URL', { url: 'example' }, { url: messages.urlInvalid }],
-    ['another protocol', { url: 'ftp://example.com' }, { url: messages.urlProtocol }],
+    [
+      'another protocol',
+      { url: 'ftp://example.com' },
+      { url: messages.urlProtocol },
+    ],
     ['localhost', { url: 'localhost:3000' }, { url: messages.urlLocal }],
     ['an IP address', { url: '127.0.0.1' }, { url: messages.urlIp }],
-    ['credentials in the URL', { url: 'user:pass@example.com' }, { url: messages.urlCredentials }],
+    [
+      'credentials in the URL',
+      { url: 'user:pass@example.com' },
+      { url: messages.urlCredentials },
+    ],
     ['unticked terms', { tos: false }, { tos: messages.tosRequired }],
-    ['no captcha token', { captchaToken: null }, { captcha: messages.captchaRequired }],
-    ['an empty captcha token', { captchaToken: '' }, { captcha: messages.captchaRequired }],
+    [
+      'no captcha token',
+      { captchaToken: null },
+      { captcha: messages.captchaRequired },
+    ],
+    [
+      'an empty captcha token',
+      { captchaToken: '' },
+      { captcha: messages.captchaRequired },
+    ],
   ])('maps %s to its one message', (_case, change, errors) => {
     expect(validateSignUp({ ...valid, ...change })).toEqual(errors);
   });

@@ -1,0 +1,100 @@
+/**
+ * `npm run screenshots`: builds the page, serves it with the local API, and
+ * saves a PNG of each state a visitor can see (empty, client-side errors,
+ * submitting, each server error) at a phone and a desktop width into
+ * `test-results/screenshots/`, for people to look at.
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Page } from 'playwright-core';
+import buildPage from '../tests/support/buildPage';
+import { launchChromium } from '../tests/support/chromium';
+import { PROJECT_ROOT } from '../tests/support/paths';
+import {
+  fillSignUpForm,
+  openSignUpPage,
+  submitButton,
+  validEntry,
+} from '../tests/support/signUpPage';
+import { startTestServer } from '../tests/support/testServer';
+
+const OUT_DIR = resolve(PROJECT_ROOT, 'test-results/screenshots');
+const VIEWPORTS = {
+  phone: { width: 375, height: 812 },
+  desktop: { width: 1280, height: 900 },
+} as const;
+
+buildPage();
+mkdirSync(OUT_DIR, { recursive: true });
+const browser = await launchChromium();
+const server = await startTestServer({ rateLimit: 1000 });
+const limited = await startTestServer({ rateLimit: 1 });
+
+async function shoot(
+  name: string,
+  origin: string,
+  act: (page: Page) => Promise<void>,
+) {
+  for (const [size, viewport] of Object.entries(VIEWPORTS)) {
+    const { context, page } = await openSignUpPage(
+      browser,
+      origin,
+      '',
+      viewport,
+    );
+    await act(page);
+    const path = resolve(OUT_DIR, `${name}-${size}.png`);
+    await page.screenshot({ path, fullPage: true });
+    console.log(path);
+    await context.close();
+  }
+}
+
+await shoot('empty', server.origin, async () => {});
+await shoot('client-errors', server.origin, async (page) => {
+  await fillSignUpForm(page, { email: 'ada@', url: 'localhost:3000' });
+  await submitButton(page).click();
+  await page.locator('#name-error').waitFor();
+});
+await shoot('submitting', server.origin, async (page) => {
+  await page.route('**/2/account/signup/', () => new Promise(() => {}));
+  await fillSignUpForm(page, validEntry());
+  await submitButton(page).click();
+  await page.getByText('Creating your account…').waitFor();
+});
+await shoot('error-invalid-name', server.origin, async (page) => {
+  await fillSignUpForm(page, validEntry({ name: 'Visit www.spam.example' }));
+  await submitButton(page).click();
+  await page.locator('#name-error').waitFor();
+});
+const taken = validEntry();
+await shoot('error-general', server.origin, async (page) => {
+  await fillSignUpForm(page, taken);
+  await submitButton(page).click();
+  await page
+    .getByTestId('error-general')
+    .or(page.locator('h1:text("Welcome")'))
+    .waitFor();
+  if (page.url().endsWith('/')) {
+    await page.goto(`${server.origin}/signup`);
+    await page.getByTestId('fake-captcha').waitFor();
+    await fillSignUpForm(page, taken);
+    await submitButton(page).click();
+    await page.getByTestId('error-general').waitFor();
+  }
+});
+await shoot('error-rate-limit', limited.origin, async (page) => {
+  for (;;) {
+    await fillSignUpForm(page, validEntry());
+    await submitButton(page).click();
+    await page
+      .getByTestId('error-rate-limit')
+      .or(page.locator('h1:text("Welcome")'))
+      .waitFor();
+    if (!page.url().endsWith('/')) return;
+    await page.goto(`${limited.origin}/signup`);
+    await page.getByTestId('fake-captcha').waitFor();
+  }
+});
+
+await Promise.all([browser.close(), server.close(), limited.close()]);

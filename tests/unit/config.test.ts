@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import {
+  readConfig,
+  RECAPTCHA_TEST_SITE_KEY,
+  type ConfigEnvironment,
+} from '../../src/config';
+
+const defaults = {
+  productName: 'Vigil',
+  cookieDomain: undefined,
+  recaptchaSiteKey: '6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI',
+  trackingTagUrl: undefined,
+  apiOrigin: '',
+};
+
+describe('readConfig', () => {
+  it('uses the defaults of CONTRACT.md when nothing is set', () => {
+    expect(readConfig({})).toEqual(defaults);
+    expect(RECAPTCHA_TEST_SITE_KEY).toBe(defaults.recaptchaSiteKey);
+  });
+
+  it.each<[string, ConfigEnvironment]>([
+    [
+      'undefined',
+      {
+        PRODUCT_NAME: undefined,
+        COOKIE_DOMAIN: undefined,
+        RECAPTCHA_SITE_KEY: undefined,
+        TRACKING_TAG_URL: undefined,
+        API_ORIGIN: undefined,
+      },
+    ],
+    [
+      'empty',
+      {
+        PRODUCT_NAME: '',
+        COOKIE_DOMAIN: '',
+        RECAPTCHA_SITE_KEY: '',
+        TRACKING_TAG_URL: '',
+        API_ORIGIN: '',
+      },
+    ],
+    [
+      'whitespace',
+      {
+        PRODUCT_NAME: '  ',
+        COOKIE_DOMAIN: ' ',
+        RECAPTCHA_SITE_KEY: '\t',
+        TRACKING_TAG_URL: ' \n',
+        API_ORIGIN: '   ',
+      },
+    ],
+  ])('uses the defaults for %s variables', (_case, env) => {
+    expect(readConfig(env)).toEqual(defaults);
+  });
+
+  it('reads every variable', () => {
+    expect(
+      readConfig({
+        PRODUCT_NAME: 'Acme',
+        COOKIE_DOMAIN: '.acme.example',
+        RECAPTCHA_SITE_KEY: 'site-key',
+        TRACKING_TAG_URL: 'https://tags.example/tag.js?id=1',
+        API_ORIGIN: 'https://api.acme.example',
+      }),
+    ).toEqual({
+      productName: 'Acme',
+      cookieDomain: '.acme.example',
+      recaptchaSiteKey: 'site-key',
+      trackingTagUrl: 'https://tags.example/tag.js?id=1',
+      apiOrigin: 'https://api.acme.example',
+    });
+  });
+
+  it('trims every value', () => {
+    expect(
+      readConfig({
+        PRODUCT_NAME: ' Acme\n',
+        COOKIE_DOMAIN: '  .acme.example ',
+        RECAPTCHA_SITE_KEY: ' site-key ',
+        TRACKING_TAG_URL: ' https://tags.example/tag.js ',
+        API_ORIGIN: '\thttps://api.acme.example ',
+      }),
+    ).toEqual({
+      productName: 'Acme',
+      cookieDomain: '.acme.example',
+      recaptchaSiteKey: 'site-key',
+      trackingTagUrl: 'https://tags.example/tag.js',
+      apiOrigin: 'https://api.acme.example',
+    });
+  });
+
+  it.each(['Vigil', 'Acme_Watch', 'acme-2', 'A'])(
+    'accepts the product name %j',
+    (name) => {
+      expect(readConfig({ PRODUCT_NAME: name }).productName).toBe(name);
+    },
+  );
+
+  it.each([
+    'Vigil Watch',
+    'Vigil;',
+    'Vigil=1',
+    'Vi,gil',
+    '"Vigil"',
+    '_Vigil',
+    '-Vigil',
+    'Vigïl',
+  ])('refuses the product name %j, naming the variable', (name) => {
+    expect(() => readConfig({ PRODUCT_NAME: name })).toThrow(/PRODUCT_NAME/);
+  });
+
+  it.each(['.vigil.example', 'vigil.example', '.eu.vigil.example'])(
+    'accepts the cookie domain %j',
+    (domain) => {
+      expect(readConfig({ COOKIE_DOMAIN: domain }).cookieDomain).toBe(domain);
+    },
+  );
+
+  it.each([
+    'vigil',
+    '.vigil',
+    'https://vigil.example',
+    'vigil.example/',
+    'vigil.example:443',
+    'vigil example.com',
+    'vigil..example',
+    '*.vigil.example',
+  ])('refuses the cookie domain %j, naming the variable', (domain) => {
+    expect(() => readConfig({ COOKIE_DOMAIN: domain })).toThrow(
+      /COOKIE_DOMAIN/,
+    );
+  });
+
+  it.each(['http://tags.example/tag.js', 'https://tags.example/t.js?id=1'])(
+    'accepts the tracking tag URL %j',
+    (url) => {
+      expect(readConfig({ TRACKING_TAG_URL: url }).trackingTagUrl).toBe(url);
+    },
+  );
+
+  it.each([
+    'tags.example/tag.js',
+    '/tag.js',
+    'not a url',
+    'javascript:alert(1)',
+    'data:text/javascript,alert(1)',
+    'ftp://tags.example/tag.js',
+  ])('refuses the tracking tag URL %j, naming the variable', (url) => {
+    expect(() => readConfig({ TRACKING_TAG_URL: url })).toThrow(
+      /TRACKING_TAG_URL/,
+    );
+  });
+
+  it.each([
+    ['https://api.vigil.example', 'https://api.vigil.example'],
+    ['https://api.vigil.example/', 'https://api.vigil.example'],
+    ['https://API.Vigil.Example', 'https://api.vigil.example'],
+    ['https://api.vigil.example:443/', 'https://api.vigil.example'],
+    ['http://localhost:8080/', 'http://localhost:8080'],
+    ['https://api.vigil.example/v2/?x=1#y', 'https://api.vigil.example'],
+  ])('normalises the API origin %j to %j', (value, origin) => {
+    expect(readConfig({ API_ORIGIN: value }).apiOrigin).toBe(origin);
+  });
+
+  it.each([
+    'api.vigil.example',
+    '//api.vigil.example',
+    'not a url',
+    'ftp://api.vigil.example',
+    'file:///srv/api',
+  ])('refuses the API origin %j, naming the variable', (value) => {
+    expect(() => readConfig({ API_ORIGIN: value })).toThrow(/API_ORIGIN/);
+  });
+
+  it('quotes the refused value in the error', () => {
+    expect(() => readConfig({ COOKIE_DOMAIN: 'vigil' })).toThrow(/"vigil"/);
+  });
+
+  it('returns a frozen object', () => {
+    expect(Object.isFrozen(readConfig({}))).toBe(true);
+    expect(
+      Object.isFrozen(
+        readConfig({ PRODUCT_NAME: 'Acme', API_ORIGIN: 'https://a.example' }),
+      ),
+    ).toBe(true);
+  });
+});
