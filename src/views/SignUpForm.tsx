@@ -1,7 +1,12 @@
 import { useActorRef, useSelector } from '@xstate/react';
 import { useEffect, useRef } from 'react';
 import ReCAPTCHA from 'react-google-recaptcha';
-import type { SignUpInput, signUpMachine } from '../../machines/signUpMachine';
+import type {
+  Failure,
+  SignUpInput,
+  TextField as TextFieldName,
+  signUpMachine,
+} from '../../machines/signUpMachine';
 import { TextField } from './TextField';
 
 export interface SignUpFormProps {
@@ -36,6 +41,14 @@ export function SignUpForm({
   const failure = useSelector(actorRef, (state) => state.context.failure);
   const busy = useSelector(actorRef, (state) => state.hasTag('busy'));
   const done = useSelector(actorRef, (state) => state.status === 'done');
+  const textField = (field: TextFieldName) => ({
+    name: field,
+    value: values[field],
+    error: errors[field],
+    disabled: busy,
+    onValueChange: (value: string) =>
+      actorRef.send({ type: 'field.change', field, value }),
+  });
 
   return (
     <form
@@ -48,61 +61,22 @@ export function SignUpForm({
         actorRef.send({ type: 'submit' });
       }}
     >
-      {failure?.kind === 'general' && (
-        <div
-          className="message message--error"
-          role="alert"
-          data-testid="error-general"
-        >
-          <h2 className="message__title">Your account was not created</h2>
-          <p>
-            Something went wrong on our side or on the way. Check your details
-            and try again. If it keeps happening, try again later.
-          </p>
-        </div>
-      )}
-      {failure?.kind === 'rateLimited' && (
-        <div
-          className="message message--error"
-          role="alert"
-          data-testid="error-rate-limit"
-        >
-          <h2 className="message__title">Too many sign-up attempts</h2>
-          <p>
-            We have received too many sign-ups from your network. Wait 15
-            minutes, then try again.
-          </p>
-        </div>
+      {failure && failure.kind !== 'invalidName' && (
+        <FailureMessage kind={failure.kind} />
       )}
 
+      <TextField {...textField('name')} label="Your name" autoComplete="name" />
       <TextField
-        name="name"
-        label="Your name"
-        autoComplete="name"
-        value={values.name}
-        error={errors.name}
-        disabled={busy}
-        onValueChange={(value) =>
-          actorRef.send({ type: 'field.change', field: 'name', value })
-        }
-      />
-      <TextField
-        name="email"
+        {...textField('email')}
         label="Email address"
         hint="We’ll send alerts and your sign-in details here."
         type="email"
         autoComplete="email"
         spellCheck={false}
         autoCapitalize="none"
-        value={values.email}
-        error={errors.email}
-        disabled={busy}
-        onValueChange={(value) =>
-          actorRef.send({ type: 'field.change', field: 'email', value })
-        }
       />
       <TextField
-        name="url"
+        {...textField('url')}
         label="Website to monitor"
         hint="For example, example.com or https://shop.example.com"
         type="text"
@@ -110,12 +84,6 @@ export function SignUpForm({
         autoComplete="url"
         spellCheck={false}
         autoCapitalize="none"
-        value={values.url}
-        error={errors.url}
-        disabled={busy}
-        onValueChange={(value) =>
-          actorRef.send({ type: 'field.change', field: 'url', value })
-        }
       />
 
       <div className="checkbox">
@@ -206,5 +174,33 @@ export function SignUpForm({
             : 'Create account'}
       </button>
     </form>
+  );
+}
+
+/** The two failures shown in a message area of their own (spec section 8). */
+const FAILURE_MESSAGES = {
+  general: {
+    testId: 'error-general',
+    title: 'Your account was not created',
+    text: 'Something went wrong on our side or on the way. Check your details and try again. If it keeps happening, try again later.',
+  },
+  rateLimited: {
+    testId: 'error-rate-limit',
+    title: 'Too many sign-up attempts',
+    text: 'We have received too many sign-ups from your network. Wait 15 minutes, then try again.',
+  },
+} as const;
+
+function FailureMessage({
+  kind,
+}: {
+  kind: Exclude<Failure['kind'], 'invalidName'>;
+}) {
+  const { testId, title, text } = FAILURE_MESSAGES[kind];
+  return (
+    <div className="message message--error" role="alert" data-testid={testId}>
+      <h2 className="message__title">{title}</h2>
+      <p>{text}</p>
+    </div>
   );
 }
