@@ -1,7 +1,8 @@
 /**
  * `npm run screenshots`: builds the page, serves it with the local API, and
  * saves a PNG of each state a visitor can see (empty, client-side errors,
- * submitting, each server error) at a phone and a desktop width into
+ * submitting, each server error, the consent modal on arrival and reopened
+ * from the settings) at a phone and a desktop width into
  * `test-results/screenshots/`, for people to look at.
  */
 import { mkdirSync } from 'node:fs';
@@ -11,18 +12,18 @@ import buildPage from '../tests/support/buildPage';
 import { launchChromium } from '../tests/support/chromium';
 import { PROJECT_ROOT } from '../tests/support/paths';
 import {
+  DESKTOP,
+  PHONE,
   fillSignUpForm,
   openSignUpPage,
   submitButton,
+  type OpenOptions,
   validEntry,
 } from '../tests/support/signUpPage';
 import { startTestServer } from '../tests/support/testServer';
 
 const OUT_DIR = resolve(PROJECT_ROOT, 'test-results/screenshots');
-const VIEWPORTS = {
-  phone: { width: 375, height: 812 },
-  desktop: { width: 1280, height: 900 },
-} as const;
+const VIEWPORTS = { phone: PHONE, desktop: DESKTOP } as const;
 
 buildPage();
 mkdirSync(OUT_DIR, { recursive: true });
@@ -34,14 +35,13 @@ async function shoot(
   name: string,
   origin: string,
   act: (page: Page) => Promise<void>,
+  options: Omit<OpenOptions, 'viewport'> = {},
 ) {
   for (const [size, viewport] of Object.entries(VIEWPORTS)) {
-    const { context, page } = await openSignUpPage(
-      browser,
-      origin,
-      '',
+    const { context, page } = await openSignUpPage(browser, origin, {
+      ...options,
       viewport,
-    );
+    });
     await act(page);
     const path = resolve(OUT_DIR, `${name}-${size}.png`);
     await page.screenshot({ path, fullPage: true });
@@ -51,6 +51,23 @@ async function shoot(
 }
 
 await shoot('empty', server.origin, async () => {});
+await shoot(
+  'consent-modal',
+  server.origin,
+  async (page) => {
+    await page.getByTestId('consent-modal').waitFor();
+  },
+  { query: '?utm_source=google' },
+);
+await shoot(
+  'consent-settings',
+  server.origin,
+  async (page) => {
+    await page.getByTestId('consent-settings').click();
+    await page.getByTestId('consent-modal').waitFor();
+  },
+  { storedConsent: '1' },
+);
 await shoot('client-errors', server.origin, async (page) => {
   await fillSignUpForm(page, { email: 'ada@', url: 'localhost:3000' });
   await submitButton(page).click();

@@ -28,6 +28,8 @@ export interface ServerOptions {
   /** When set, tokens are verified with Google (`RECAPTCHA_SECRET`). */
   recaptchaSecret?: string;
   logger?: boolean;
+  /** Serve over HTTPS with this key and certificate (PEM). */
+  https?: { key: Buffer; cert: Buffer };
 }
 
 const RATE_LIMIT_WINDOW = '15 minutes';
@@ -76,6 +78,7 @@ export async function buildServer(
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT_BYTES,
+    ...(options.https && { https: options.https }),
   });
   const accounts = new Map<string, NewAccount>();
   const distDir = resolve(options.distDir);

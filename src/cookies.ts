@@ -36,18 +36,55 @@ export function isLocalhost(hostname: string): boolean {
   return hostname === 'localhost' || hostname.endsWith('.localhost');
 }
 
+/**
+ * The configured cookie domain when the page's host lies within it (RFC 6265
+ * section 5.3 step 6: a browser ignores a cookie whose Domain does not
+ * domain-match the host); otherwise undefined, so that a page served on
+ * another host (localhost in development) still keeps host-only cookies.
+ */
+export function cookieDomainFor(options: CookieJarOptions): string | undefined {
+  const domain = options.cookieDomain?.replace(/^\./, '').toLowerCase();
+  if (!domain) return undefined;
+  const host = options.hostname.toLowerCase();
+  return host === domain || host.endsWith(`.${domain}`)
+    ? options.cookieDomain
+    : undefined;
+}
+
+/**
+ * The host itself and each parent domain of it with at least two labels
+ * (`a.b.example` → `a.b.example`, `b.example`): where a tag may have set its
+ * cookies. A browser refuses a public suffix as a Domain, so trying one is
+ * harmless.
+ */
+export function candidateCookieDomains(hostname: string): string[] {
+  const labels = hostname.toLowerCase().split('.');
+  const domains: string[] = [];
+  for (let start = 0; labels.length - start >= 2; start += 1) {
+    domains.push(labels.slice(start).join('.'));
+  }
+  return domains;
+}
+
+/**
+ * The first-party cookies that marketing and analytics tags set: Google
+ * Analytics (`_ga`, `_ga_*`, `_gid`), Google Ads (`_gcl_*`), Microsoft UET
+ * (`_uet*`) and Meta (`_fbp`).
+ */
+export const TRACKER_COOKIE = /^(?:_ga(?:_.*)?|_gid|_gcl_.*|_uet.*|_fbp)$/;
+
 /** The js-cookie attributes of one cookie. */
 export function cookieAttributes(
   options: CookieJarOptions,
   { days, acrossSubdomains }: { days: number; acrossSubdomains: boolean },
 ): Cookies.CookieAttributes {
+  const domain = acrossSubdomains ? cookieDomainFor(options) : undefined;
   return {
     expires: days,
     path: '/',
     sameSite: 'Strict',
     secure: !isLocalhost(options.hostname),
-    ...(acrossSubdomains &&
-      options.cookieDomain !== undefined && { domain: options.cookieDomain }),
+    ...(domain !== undefined && { domain }),
   };
 }
 
@@ -82,6 +119,43 @@ export function createCookieJar(options: CookieJarOptions) {
       );
       Cookies.set(names.welcomeMessage, '1', sessionCookie);
       Cookies.set(names.firstSignIn, '1', sessionCookie);
+    },
+    /** The stored consent choice (spec section 3: '1' accepted, '0' rejected). */
+    readConsent(): 'accepted' | 'rejected' | 'unset' {
+      const value = Cookies.get(names.consent);
+      return value === '1' ? 'accepted' : value === '0' ? 'rejected' : 'unset';
+    },
+    /** `{product}_COOKIE_CONSENT`, 365 days, across all subdomains (spec section 9). */
+    writeConsent(choice: 'accepted' | 'rejected'): void {
+      Cookies.set(
+        names.consent,
+        choice === 'accepted' ? '1' : '0',
+        cookieAttributes(options, {
+          days: DEFAULT_LIFETIME_DAYS,
+          acrossSubdomains: true,
+        }),
+      );
+    },
+    /**
+     * Deletes every {@link TRACKER_COOKIE} the page can see, host-only and
+     * on the host, its parent domains and the configured cookie domain.
+     *
+     * @returns the names it deleted
+     */
+    deleteTrackerCookies(): string[] {
+      const found = Object.keys(Cookies.get()).filter((name) =>
+        TRACKER_COOKIE.test(name),
+      );
+      const domains = new Set([
+        ...candidateCookieDomains(options.hostname),
+        ...(options.cookieDomain ? [options.cookieDomain] : []),
+      ]);
+      for (const name of found) {
+        Cookies.remove(name, { path: '/' });
+        for (const domain of domains)
+          Cookies.remove(name, { path: '/', domain });
+      }
+      return found;
     },
     /** The stored campaign value, if any. */
     readCampaign(): string | undefined {

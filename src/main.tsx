@@ -1,11 +1,12 @@
 /**
- * The entry point: reads the address and the configuration, wires the real
- * effects (HTTP client, cookies, navigation) into the sign-up machine, and
- * renders the page.
+ * The entry point: reads the address and the configuration, remembers the
+ * campaign, wires the real effects (HTTP client, cookies, navigation, the
+ * tracking tag) into the two machines, and renders the page.
  */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { fromPromise } from 'xstate';
+import { createActor, fromPromise } from 'xstate';
+import { consentMachine, type StoredChoice } from '../machines/consentMachine';
 import {
   signUpMachine,
   type Session,
@@ -15,6 +16,7 @@ import { createCookieJar } from './cookies';
 import { config } from './env';
 import { readAddressParameters } from './prefill';
 import { createSignUpClient } from './signUpClient';
+import { loadTrackingTag, removeTrackingTag } from './trackingTag';
 import { SignUpPage } from './views/SignUpPage';
 
 const address = readAddressParameters(window.location.search);
@@ -26,6 +28,35 @@ const cookies = createCookieJar({
   cookieDomain: config.cookieDomain,
   hostname: window.location.hostname,
 });
+// DECISIONS.md: the address's campaign is written on load (last touch wins);
+// the payload carries the cookie's value, or the address's where cookies
+// are blocked.
+if (address.utmCampaign) cookies.writeCampaign(address.utmCampaign);
+const utmCampaign = cookies.readCampaign() ?? address.utmCampaign;
+
+// Started here, once, rather than in a React effect: under StrictMode an
+// effect runs twice, and the tag must load once.
+const consent = createActor(
+  consentMachine.provide({
+    actions: {
+      storeChoice: (_, choice: StoredChoice) => cookies.writeConsent(choice),
+      loadTag: () => {
+        if (config.trackingTagUrl) {
+          loadTrackingTag(document, config.trackingTagUrl);
+        }
+      },
+      removeTag: () => removeTrackingTag(document),
+      deleteTagCookies: () => cookies.deleteTrackerCookies(),
+    },
+  }),
+  {
+    input: {
+      storedChoice: cookies.readConsent(),
+      utmSource: address.utmSource,
+    },
+  },
+).start();
+
 const submit = createSignUpClient({ apiOrigin: config.apiOrigin });
 
 const machine = signUpMachine.provide({
@@ -48,7 +79,8 @@ createRoot(root).render(
   <StrictMode>
     <SignUpPage
       machine={machine}
-      input={{ values: address.values, utmCampaign: address.utmCampaign }}
+      input={{ values: address.values, utmCampaign }}
+      consent={consent}
       productName={config.productName}
       recaptchaSiteKey={config.recaptchaSiteKey}
     />

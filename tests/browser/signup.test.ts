@@ -137,7 +137,9 @@ describe('a visitor signs up', () => {
     const { context, page, signUpRequests } = await openSignUpPage(
       browser,
       server.origin,
-      `?name=Ada%20L&email=${encodeURIComponent(email)}&url=example.net&utm_source=newsletter&utm_campaign=spring-2026`,
+      {
+        query: `?name=Ada%20L&email=${encodeURIComponent(email)}&url=example.net&utm_source=newsletter&utm_campaign=spring-2026`,
+      },
     );
     expect(page.url()).toBe(`${server.origin}/signup`);
     await expect(page.locator('input[name=name]').inputValue()).resolves.toBe(
@@ -159,11 +161,9 @@ describe('a visitor signs up', () => {
   });
 
   it('does not prefill an invalid e-mail address or URL', async () => {
-    const { context, page } = await openSignUpPage(
-      browser,
-      server.origin,
-      '?name=Ada&email=not-an-email&url=http://localhost:8080',
-    );
+    const { context, page } = await openSignUpPage(browser, server.origin, {
+      query: '?name=Ada&email=not-an-email&url=http://localhost:8080',
+    });
     expect(page.url()).toBe(`${server.origin}/signup`);
     await expect(page.locator('input[name=name]').inputValue()).resolves.toBe(
       'Ada',

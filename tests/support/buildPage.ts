@@ -1,29 +1,34 @@
 /**
- * Vitest global setup of the browser project: builds the page once with
- * Parcel into `dist-test/` (the same build as `npm start`, apart from the
- * folder), so the tests drive exactly what visitors get.
+ * Vitest global setup of the browser project: builds the page with Parcel
+ * for each configuration in {@link TEST_BUILDS} (the build of `npm start`
+ * with the tests' environment), so the tests drive what visitors get.
  */
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { PROJECT_ROOT, TEST_DIST_DIR } from './paths';
+import { PROJECT_ROOT, TEST_BUILDS } from './paths';
 
 export default function buildPage(): void {
-  execFileSync(
-    resolve(PROJECT_ROOT, 'node_modules/.bin/parcel'),
-    [
-      'build',
-      'index.html',
-      '--dist-dir',
-      TEST_DIST_DIR,
-      '--public-url',
-      '/',
-      '--no-source-maps',
-    ],
-    {
-      cwd: PROJECT_ROOT,
-      stdio: 'inherit',
-      // Vitest sets NODE_ENV=test, which would build React's development copy.
-      env: { ...process.env, NODE_ENV: 'production' },
-    },
-  );
+  for (const [name, { distDir, env }] of Object.entries(TEST_BUILDS)) {
+    execFileSync(
+      resolve(PROJECT_ROOT, 'node_modules/.bin/parcel'),
+      [
+        'build',
+        'index.html',
+        '--dist-dir',
+        distDir,
+        '--public-url',
+        '/',
+        '--no-source-maps',
+        // One cache per configuration: builds never borrow another's env.
+        '--cache-dir',
+        resolve(PROJECT_ROOT, `.parcel-cache/test-${name}`),
+      ],
+      {
+        cwd: PROJECT_ROOT,
+        stdio: 'inherit',
+        // Vitest sets NODE_ENV=test, which would build React's development copy.
+        env: { ...process.env, ...env, NODE_ENV: 'production' },
+      },
+    );
+  }
 }

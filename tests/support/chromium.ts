@@ -37,6 +37,8 @@ export function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      // The tests' product domain (tests/support/paths.ts) is this machine.
+      '--host-resolver-rules=MAP *.vigil.test 127.0.0.1',
     ],
   });
 }

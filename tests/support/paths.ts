@@ -1,5 +1,27 @@
 import { resolve } from 'node:path';
 
 export const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
-/** Where the browser project's global setup builds the page. */
-export const TEST_DIST_DIR = resolve(PROJECT_ROOT, 'dist-test');
+
+/** Where the browser tests' tracking tag lives; tests route it to a fake. */
+export const TEST_TAG_URL = 'https://tags.vigil-test.example/tag.js';
+/** The product's parent domain in the browser tests; Chromium maps it to 127.0.0.1. */
+export const TEST_COOKIE_DOMAIN = '.vigil.test';
+/** A host under it, served over HTTPS, where cookies are Secure and domain-wide. */
+export const TEST_PRODUCT_HOST = 'signup.vigil.test';
+
+/**
+ * The page builds the browser tests drive: the configuration of CONTRACT.md
+ * with a tag and a cookie domain, and the same without a tag.
+ */
+export const TEST_BUILDS = {
+  tagged: {
+    distDir: resolve(PROJECT_ROOT, 'dist-test'),
+    env: { TRACKING_TAG_URL: TEST_TAG_URL, COOKIE_DOMAIN: TEST_COOKIE_DOMAIN },
+  },
+  untagged: {
+    distDir: resolve(PROJECT_ROOT, 'dist-test-untagged'),
+    env: { TRACKING_TAG_URL: '', COOKIE_DOMAIN: TEST_COOKIE_DOMAIN },
+  },
+} as const;
+
+export type TestBuild = keyof typeof TEST_BUILDS;

@@ -5,6 +5,7 @@
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { SIGN_UP_PATH } from '../../src/signUpClient';
 import { useFakeRecaptcha } from './fakeRecaptcha';
+import { useFakeTag } from './fakeTag';
 
 export interface OpenedPage {
   context: BrowserContext;
@@ -13,15 +14,34 @@ export interface OpenedPage {
   signUpRequests: Request[];
   /** Uncaught exceptions in the page. */
   pageErrors: string[];
+  /** How many requests went to the tracking tag's URL so far. */
+  tagRequests: () => number;
+}
+
+export interface OpenOptions {
+  /** The address's query, e.g. `?utm_source=google`. */
+  query?: string;
+  viewport?: { width: number; height: number };
+  /** A `Vigil_COOKIE_CONSENT` value stored before the visit. */
+  storedConsent?: string;
 }
 
 export async function openSignUpPage(
   browser: Browser,
   origin: string,
-  query = '',
-  viewport = { width: 1280, height: 900 },
+  { query = '', viewport = DESKTOP, storedConsent }: OpenOptions = {},
 ): Promise<OpenedPage> {
-  const context = await browser.newContext({ viewport });
+  const context = await browser.newContext({
+    viewport,
+    // The HTTPS test server's certificate is self-signed.
+    ignoreHTTPSErrors: true,
+  });
+  if (storedConsent !== undefined) {
+    await context.addCookies([
+      { name: 'Vigil_COOKIE_CONSENT', value: storedConsent, url: origin },
+    ]);
+  }
+  const tagRequests = await useFakeTag(context);
   const page = await context.newPage();
   await useFakeRecaptcha(page);
   const signUpRequests: Request[] = [];
@@ -34,8 +54,11 @@ export async function openSignUpPage(
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto(`${origin}/signup${query}`);
   await page.getByTestId('fake-captcha').waitFor();
-  return { context, page, signUpRequests, pageErrors };
+  return { context, page, signUpRequests, pageErrors, tagRequests };
 }
+
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 375, height: 812 };
 
 export interface FormEntry {
   name?: string;

@@ -1,27 +1,73 @@
 /**
  * Starts the real local server (server/app.ts) on a free loopback port,
- * serving the page that the browser project's global setup built.
+ * serving a page that the browser project's global setup built; over HTTPS
+ * with a throwaway self-signed certificate when asked, so that Secure and
+ * domain-wide cookies can be tested on {@link TEST_PRODUCT_HOST}.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildServer } from '../../server/app';
-import { TEST_DIST_DIR } from './paths';
+import { TEST_BUILDS, TEST_PRODUCT_HOST, type TestBuild } from './paths';
 
 export interface TestServer {
-  /** e.g. `http://localhost:43123` */
+  /** e.g. `http://localhost:43123` or `https://signup.vigil.test:43124` */
   origin: string;
   close: () => Promise<void>;
 }
 
+let certificate: { key: Buffer; cert: Buffer } | undefined;
+
+function selfSignedCertificate() {
+  if (!certificate) {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-tls-'));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${TEST_PRODUCT_HOST}`,
+        '-addext',
+        `subjectAltName=DNS:${TEST_PRODUCT_HOST}`,
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    certificate = {
+      key: readFileSync(join(dir, 'key.pem')),
+      cert: readFileSync(join(dir, 'cert.pem')),
+    };
+  }
+  return certificate;
+}
+
 export async function startTestServer(
-  options: { rateLimit?: number } = {},
+  options: { rateLimit?: number; build?: TestBuild; https?: boolean } = {},
 ): Promise<TestServer> {
   const app = await buildServer({
-    distDir: TEST_DIST_DIR,
+    distDir: TEST_BUILDS[options.build ?? 'tagged'].distDir,
     productName: 'Vigil',
     // Generous unless a test is about the limit: every test signs up.
     rateLimit: options.rateLimit ?? 1000,
+    ...(options.https && { https: selfSignedCertificate() }),
   });
   await app.listen({ port: 0, host: 'localhost' });
   const { port } = app.server.address() as AddressInfo;
-  return { origin: `http://localhost:${port}`, close: () => app.close() };
+  return {
+    origin: options.https
+      ? `https://${TEST_PRODUCT_HOST}:${port}`
+      : `http://localhost:${port}`,
+    close: () => app.close(),
+  };
 }

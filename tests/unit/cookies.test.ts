@@ -2,10 +2,13 @@ import Cookies from 'js-cookie';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   CAMPAIGN_LIFETIME_DAYS,
+  candidateCookieDomains,
   cookieAttributes,
+  cookieDomainFor,
   cookieNames,
   createCookieJar,
   DEFAULT_LIFETIME_DAYS,
+  TRACKER_COOKIE,
   type CookieJarOptions,
 } from '../../src/cookies';
 
@@ -221,5 +224,130 @@ describe('createCookieJar', () => {
       secure: true,
       domain: '.vigil.example',
     });
+  });
+});
+
+describe('cookieDomainFor', () => {
+  it.each([
+    ['signup.vigil.example', '.vigil.example', '.vigil.example'],
+    ['vigil.example', '.vigil.example', '.vigil.example'],
+    ['a.b.vigil.example', 'vigil.example', 'vigil.example'],
+    ['SIGNUP.Vigil.Example', '.vigil.example', '.vigil.example'],
+    // A browser drops a cookie whose Domain does not match the host (RFC
+    // 6265 section 5.3), so the page falls back to host-only there.
+    ['localhost', '.vigil.example', undefined],
+    ['evilvigil.example', '.vigil.example', undefined],
+    ['signup.vigil.example', undefined, undefined],
+  ])('on %s with COOKIE_DOMAIN %s: %s', (hostname, cookieDomain, expected) => {
+    expect(
+      cookieDomainFor({ productName: 'Vigil', cookieDomain, hostname }),
+    ).toBe(expected);
+  });
+});
+
+describe('candidateCookieDomains', () => {
+  it('lists the host and its parents down to two labels', () => {
+    expect(candidateCookieDomains('a.signup.vigil.example')).toEqual([
+      'a.signup.vigil.example',
+      'signup.vigil.example',
+      'vigil.example',
+    ]);
+    expect(candidateCookieDomains('localhost')).toEqual([]);
+  });
+});
+
+describe('consent cookie', () => {
+  it.each([
+    ['1', 'accepted'],
+    ['0', 'rejected'],
+    ['yes', 'unset'],
+    ['', 'unset'],
+  ])('reads %j as %s', (value, choice) => {
+    Cookies.set('Vigil_COOKIE_CONSENT', value);
+    expect(createCookieJar(onLocalhost).readConsent()).toBe(choice);
+  });
+
+  it('reads no cookie as unset', () => {
+    expect(createCookieJar(onLocalhost).readConsent()).toBe('unset');
+  });
+
+  it.each([
+    ['accepted', '1'],
+    ['rejected', '0'],
+  ] as const)(
+    'writes %s as %s, 365 days across all subdomains',
+    (choice, value) => {
+      const set = vi.spyOn(Cookies, 'set').mockReturnValue(undefined);
+      createCookieJar({
+        productName: 'Vigil',
+        cookieDomain: '.vigil.example',
+        hostname: 'signup.vigil.example',
+      }).writeConsent(choice);
+      expect(set).toHaveBeenCalledWith('Vigil_COOKIE_CONSENT', value, {
+        expires: 365,
+        path: '/',
+        sameSite: 'Strict',
+        secure: true,
+        domain: '.vigil.example',
+      });
+    },
+  );
+});
+
+describe('tracker cookies', () => {
+  it.each([
+    ['_ga', true],
+    ['_ga_ABC123', true],
+    ['_gid', true],
+    ['_gcl_au', true],
+    ['_gcl_aw', true],
+    ['_uetsid', true],
+    ['_uetvid', true],
+    ['_fbp', true],
+    ['_gat', false],
+    ['_gallery', false],
+    ['Vigil_COOKIE_CONSENT', false],
+    ['ga', false],
+  ])('%s is a tracker cookie: %s', (name, tracker) => {
+    expect(TRACKER_COOKIE.test(name)).toBe(tracker);
+  });
+
+  it('deletes every tracker cookie and keeps the rest', () => {
+    for (const name of [
+      '_ga',
+      '_ga_X1',
+      '_gid',
+      '_gcl_au',
+      '_uetsid',
+      '_fbp',
+    ]) {
+      Cookies.set(name, 'x', { path: '/' });
+    }
+    Cookies.set('Vigil_COOKIE_CONSENT', '0', { path: '/' });
+    Cookies.set('_gallery', 'keep', { path: '/' });
+    const deleted = createCookieJar(onLocalhost).deleteTrackerCookies();
+    expect(deleted.sort()).toEqual(
+      ['_fbp', '_ga', '_ga_X1', '_gcl_au', '_gid', '_uetsid'].sort(),
+    );
+    expect(Object.keys(Cookies.get()).sort()).toEqual([
+      'Vigil_COOKIE_CONSENT',
+      '_gallery',
+    ]);
+  });
+
+  it('tries host-only, every parent domain and the product domain', () => {
+    Cookies.set('_ga', 'x', { path: '/' });
+    const remove = vi.spyOn(Cookies, 'remove');
+    createCookieJar({
+      productName: 'Vigil',
+      cookieDomain: '.vigil.example',
+      hostname: 'signup.vigil.example',
+    }).deleteTrackerCookies();
+    expect(remove.mock.calls).toEqual([
+      ['_ga', { path: '/' }],
+      ['_ga', { path: '/', domain: 'signup.vigil.example' }],
+      ['_ga', { path: '/', domain: 'vigil.example' }],
+      ['_ga', { path: '/', domain: '.vigil.example' }],
+    ]);
   });
 });

@@ -1,0 +1,127 @@
+/**
+ * The cookie-consent machine (spec section 4, "Consent"; DECISIONS.md).
+ *
+ * The top-level state is the visitor's choice (`unset`, `accepted`,
+ * `rejected`); each has a `closed` and an `open` child for the modal.
+ * `starting` decides once, from the stored cookie and `utm_source`, where
+ * the visitor begins:
+ *
+ *   stored '1' → accepted.closed      stored '0' → rejected.closed
+ *   utm_source google | microsoft → unset.open      otherwise → unset.closed
+ *
+ * Entering `accepted` loads the tag (also when the choice was stored on an
+ * earlier visit); entering `rejected` removes it and deletes its cookies.
+ * Effects reach it only as the named actions `storeChoice`, `loadTag`,
+ * `removeTag` and `deleteTagCookies`, which the page wires in (`src/main.tsx`) and tests replace
+ * with `machine.provide(...)`. No React or DOM import here.
+ */
+import { setup } from 'xstate';
+
+export type ConsentChoice = 'unset' | 'accepted' | 'rejected';
+export type StoredChoice = Exclude<ConsentChoice, 'unset'>;
+
+/** Spec section 9: the marketing sources that open the modal on arrival. */
+export const AUTO_OPEN_SOURCES: readonly string[] = ['google', 'microsoft'];
+
+export interface ConsentInput {
+  /** From `{product}_COOKIE_CONSENT`: '1' accepted, '0' rejected, else unset. */
+  storedChoice: ConsentChoice;
+  /** `utm_source` of the address, if any. */
+  utmSource: string | undefined;
+}
+
+export type ConsentEvent =
+  | { type: 'consent.accept' }
+  | { type: 'consent.reject' }
+  | { type: 'settings.open' }
+  | { type: 'modal.close' };
+
+/** Accept and reject, from any open modal. */
+const choosing = {
+  'consent.accept': {
+    target: '#consent.accepted',
+    actions: { type: 'storeChoice', params: 'accepted' },
+  },
+  'consent.reject': {
+    target: '#consent.rejected',
+    actions: { type: 'storeChoice', params: 'rejected' },
+  },
+  'modal.close': { target: 'closed' },
+} as const;
+
+/**
+ * A choice exists: the settings link reopens the modal showing it.
+ * Confirming the same choice stores it again and closes the modal without
+ * leaving the choice's state, so its entry action (the tag) does not rerun.
+ */
+function chosen(choice: StoredChoice) {
+  const confirm = choice === 'accepted' ? 'consent.accept' : 'consent.reject';
+  return {
+    initial: 'closed',
+    states: {
+      closed: { on: { 'settings.open': { target: 'open' } } },
+      open: {
+        tags: 'modal',
+        on: {
+          ...choosing,
+          [confirm]: {
+            target: 'closed',
+            actions: { type: 'storeChoice', params: choice },
+          },
+        },
+      },
+    },
+  } as const;
+}
+
+export const consentMachine = setup({
+  types: {
+    context: {} as ConsentInput,
+    events: {} as ConsentEvent,
+    input: {} as ConsentInput,
+    tags: 'modal',
+  },
+  actions: {
+    // Implemented by the page with the cookie module (src/cookies.ts).
+    storeChoice: (_, _choice: StoredChoice) => {},
+    // Implemented by the page (src/trackingTag.ts): idempotent.
+    loadTag: () => {},
+    // Implemented by the page (src/trackingTag.ts).
+    removeTag: () => {},
+    // Implemented by the page with the cookie module (src/cookies.ts).
+    deleteTagCookies: () => {},
+  },
+  guards: {
+    storedAccepted: ({ context }) => context.storedChoice === 'accepted',
+    storedRejected: ({ context }) => context.storedChoice === 'rejected',
+    cameFromAdvertising: ({ context }) =>
+      context.utmSource !== undefined &&
+      AUTO_OPEN_SOURCES.includes(context.utmSource.toLowerCase()),
+  },
+}).createMachine({
+  id: 'consent',
+  context: ({ input }) => input,
+  initial: 'starting',
+  states: {
+    starting: {
+      always: [
+        { guard: 'storedAccepted', target: 'accepted' },
+        { guard: 'storedRejected', target: 'rejected' },
+        { guard: 'cameFromAdvertising', target: 'unset.open' },
+        { target: 'unset' },
+      ],
+    },
+    unset: {
+      initial: 'closed',
+      states: {
+        closed: {},
+        open: { tags: 'modal', on: choosing },
+      },
+    },
+    accepted: { entry: 'loadTag', ...chosen('accepted') },
+    rejected: {
+      entry: ['removeTag', 'deleteTagCookies'],
+      ...chosen('rejected'),
+    },
+  },
+});

@@ -1,0 +1,166 @@
+import { useSelector } from '@xstate/react';
+import { useEffect, useRef } from 'react';
+import type { ActorRefFrom, SnapshotFrom } from 'xstate';
+import type {
+  ConsentChoice,
+  consentMachine,
+} from '../../machines/consentMachine';
+
+export type ConsentActor = ActorRefFrom<typeof consentMachine>;
+
+/** The visitor's choice, from the top-level state. */
+export function choiceOf(
+  snapshot: SnapshotFrom<typeof consentMachine>,
+): ConsentChoice {
+  if (snapshot.matches('accepted')) return 'accepted';
+  if (snapshot.matches('rejected')) return 'rejected';
+  return 'unset';
+}
+
+const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled])';
+
+/** Tab past the last control goes to the first, Shift+Tab the other way. */
+function keepFocusInside(dialog: HTMLElement, event: KeyboardEvent) {
+  const focusable = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)];
+  const first = focusable[0];
+  const last = focusable[focusable.length - 1];
+  if (!first || !last) return;
+  const active = document.activeElement;
+  if (event.shiftKey && (active === first || active === dialog)) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && (active === last || !dialog.contains(active))) {
+    event.preventDefault();
+    first.focus();
+  }
+}
+
+/**
+ * The cookie-consent modal (spec section 4; WAI-ARIA APG "Dialog (Modal)"):
+ * `role=dialog` with `aria-modal`, labelled by its heading and described by
+ * its text. On open it takes focus itself, so a screen reader reads the
+ * label and text and no answer is preselected; Tab and Shift+Tab cycle
+ * inside it while the page behind is `inert`; Escape closes it, keeping the
+ * current choice; on close, focus returns to where it was.
+ */
+export function ConsentDialog({
+  consent,
+  productName,
+}: {
+  consent: ConsentActor;
+  productName: string;
+}) {
+  const open = useSelector(consent, (snapshot) => snapshot.hasTag('modal'));
+  const choice = useSelector(consent, choiceOf);
+  const dialogRef = useRef<HTMLDivElement>(null);
+  const openerRef = useRef<Element | null>(null);
+
+  useEffect(() => {
+    const dialog = dialogRef.current;
+    if (!open || !dialog) return;
+    // When StrictMode reruns this effect, focus is already inside: keep the
+    // opener found the first time.
+    if (!dialog.contains(document.activeElement)) {
+      openerRef.current = document.activeElement;
+    }
+    dialog.focus();
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') {
+        event.preventDefault();
+        consent.send({ type: 'modal.close' });
+      } else if (event.key === 'Tab') {
+        keepFocusInside(dialog, event);
+      }
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => {
+      document.removeEventListener('keydown', onKeyDown);
+      const opener = openerRef.current;
+      if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
+    };
+  }, [open, consent]);
+
+  if (!open) return null;
+
+  return (
+    <div className="consent-backdrop">
+      {/* The dialog itself takes focus on open (APG), hence tabIndex -1. */}
+      <div
+        ref={dialogRef}
+        className="consent"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="consent-title"
+        aria-describedby="consent-text"
+        data-testid="consent-modal"
+        tabIndex={-1}
+      >
+        <h2 id="consent-title" className="consent__title">
+          Marketing cookies on {productName}
+        </h2>
+        <div id="consent-text" className="consent__text">
+          <p>
+            With your permission we load a marketing and analytics tag from our
+            advertising partners. It sets cookies that tell us which ads bring
+            people to {productName} and how this page is used.
+          </p>
+          <p>
+            Nothing is loaded unless you accept. You can change your mind at any
+            time with “Cookie settings” at the bottom of the page.
+          </p>
+          {choice !== 'unset' && (
+            <p className="consent__current">
+              You have {choice} marketing cookies.
+            </p>
+          )}
+        </div>
+        <div className="consent__actions">
+          <button
+            type="button"
+            className="button button--choice"
+            data-testid="consent-accept"
+            onClick={() => consent.send({ type: 'consent.accept' })}
+          >
+            Accept marketing cookies
+          </button>
+          <button
+            type="button"
+            className="button button--choice"
+            data-testid="consent-reject"
+            onClick={() => consent.send({ type: 'consent.reject' })}
+          >
+            Reject marketing cookies
+          </button>
+        </div>
+        {choice !== 'unset' && (
+          <button
+            type="button"
+            className="consent__close"
+            onClick={() => consent.send({ type: 'modal.close' })}
+          >
+            Close and keep my choice
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** "Cookie settings": shown only once a choice exists (spec section 4). */
+export function ConsentSettingsLink({ consent }: { consent: ConsentActor }) {
+  const hasChoice = useSelector(
+    consent,
+    (snapshot) => choiceOf(snapshot) !== 'unset',
+  );
+  if (!hasChoice) return null;
+  return (
+    <button
+      type="button"
+      className="link-button"
+      data-testid="consent-settings"
+      onClick={() => consent.send({ type: 'settings.open' })}
+    >
+      Cookie settings
+    </button>
+  );
+}

@@ -1,0 +1,347 @@
+/**
+ * Cookie consent, the tracking tag and the campaign cookie in Chromium
+ * (spec sections 4, 9; DECISIONS.md), with the tag's URL served by a local
+ * fake and its requests counted on the network.
+ */
+import type { Browser, BrowserContext, Cookie, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/chromium';
+import { FAKE_TAG_COOKIES } from '../support/fakeTag';
+import { TEST_COOKIE_DOMAIN } from '../support/paths';
+import {
+  fillSignUpForm,
+  openSignUpPage,
+  submitButton,
+  validEntry,
+} from '../support/signUpPage';
+import { startTestServer, type TestServer } from '../support/testServer';
+
+const DAY_SECONDS = 24 * 60 * 60;
+const TAG = 'script[data-testid=tracking-tag]';
+
+let browser: Browser;
+let server: TestServer;
+let productHost: TestServer;
+
+beforeAll(async () => {
+  [browser, server, productHost] = await Promise.all([
+    launchChromium(),
+    startTestServer(),
+    startTestServer({ https: true }),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), server?.close(), productHost?.close()]);
+});
+
+const modal = (page: Page) => page.getByTestId('consent-modal');
+const settingsLink = (page: Page) => page.getByTestId('consent-settings');
+
+async function cookie(context: BrowserContext, name: string) {
+  return (await context.cookies()).filter((c) => c.name === name);
+}
+
+function expectLifetime(cookie: Cookie | undefined, days: number) {
+  const lifetime = (cookie?.expires ?? 0) - Date.now() / 1000;
+  expect(lifetime).toBeGreaterThan(days * DAY_SECONDS - 120);
+  expect(lifetime).toBeLessThanOrEqual(days * DAY_SECONDS + 5);
+}
+
+/** Lets any request the page might still make happen before we count. */
+const quietly = (page: Page) => page.waitForTimeout(300);
+
+describe('the modal opens on arrival only from google or microsoft', () => {
+  it.each([
+    ['?utm_source=google', true],
+    ['?utm_source=microsoft', true],
+    ['?utm_source=newsletter', false],
+    ['?utm_source=bing', false],
+    ['', false],
+  ])('%s: open %s', async (query, open) => {
+    const { context, page, tagRequests } = await openSignUpPage(
+      browser,
+      server.origin,
+      { query },
+    );
+    await quietly(page);
+    await expect(modal(page).isVisible()).resolves.toBe(open);
+    await expect(settingsLink(page).count()).resolves.toBe(0);
+    expect(tagRequests()).toBe(0);
+    await expect(page.locator(TAG).count()).resolves.toBe(0);
+    await context.close();
+  });
+
+  it.each([
+    ['1', 1],
+    ['0', 0],
+  ])(
+    'stored choice %s from google: closed, settings link shown',
+    async (storedConsent, tagLoads) => {
+      const { context, page, tagRequests } = await openSignUpPage(
+        browser,
+        server.origin,
+        { query: '?utm_source=google', storedConsent },
+      );
+      await settingsLink(page).waitFor();
+      await quietly(page);
+      await expect(modal(page).count()).resolves.toBe(0);
+      expect(tagRequests()).toBe(tagLoads);
+      await expect(page.locator(TAG).count()).resolves.toBe(tagLoads);
+      await context.close();
+    },
+  );
+});
+
+describe('accept and reject', () => {
+  it('no tag before accept; accept loads it once, and again after a reload', async () => {
+    const { context, page, tagRequests } = await openSignUpPage(
+      browser,
+      server.origin,
+      { query: '?utm_source=google' },
+    );
+    await modal(page).waitFor();
+    await quietly(page);
+    expect(tagRequests()).toBe(0);
+    await expect(page.locator(TAG).count()).resolves.toBe(0);
+
+    await page.getByTestId('consent-accept').click();
+    await expect
+      .poll(() =>
+        page.evaluate(() => (window as { __tagRuns?: number }).__tagRuns),
+      )
+      .toBe(1);
+    await quietly(page);
+    expect(tagRequests()).toBe(1);
+    await expect(page.locator(TAG).count()).resolves.toBe(1);
+    await expect(modal(page).count()).resolves.toBe(0);
+    await settingsLink(page).waitFor();
+
+    const [consent] = await cookie(context, 'Vigil_COOKIE_CONSENT');
+    expect(consent?.value).toBe('1');
+    expect(consent?.sameSite).toBe('Strict');
+    expect(consent?.secure).toBe(false); // localhost
+    expect(consent?.path).toBe('/');
+    expectLifetime(consent, 365);
+
+    await page.reload();
+    await page.locator(TAG).waitFor({ state: 'attached' });
+    await quietly(page);
+    expect(tagRequests()).toBe(2);
+    await expect(page.locator(TAG).count()).resolves.toBe(1);
+    await expect(modal(page).count()).resolves.toBe(0);
+    await context.close();
+  });
+
+  it('reject after accept removes the tag, deletes its cookies, and loads it no more', async () => {
+    const { context, page, tagRequests } = await openSignUpPage(
+      browser,
+      server.origin,
+      { query: '?utm_source=microsoft' },
+    );
+    await context.addCookies([
+      { name: 'keep_me', value: '1', url: server.origin },
+    ]);
+    await page.getByTestId('consent-accept').click();
+    await expect
+      .poll(
+        async () =>
+          (await context.cookies()).filter((c) => c.name.startsWith('_'))
+            .length,
+      )
+      .toBe(FAKE_TAG_COOKIES.length);
+
+    await settingsLink(page).click();
+    await page.getByTestId('consent-reject').click();
+    await expect(page.locator(TAG).count()).resolves.toBe(0);
+    const names = (await context.cookies()).map((c) => c.name).sort();
+    expect(names).toEqual(['Vigil_COOKIE_CONSENT', 'keep_me']);
+    const [consent] = await cookie(context, 'Vigil_COOKIE_CONSENT');
+    expect(consent?.value).toBe('0');
+
+    const before = tagRequests();
+    await page.reload();
+    await settingsLink(page).waitFor();
+    await quietly(page);
+    expect(tagRequests()).toBe(before);
+    await expect(page.locator(TAG).count()).resolves.toBe(0);
+    await context.close();
+  });
+
+  it('on the product domain: Secure, domain-wide cookies, and the tag’s parent-domain cookies deleted', async () => {
+    const { context, page } = await openSignUpPage(
+      browser,
+      productHost.origin,
+      {
+        query: '?utm_source=google&utm_campaign=autumn',
+      },
+    );
+    await page.getByTestId('consent-accept').click();
+    await expect
+      .poll(
+        async () =>
+          (await context.cookies()).filter(
+            (c) => c.domain === TEST_COOKIE_DOMAIN && c.name.startsWith('_'),
+          ).length,
+      )
+      .toBe(3);
+
+    const [consent] = await cookie(context, 'Vigil_COOKIE_CONSENT');
+    expect(consent).toMatchObject({
+      value: '1',
+      domain: TEST_COOKIE_DOMAIN,
+      secure: true,
+      sameSite: 'Strict',
+      path: '/',
+    });
+    expectLifetime(consent, 365);
+    const [campaign] = await cookie(context, 'Vigil_CAMPAIGN');
+    expect(campaign).toMatchObject({
+      value: 'autumn',
+      domain: TEST_COOKIE_DOMAIN,
+      secure: true,
+      sameSite: 'Strict',
+      path: '/',
+    });
+    expectLifetime(campaign, 30);
+
+    await settingsLink(page).click();
+    await page.getByTestId('consent-reject').click();
+    const left = (await context.cookies())
+      .map((c) => `${c.name}@${c.domain}`)
+      .sort();
+    expect(left).toEqual([
+      `Vigil_CAMPAIGN@${TEST_COOKIE_DOMAIN}`,
+      `Vigil_COOKIE_CONSENT@${TEST_COOKIE_DOMAIN}`,
+    ]);
+    await context.close();
+  });
+
+  it('without TRACKING_TAG_URL, choices are stored and nothing loads', async () => {
+    const untagged = await startTestServer({ build: 'untagged' });
+    try {
+      const { context, page, tagRequests } = await openSignUpPage(
+        browser,
+        untagged.origin,
+        {
+          query: '?utm_source=google',
+        },
+      );
+      await page.getByTestId('consent-accept').click();
+      await settingsLink(page).waitFor();
+      await quietly(page);
+      const [consent] = await cookie(context, 'Vigil_COOKIE_CONSENT');
+      expect(consent?.value).toBe('1');
+      expect(tagRequests()).toBe(0);
+      await expect(page.locator('script[data-testid]').count()).resolves.toBe(
+        0,
+      );
+      await context.close();
+    } finally {
+      await untagged.close();
+    }
+  });
+});
+
+describe('the settings link and the dialog', () => {
+  it('reopens the modal with the current choice; closing keeps it', async () => {
+    const { context, page, tagRequests } = await openSignUpPage(
+      browser,
+      server.origin,
+      {
+        storedConsent: '1',
+      },
+    );
+    await settingsLink(page).click();
+    await modal(page).waitFor();
+    await expect(modal(page).textContent()).resolves.toContain(
+      'You have accepted marketing cookies.',
+    );
+    await page
+      .getByRole('button', { name: 'Close and keep my choice' })
+      .click();
+    await expect(modal(page).count()).resolves.toBe(0);
+    const [consent] = await cookie(context, 'Vigil_COOKIE_CONSENT');
+    expect(consent?.value).toBe('1');
+    expect(tagRequests()).toBe(1);
+    await expect(page.locator(TAG).count()).resolves.toBe(1);
+    await context.close();
+  });
+
+  it('is a labelled modal dialog that takes focus, traps Tab, closes on Escape and gives focus back', async () => {
+    const { context, page } = await openSignUpPage(browser, server.origin, {
+      storedConsent: '0',
+    });
+    await settingsLink(page).focus();
+    await page.keyboard.press('Enter');
+    await modal(page).waitFor();
+    await expect(modal(page).getAttribute('aria-modal')).resolves.toBe('true');
+    await expect(
+      page.getByRole('dialog', { name: 'Marketing cookies on Vigil' }).count(),
+    ).resolves.toBe(1);
+    const focused = () =>
+      page.evaluate(
+        () =>
+          document.activeElement?.getAttribute('data-testid') ??
+          document.activeElement?.textContent,
+      );
+    await expect(focused()).resolves.toBe('consent-modal');
+    const seen = [];
+    for (let i = 0; i < 4; i += 1) {
+      await page.keyboard.press('Tab');
+      seen.push(await focused());
+    }
+    expect(seen).toEqual([
+      'consent-accept',
+      'consent-reject',
+      'Close and keep my choice',
+      'consent-accept',
+    ]);
+    await page.keyboard.press('Shift+Tab');
+    await expect(focused()).resolves.toBe('Close and keep my choice');
+    // The page behind cannot be reached.
+    await expect(
+      page.locator('.page').getAttribute('inert'),
+    ).resolves.not.toBeNull();
+    await page.keyboard.press('Escape');
+    await expect(modal(page).count()).resolves.toBe(0);
+    await expect(focused()).resolves.toBe('consent-settings');
+    const [consent] = await cookie(context, 'Vigil_COOKIE_CONSENT');
+    expect(consent?.value).toBe('0');
+    await context.close();
+  });
+});
+
+describe('the campaign cookie', () => {
+  it('is written on load (30 days), last touch wins, and the sign-up carries it', async () => {
+    const first = await openSignUpPage(browser, server.origin, {
+      query: '?utm_campaign=spring',
+    });
+    const [spring] = await cookie(first.context, 'Vigil_CAMPAIGN');
+    expect(spring).toMatchObject({
+      value: 'spring',
+      sameSite: 'Strict',
+      path: '/',
+      domain: 'localhost',
+      secure: false,
+    });
+    expectLifetime(spring, 30);
+
+    const page = first.page;
+    await page.goto(`${server.origin}/signup?utm_campaign=summer%20sale`);
+    await page.getByTestId('fake-captcha').waitFor();
+    await page.goto(`${server.origin}/signup?utm_source=newsletter`);
+    await page.getByTestId('fake-captcha').waitFor();
+    const [summer] = await cookie(first.context, 'Vigil_CAMPAIGN');
+    expect(summer?.value).toBe('summer%20sale');
+
+    await fillSignUpForm(page, validEntry());
+    await submitButton(page).click();
+    await page.waitForURL(`${server.origin}/`);
+    const sent = new URLSearchParams(
+      first.signUpRequests.at(-1)?.postData() ?? '',
+    );
+    expect(sent.get('utm_campaign')).toBe('summer sale');
+    await first.context.close();
+  });
+});

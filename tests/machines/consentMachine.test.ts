@@ -1,0 +1,206 @@
+import { describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
+import {
+  consentMachine,
+  type ConsentChoice,
+  type ConsentInput,
+  type StoredChoice,
+} from '../../machines/consentMachine';
+
+/** The real machine with its effects recorded, in order. */
+function startConsent(input: ConsentInput) {
+  const effects: string[] = [];
+  const actor = createActor(
+    consentMachine.provide({
+      actions: {
+        storeChoice: (_, choice: StoredChoice) => {
+          effects.push(`store ${choice}`);
+        },
+        loadTag: () => {
+          effects.push('load tag');
+        },
+        removeTag: () => {
+          effects.push('remove tag');
+        },
+        deleteTagCookies: () => {
+          effects.push('delete tag cookies');
+        },
+      },
+    }),
+    { input },
+  ).start();
+  const view = () => {
+    const snapshot = actor.getSnapshot();
+    return {
+      choice: (['accepted', 'rejected', 'unset'] as const).find((choice) =>
+        snapshot.matches(choice),
+      ),
+      open: snapshot.hasTag('modal'),
+      settingsLink: snapshot.can({ type: 'settings.open' }),
+    };
+  };
+  return { actor, effects, view };
+}
+
+describe('consentMachine: where a visitor starts (spec section 4)', () => {
+  it.each([
+    ['google', true],
+    ['microsoft', true],
+    ['Google', true],
+    ['newsletter', false],
+    ['bing', false],
+    [undefined, false],
+  ])('no stored choice, utm_source %s: modal open %s', (utmSource, open) => {
+    const { view, effects } = startConsent({
+      storedChoice: 'unset',
+      utmSource,
+    });
+    expect(view()).toEqual({ choice: 'unset', open, settingsLink: false });
+    expect(effects).toEqual([]);
+  });
+
+  it.each([
+    ['accepted', ['load tag']],
+    ['rejected', ['remove tag', 'delete tag cookies']],
+  ] as const)(
+    'a stored %s choice applies itself and keeps the modal closed, even from google',
+    (storedChoice, entryEffects) => {
+      const { view, effects } = startConsent({
+        storedChoice,
+        utmSource: 'google',
+      });
+      expect(view()).toEqual({
+        choice: storedChoice,
+        open: false,
+        settingsLink: true,
+      });
+      expect(effects).toEqual(entryEffects);
+    },
+  );
+});
+
+describe('consentMachine: choosing', () => {
+  it('accept stores 1, loads the tag once, closes the modal', () => {
+    const { actor, view, effects } = startConsent({
+      storedChoice: 'unset',
+      utmSource: 'google',
+    });
+    actor.send({ type: 'consent.accept' });
+    expect(view()).toEqual({
+      choice: 'accepted',
+      open: false,
+      settingsLink: true,
+    });
+    expect(effects).toEqual(['store accepted', 'load tag']);
+  });
+
+  it('reject stores 0, removes the tag, closes the modal', () => {
+    const { actor, view, effects } = startConsent({
+      storedChoice: 'unset',
+      utmSource: 'microsoft',
+    });
+    actor.send({ type: 'consent.reject' });
+    expect(view()).toEqual({
+      choice: 'rejected',
+      open: false,
+      settingsLink: true,
+    });
+    expect(effects).toEqual([
+      'store rejected',
+      'remove tag',
+      'delete tag cookies',
+    ]);
+  });
+
+  it('closing without a choice keeps it unset and loads nothing', () => {
+    const { actor, view, effects } = startConsent({
+      storedChoice: 'unset',
+      utmSource: 'google',
+    });
+    actor.send({ type: 'modal.close' });
+    expect(view()).toEqual({
+      choice: 'unset',
+      open: false,
+      settingsLink: false,
+    });
+    expect(effects).toEqual([]);
+  });
+
+  it('with the modal closed, accept and reject are not events it takes', () => {
+    const { actor, view, effects } = startConsent({
+      storedChoice: 'unset',
+      utmSource: undefined,
+    });
+    actor.send({ type: 'consent.accept' });
+    actor.send({ type: 'consent.reject' });
+    actor.send({ type: 'settings.open' });
+    expect(view()).toEqual({
+      choice: 'unset',
+      open: false,
+      settingsLink: false,
+    });
+    expect(effects).toEqual([]);
+  });
+});
+
+describe('consentMachine: the settings link reopens the modal', () => {
+  it.each(['accepted', 'rejected'] as const)(
+    'closing it keeps the %s choice',
+    (storedChoice) => {
+      const { actor, view, effects } = startConsent({
+        storedChoice,
+        utmSource: undefined,
+      });
+      const onStart = [...effects];
+      actor.send({ type: 'settings.open' });
+      expect(view()).toEqual({
+        choice: storedChoice,
+        open: true,
+        settingsLink: false,
+      });
+      actor.send({ type: 'modal.close' });
+      expect(view()).toEqual({
+        choice: storedChoice,
+        open: false,
+        settingsLink: true,
+      });
+      // Opening and closing the settings stores nothing and reruns nothing.
+      expect(effects).toEqual(onStart);
+    },
+  );
+
+  it.each([
+    [
+      'accepted',
+      'consent.reject',
+      'rejected',
+      ['load tag', 'store rejected', 'remove tag', 'delete tag cookies'],
+    ],
+    [
+      'rejected',
+      'consent.accept',
+      'accepted',
+      ['remove tag', 'delete tag cookies', 'store accepted', 'load tag'],
+    ],
+    ['accepted', 'consent.accept', 'accepted', ['load tag', 'store accepted']],
+    [
+      'rejected',
+      'consent.reject',
+      'rejected',
+      ['remove tag', 'delete tag cookies', 'store rejected'],
+    ],
+  ] as const)(
+    '%s, then %s: %s',
+    (storedChoice, type, choice: ConsentChoice, expected) => {
+      const { actor, view, effects } = startConsent({
+        storedChoice,
+        utmSource: undefined,
+      });
+      actor.send({ type: 'settings.open' });
+      actor.send({ type });
+      expect(view()).toEqual({ choice, open: false, settingsLink: true });
+      // Confirming the same choice stores it again but never re-runs the tag.
+      expect(effects).toEqual(expected);
+    },
+  );
+});
