@@ -1,6 +1,7 @@
 import { useActorRef, useSelector } from '@xstate/react';
 import { useEffect, useRef } from 'react';
 import ReCAPTCHA from 'react-google-recaptcha';
+import type { InspectionEvent } from 'xstate';
 import type {
   Failure,
   SignUpInput,
@@ -13,6 +14,8 @@ export interface SignUpFormProps {
   /** The sign-up machine with the page's effects provided (src/main.tsx). */
   machine: typeof signUpMachine;
   input: SignUpInput;
+  /** Receives the actor's inspection events (Stately's inspector, tests). */
+  inspect?: (event: InspectionEvent) => void;
   productName: string;
   recaptchaSiteKey: string;
 }
@@ -25,11 +28,12 @@ export interface SignUpFormProps {
 export function SignUpForm({
   machine,
   input,
+  inspect,
   productName,
   recaptchaSiteKey,
 }: SignUpFormProps) {
   const captchaRef = useRef<ReCAPTCHA>(null);
-  const actorRef = useActorRef(machine, { input });
+  const actorRef = useActorRef(machine, { input, inspect });
   useEffect(() => {
     const subscription = actorRef.on('captcha.reset', () =>
       captchaRef.current?.reset(),

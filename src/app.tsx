@@ -1,0 +1,121 @@
+/**
+ * Wires the page together: reads the address, remembers the campaign,
+ * starts the consent actor, and provides the sign-up machine with the real
+ * effects (HTTP client, cookies, navigation, the tracking tag). The entry
+ * point (`src/main.tsx`) calls it with the browser's globals; the UI-level
+ * model-based tests call it with jsdom's and a fake network.
+ */
+import type { ReactElement } from 'react';
+import { createActor, fromPromise, type InspectionEvent } from 'xstate';
+import { consentMachine, type StoredChoice } from '../machines/consentMachine';
+import {
+  signUpMachine,
+  type Session,
+  type SignUpRequest,
+} from '../machines/signUpMachine';
+import type { AppConfig } from './config';
+import { createCookieJar } from './cookies';
+import { readAddressParameters } from './prefill';
+import { createSignUpClient } from './signUpClient';
+import { loadTrackingTag, removeTrackingTag } from './trackingTag';
+import { SignUpPage } from './views/SignUpPage';
+import type { ConsentActor } from './views/ConsentDialog';
+
+export interface AppEnvironment {
+  config: AppConfig;
+  /** The page's `location.search` and `location.hostname`. */
+  search: string;
+  hostname: string;
+  document: Document;
+  /** Rewrites the address bar (`history.replaceState`). */
+  replaceAddress: (path: string) => void;
+  /** A full navigation (`location.assign`). */
+  navigate: (path: string) => void;
+  /** The network; default the global `fetch`. */
+  fetch?: typeof fetch;
+  /** Receives the inspection events of both actors (Stately's inspector, tests). */
+  inspect?: (event: InspectionEvent) => void;
+}
+
+export interface SignUpApp {
+  element: ReactElement;
+  consent: ConsentActor;
+}
+
+/**
+ * @returns the page's element (render it inside StrictMode) and the running
+ *   consent actor
+ */
+export function startSignUpApp(env: AppEnvironment): SignUpApp {
+  const { config } = env;
+  const address = readAddressParameters(env.search);
+  // Spec section 2: once read, the parameters leave the address bar.
+  env.replaceAddress('/signup');
+
+  const cookies = createCookieJar({
+    productName: config.productName,
+    cookieDomain: config.cookieDomain,
+    hostname: env.hostname,
+  });
+  // DECISIONS.md: the address's campaign is written on load (last touch
+  // wins); the payload carries the cookie's value, or the address's where
+  // cookies are blocked.
+  if (address.utmCampaign) cookies.writeCampaign(address.utmCampaign);
+  const utmCampaign = cookies.readCampaign() ?? address.utmCampaign;
+
+  // Started here, once, rather than in a React effect: under StrictMode an
+  // effect runs twice, and the tag must load once.
+  const consent = createActor(
+    consentMachine.provide({
+      actions: {
+        storeChoice: (_, choice: StoredChoice) => cookies.writeConsent(choice),
+        loadTag: () => {
+          if (config.trackingTagUrl) {
+            loadTrackingTag(env.document, config.trackingTagUrl);
+          }
+        },
+        removeTag: () => removeTrackingTag(env.document),
+        deleteTagCookies: () => cookies.deleteTrackerCookies(),
+      },
+    }),
+    {
+      input: {
+        storedChoice: cookies.readConsent(),
+        utmSource: address.utmSource,
+      },
+      inspect: env.inspect,
+    },
+  ).start();
+
+  const submit = createSignUpClient({
+    apiOrigin: config.apiOrigin,
+    fetch: env.fetch,
+  });
+  const machine = signUpMachine.provide({
+    actors: {
+      submitSignUp: fromPromise<Session, SignUpRequest>(({ input }) =>
+        submit(input),
+      ),
+    },
+    actions: {
+      setLoginCookies: (_, session: Session) =>
+        cookies.setLoginCookies(session),
+      // DECISIONS.md: `/` is the product's app, outside this page.
+      navigateHome: () => env.navigate('/'),
+    },
+  });
+
+  return {
+    consent,
+    element: (
+      <SignUpPage
+        machine={machine}
+        input={{ values: address.values, utmCampaign }}
+        inspect={env.inspect}
+        consent={consent}
+        productName={config.productName}
+        recaptchaSiteKey={config.recaptchaSiteKey}
+      />
+    ),
+  };
+}
