@@ -15,6 +15,7 @@ export default defineConfig({
             'tests/unit/**/*.test.{ts,tsx}',
             'tests/machines/**/*.test.{ts,tsx}',
             'tests/views/**/*.test.{ts,tsx}',
+            'tests/model/**/*.test.{ts,tsx}',
           ],
           setupFiles: ['tests/support/setupDom.ts'],
         },

@@ -1,0 +1,209 @@
+/**
+ * Model-based tests, machine level: paths generated from the real machines
+ * (tests/support/model/planner.ts) run on a live actor of each machine with
+ * its effects recorded; after every step the actor's state and context must
+ * equal what the machine definition computes, and the effects must be the
+ * spec's. Every transition the machines define must be walked.
+ */
+import { describe, expect, it } from 'vitest';
+import { createActor, fromPromise, type AnyMachineSnapshot } from 'xstate';
+import {
+  consentMachine,
+  type ConsentInput,
+  type StoredChoice,
+} from '../../machines/consentMachine';
+import {
+  signUpMachine,
+  type Session,
+  type SignUpRequest,
+} from '../../machines/signUpMachine';
+import { deferred, type Deferred } from '../support/signUpHarness';
+import {
+  consentModel,
+  describeConsentInput,
+} from '../support/model/consentModel';
+import { describePath, modelSnapshots } from '../support/model/modelRun';
+import { planPaths } from '../support/model/planner';
+import {
+  MODEL_SESSION,
+  signUpModel,
+  type SignUpModelEvent,
+} from '../support/model/signUpModel';
+import {
+  coverage,
+  definedTransitions,
+  recordTransitions,
+} from '../support/model/transitions';
+
+function expectCoverage(
+  name: string,
+  machine: typeof signUpMachine | typeof consentMachine,
+  walked: string[],
+  paths: number,
+) {
+  const result = coverage(definedTransitions(machine), walked);
+  console.log(
+    `${name}: walked ${result.walked} of ${result.total} transitions in ${paths} paths (machine level)`,
+  );
+  expect(result.missing).toEqual([]);
+}
+
+const stateOf = (snapshot: AnyMachineSnapshot) => ({
+  value: snapshot.value,
+  context: snapshot.context,
+});
+
+describe('signUpMachine, machine level', () => {
+  const paths = planPaths(signUpModel);
+  const walked: string[] = [];
+
+  for (const path of paths) {
+    it(describePath(signUpModel, path), async () => {
+      const { record, inspect } = recordTransitions(signUpMachine.id);
+      const requests: Deferred<Session>[] = [];
+      const sentRequests: SignUpRequest[] = [];
+      const cookies: Session[] = [];
+      let navigations = 0;
+      let captchaResets = 0;
+      const actor = createActor(
+        signUpMachine.provide({
+          actors: {
+            submitSignUp: fromPromise<Session, SignUpRequest>(({ input }) => {
+              const answer = deferred<Session>();
+              requests.push(answer);
+              sentRequests.push(input);
+              return answer.promise;
+            }),
+          },
+          actions: {
+            setLoginCookies: (_, session: Session) => {
+              cookies.push(session);
+            },
+            navigateHome: () => {
+              navigations += 1;
+            },
+          },
+        }),
+        { input: path.input, inspect },
+      );
+      actor.on('captcha.reset', () => {
+        captchaResets += 1;
+      });
+      actor.start();
+      const model = modelSnapshots(signUpModel, path);
+      expect(stateOf(actor.getSnapshot())).toEqual(stateOf(model.initial));
+
+      let outcomes = 0;
+      for (const [index, step] of (
+        path.events as SignUpModelEvent[]
+      ).entries()) {
+        const before = sentRequests.length;
+        if (step.type === 'xstate.done.actor.submitSignUp') {
+          requests.shift()?.resolve(step.output);
+          outcomes += 1;
+        } else if (step.type === 'xstate.error.actor.submitSignUp') {
+          requests.shift()?.reject(step.error);
+          outcomes += 1;
+        } else {
+          actor.send(step);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        const expected = model.after[index];
+        if (!expected) throw new Error('the model has no snapshot for a step');
+        const snapshot = actor.getSnapshot();
+        expect(stateOf(snapshot)).toEqual(stateOf(expected));
+
+        // Spec section 4: one request per submit that passes validation,
+        // none while a client-side error exists.
+        expect(sentRequests.length - before).toBe(
+          step.type === 'submit' && expected.matches('submitting') ? 1 : 0,
+        );
+        // Inputs locked exactly while the request runs.
+        expect(snapshot.hasTag('busy')).toBe(expected.matches('submitting'));
+        // The captcha is reset whatever the outcome.
+        expect(captchaResets).toBe(outcomes);
+        // Success: login cookies from the token and sid, then `/`.
+        const succeeded = expected.matches('success');
+        expect(cookies).toEqual(succeeded ? [MODEL_SESSION] : []);
+        expect(navigations).toBe(succeeded ? 1 : 0);
+      }
+      walked.push(...record.transitions);
+    });
+  }
+
+  it('walks every transition the machine defines', () => {
+    expectCoverage('signUpMachine', signUpMachine, walked, paths.length);
+  });
+});
+
+describe('consentMachine, machine level', () => {
+  const paths = planPaths(consentModel);
+  const walked: string[] = [];
+
+  for (const path of paths) {
+    it(describePath(consentModel, path, describeConsentInput), () => {
+      const { record, inspect } = recordTransitions(consentMachine.id);
+      const input: ConsentInput = path.input;
+      let cookie: string | null =
+        input.storedChoice === 'accepted'
+          ? '1'
+          : input.storedChoice === 'rejected'
+            ? '0'
+            : null;
+      let tagLoaded = false;
+      let tagLoads = 0;
+      let cookieDeletions = 0;
+      const actor = createActor(
+        consentMachine.provide({
+          actions: {
+            storeChoice: (_, choice: StoredChoice) => {
+              cookie = choice === 'accepted' ? '1' : '0';
+            },
+            loadTag: () => {
+              tagLoads += tagLoaded ? 0 : 1;
+              tagLoaded = true;
+            },
+            removeTag: () => {
+              tagLoaded = false;
+            },
+            deleteTagCookies: () => {
+              cookieDeletions += 1;
+            },
+          },
+        }),
+        { input, inspect },
+      ).start();
+      const model = modelSnapshots(consentModel, path);
+      const snapshots = [model.initial, ...model.after];
+      const check = (expected: AnyMachineSnapshot) => {
+        const snapshot = actor.getSnapshot();
+        expect(stateOf(snapshot)).toEqual(stateOf(expected));
+        const accepted = expected.matches('accepted');
+        const rejected = expected.matches('rejected');
+        // Spec section 4: accept → cookie 1 and the tag; reject → cookie 0,
+        // no tag, and its cookies deleted.
+        expect(tagLoaded).toBe(accepted);
+        if (accepted) expect(cookie).toBe('1');
+        if (rejected) {
+          expect(cookie).toBe('0');
+          expect(cookieDeletions).toBeGreaterThan(0);
+        }
+        expect(snapshot.hasTag('modal')).toBe(expected.hasTag('modal'));
+      };
+      check(snapshots[0] as AnyMachineSnapshot);
+      path.events.forEach((event, index) => {
+        actor.send(event as Parameters<typeof actor.send>[0]);
+        check(snapshots[index + 1] as AnyMachineSnapshot);
+      });
+      // Never twice for one acceptance, whatever the path.
+      expect(tagLoads).toBeLessThanOrEqual(
+        path.events.filter((e) => e.type === 'consent.accept').length + 1,
+      );
+      walked.push(...record.transitions);
+    });
+  }
+
+  it('walks every transition the machine defines', () => {
+    expectCoverage('consentMachine', consentMachine, walked, paths.length);
+  });
+});

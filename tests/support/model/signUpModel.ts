@@ -1,0 +1,114 @@
+/**
+ * The sign-up machine's test model: the event cases that cover the spec's
+ * branches (sections 4, 5, 8) and the abstraction the traversal uses.
+ */
+import { fromPromise, type AnyMachineSnapshot, type EventObject } from 'xstate';
+import {
+  SignUpRejection,
+  signUpMachine,
+  type Failure,
+  type Session,
+  type SignUpContext,
+  type SignUpEvent,
+  type SignUpInput,
+  type SignUpRequest,
+} from '../../../machines/signUpMachine';
+import { validateSignUp } from '../../../src/validation';
+import type { ModelSpec } from './planner';
+
+/** What the invoked `submitSignUp` actor reports to the machine. */
+export type SubmitOutcome =
+  | { type: 'xstate.done.actor.submitSignUp'; output: Session }
+  | { type: 'xstate.error.actor.submitSignUp'; error: SignUpRejection };
+
+export type SignUpModelEvent = SignUpEvent | SubmitOutcome;
+
+export const MODEL_SESSION: Session = {
+  token: 'model-token-4f9c',
+  sid: 'model-sid-81d2',
+};
+
+/** The failures a server reply can produce (spec section 8, CONTRACT.md). */
+export const MODEL_FAILURES: Failure[] = [
+  { kind: 'rateLimited' },
+  { kind: 'invalidName' },
+  { kind: 'general', reason: 'refused' },
+  { kind: 'general', reason: 'malformed' },
+  { kind: 'general', reason: 'network' },
+  { kind: 'general', reason: 'timeout' },
+];
+
+export const signUpCases: SignUpModelEvent[] = [
+  { type: 'field.change', field: 'name', value: 'Ada Lovelace' },
+  { type: 'field.change', field: 'name', value: '' },
+  { type: 'field.change', field: 'email', value: 'ada@example.com' },
+  { type: 'field.change', field: 'email', value: 'ada@' },
+  { type: 'field.change', field: 'url', value: 'example.com' },
+  { type: 'field.change', field: 'url', value: 'localhost:3000' },
+  { type: 'checkbox.change', field: 'tos', checked: true },
+  { type: 'checkbox.change', field: 'tos', checked: false },
+  { type: 'checkbox.change', field: 'newsletter', checked: true },
+  { type: 'captcha.solve', token: 'fake-captcha-token' },
+  { type: 'captcha.expire' },
+  { type: 'submit' },
+  { type: 'xstate.done.actor.submitSignUp', output: MODEL_SESSION },
+  ...MODEL_FAILURES.map((failure): SubmitOutcome => ({
+    type: 'xstate.error.actor.submitSignUp',
+    error: new SignUpRejection(failure),
+  })),
+];
+
+/** e.g. `name: Ada Lovelace`, `tos ticked`, `reply: rateLimited`. */
+export function signUpCaseName(event: EventObject): string {
+  const e = event as SignUpModelEvent;
+  switch (e.type) {
+    case 'field.change':
+      return `${e.field}: ${e.value || '(empty)'}`;
+    case 'checkbox.change':
+      return `${e.field} ${e.checked ? 'ticked' : 'unticked'}`;
+    case 'captcha.solve':
+      return 'captcha solved';
+    case 'captcha.expire':
+      return 'captcha expired';
+    case 'submit':
+      return 'submit';
+    case 'xstate.done.actor.submitSignUp':
+      return 'reply: success';
+    case 'xstate.error.actor.submitSignUp': {
+      const { failure } = e.error;
+      return `reply: ${failure.kind === 'general' ? `general (${failure.reason})` : failure.kind}`;
+    }
+  }
+}
+
+/**
+ * Snapshots that look the same to the visitor and lead to the same
+ * behaviour count as one state: the state, the failure's kind, which
+ * errors show, and which rules the form breaks.
+ */
+export function abstractSignUp(snapshot: AnyMachineSnapshot): string {
+  const context = snapshot.context as SignUpContext;
+  return JSON.stringify([
+    snapshot.value,
+    context.failure?.kind ?? null,
+    Object.keys(context.errors).sort(),
+    Object.keys(
+      validateSignUp({ ...context.values, captchaToken: context.captchaToken }),
+    ).sort(),
+  ]);
+}
+
+export const signUpModel: ModelSpec<SignUpInput> = {
+  machine: signUpMachine,
+  replayLogic: signUpMachine.provide({
+    actors: {
+      submitSignUp: fromPromise<Session, SignUpRequest>(
+        () => new Promise<never>(() => {}),
+      ),
+    },
+  }),
+  inputs: [{}],
+  cases: signUpCases,
+  abstract: abstractSignUp,
+  caseName: signUpCaseName,
+};

@@ -1,0 +1,153 @@
+/**
+ * What the visitor sees, as plain data, so that the UI level (jsdom) and the
+ * browser level (Chromium) compare the page against the model the same way:
+ * `read…View()` reads the page through the hooks of CONTRACT.md, and
+ * `expected…View(snapshot)` says what the model's state must look like.
+ *
+ * The readers run inside the page too (Playwright's `page.evaluate`), so
+ * they are self-contained: no imports, no helpers from outside.
+ */
+import type { AnyMachineSnapshot } from 'xstate';
+import type { SignUpContext } from '../../../machines/signUpMachine';
+
+export interface SignUpView {
+  values: {
+    name: string;
+    email: string;
+    url: string;
+    newsletter: boolean;
+    tos: boolean;
+  };
+  /** Field → the error's text, without its visually hidden "Error:" prefix. */
+  errors: Record<string, string>;
+  /** The captcha notice's text, or null when not shown. */
+  captchaNotice: string | null;
+  general: boolean;
+  rateLimit: boolean;
+  /** Whether each of name, email, url, newsletter, tos and submit is disabled. */
+  disabled: boolean[];
+  /** Whether the captcha widget is ticked (it holds an unspent token). */
+  captchaTicked: boolean;
+}
+
+export function readSignUpView(): SignUpView {
+  const input = (name: string) =>
+    document.querySelector<HTMLInputElement>(
+      `#signup-form input[name="${name}"]`,
+    );
+  const text = (element: Element | null) =>
+    element?.textContent?.replace(/^Error:\s*/, '').trim() ?? null;
+  const shown = (selector: string) => {
+    const element = document.querySelector<HTMLElement>(selector);
+    return element !== null && !element.hidden;
+  };
+  const errors: Record<string, string> = {};
+  for (const field of ['name', 'email', 'url', 'tos']) {
+    const message = text(document.getElementById(`${field}-error`));
+    if (message !== null) {
+      errors[field] = message;
+      // A shown error is announced with its field (CONTRACT.md).
+      const describedBy = input(field)?.getAttribute('aria-describedby') ?? '';
+      if (!describedBy.split(' ').includes(`${field}-error`)) {
+        errors[field] = `${message} (not in aria-describedby)`;
+      }
+    }
+  }
+  const captcha = document.querySelector<HTMLInputElement>(
+    '[data-testid="fake-captcha"]',
+  );
+  return {
+    values: {
+      name: input('name')?.value ?? '',
+      email: input('email')?.value ?? '',
+      url: input('url')?.value ?? '',
+      newsletter: input('newsletter')?.checked ?? false,
+      tos: input('tos')?.checked ?? false,
+    },
+    errors,
+    captchaNotice: text(
+      document.querySelector('[data-testid="notice-captcha"]'),
+    ),
+    general: shown('[data-testid="error-general"]'),
+    rateLimit: shown('[data-testid="error-rate-limit"]'),
+    disabled: [
+      ...['name', 'email', 'url', 'newsletter', 'tos'].map(
+        (name) => input(name)?.disabled ?? false,
+      ),
+      document.querySelector<HTMLButtonElement>(
+        '#signup-form button[type="submit"]',
+      )?.disabled ?? false,
+    ],
+    captchaTicked: captcha?.checked ?? false,
+  };
+}
+
+/** The view the model's snapshot calls for (spec sections 4 and 8). */
+export function expectedSignUpView(snapshot: AnyMachineSnapshot): SignUpView {
+  const context = snapshot.context as SignUpContext;
+  const { captcha, ...fieldErrors } = context.errors;
+  const locked = snapshot.hasTag('busy');
+  return {
+    values: { ...context.values },
+    errors: { ...fieldErrors },
+    captchaNotice: captcha ?? null,
+    general: context.failure?.kind === 'general',
+    rateLimit: context.failure?.kind === 'rateLimited',
+    disabled: Array<boolean>(6).fill(locked),
+    captchaTicked: context.captchaToken !== null,
+  };
+}
+
+export interface ConsentView {
+  modal: boolean;
+  /** The modal's "You have … marketing cookies." line, when shown. */
+  currentChoice: string | null;
+  settingsLink: boolean;
+  tag: boolean;
+  /** The `Vigil_COOKIE_CONSENT` cookie's value, or null. */
+  cookie: string | null;
+}
+
+export function readConsentView(): ConsentView {
+  const modal = document.querySelector(
+    '[role="dialog"][data-testid="consent-modal"]',
+  );
+  const cookie = document.cookie
+    .split('; ')
+    .find((pair) => pair.startsWith('Vigil_COOKIE_CONSENT='));
+  return {
+    modal: modal !== null,
+    currentChoice:
+      modal?.querySelector('.consent__current')?.textContent?.trim() ?? null,
+    settingsLink:
+      document.querySelector('[data-testid="consent-settings"]') !== null,
+    tag: document.querySelector('script[data-testid="tracking-tag"]') !== null,
+    cookie: cookie ? cookie.slice('Vigil_COOKIE_CONSENT='.length) : null,
+  };
+}
+
+/**
+ * @param storedCookie the consent cookie the visit started with
+ */
+export function expectedConsentView(
+  snapshot: AnyMachineSnapshot,
+  storedCookie: string | null,
+): ConsentView {
+  const choice = snapshot.matches('accepted')
+    ? 'accepted'
+    : snapshot.matches('rejected')
+      ? 'rejected'
+      : 'unset';
+  const modal = snapshot.hasTag('modal');
+  return {
+    modal,
+    currentChoice:
+      modal && choice !== 'unset'
+        ? `You have ${choice} marketing cookies.`
+        : null,
+    settingsLink: choice !== 'unset',
+    tag: choice === 'accepted',
+    cookie:
+      choice === 'accepted' ? '1' : choice === 'rejected' ? '0' : storedCookie,
+  };
+}
