@@ -19,7 +19,8 @@ export function fakeRecaptchaScript(onload: string): string {
   const state = { resets: 0, renders: 0, tokens: [] };
   window.__fakeCaptcha = {
     state,
-    expire(id = 0) {
+    // The newest widget by default: a page (or a test file) may render more.
+    expire(id = widgets.length - 1) {
       const widget = widgets[id];
       widget.box.checked = false;
       widget.token = '';

@@ -1,0 +1,275 @@
+/**
+ * Model-based tests, UI level: the same planned paths drive the real page
+ * (src/app.tsx, React in jsdom). Events become what a visitor does (typing,
+ * ticking, the fake captcha, Escape) or what the network answers (a fake
+ * `fetch`); after every step the page must show what the model's state
+ * calls for (tests/support/model/views.ts). Transitions are read from the
+ * page's own actors through their inspection events.
+ */
+import { act, render, screen, waitFor } from '@testing-library/react';
+import userEvent, { type UserEvent } from '@testing-library/user-event';
+import Cookies from 'js-cookie';
+import { StrictMode } from 'react';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { InspectionEvent } from 'xstate';
+import { consentMachine } from '../../machines/consentMachine';
+import { signUpMachine } from '../../machines/signUpMachine';
+import { startSignUpApp } from '../../src/app';
+import { readConfig } from '../../src/config';
+import { removeTrackingTag } from '../../src/trackingTag';
+import { fakeRecaptchaScript } from '../support/fakeRecaptcha';
+import {
+  consentModel,
+  describeConsentInput,
+} from '../support/model/consentModel';
+import { describePath, modelSnapshots } from '../support/model/modelRun';
+import { planPaths, type PlannedPath } from '../support/model/planner';
+import { heldNetwork, replyFor } from '../support/model/serverReplies';
+import {
+  MODEL_SESSION,
+  signUpModel,
+  type SignUpModelEvent,
+} from '../support/model/signUpModel';
+import {
+  coverage,
+  definedTransitions,
+  recordTransitions,
+} from '../support/model/transitions';
+import {
+  expectedConsentView,
+  expectedSignUpView,
+  readConsentView,
+  readSignUpView,
+} from '../support/model/views';
+
+const config = readConfig({ TRACKING_TAG_URL: 'https://tags.example/tag.js' });
+
+afterEach(() => {
+  for (const name of Object.keys(Cookies.get())) {
+    Cookies.remove(name, { path: '/' });
+  }
+  removeTrackingTag(document);
+});
+
+/** Renders the page as src/main.tsx does, with jsdom and a held network. */
+async function renderPage(search: string) {
+  const signUp = recordTransitions(signUpMachine.id);
+  const consent = recordTransitions(consentMachine.id);
+  const network = heldNetwork();
+  const navigations: string[] = [];
+  const addresses: string[] = [];
+  const app = startSignUpApp({
+    config,
+    search,
+    hostname: window.location.hostname,
+    document,
+    replaceAddress: (path) => addresses.push(path),
+    navigate: (path) => navigations.push(path),
+    fetch: network.fetch,
+    inspect: (event: InspectionEvent) => {
+      signUp.inspect(event);
+      consent.inspect(event);
+    },
+  });
+  render(<StrictMode>{app.element}</StrictMode>);
+  await loadFakeCaptcha();
+  return {
+    user: userEvent.setup(),
+    network,
+    navigations,
+    addresses,
+    walked: { signUp: signUp.record, consent: consent.record },
+  };
+}
+
+/**
+ * jsdom does not run react-google-recaptcha's script tag: run the fake of
+ * Google's script in its place, as the browser tests route it.
+ */
+async function loadFakeCaptcha() {
+  if (!('grecaptcha' in window)) {
+    const script = await waitFor(() => {
+      const found = document.querySelector<HTMLScriptElement>(
+        'script[src*="/recaptcha/api.js"]',
+      );
+      if (!found) throw new Error('the captcha script was not requested');
+      return found;
+    });
+    const onload = new URL(script.src).searchParams.get('onload');
+    // As a browser does: run the script, then fire its load event; the
+    // fake calls `onload` on a later task, as Google's script does.
+    new Function(fakeRecaptchaScript(onload ?? 'onloadcallback'))();
+    script.dispatchEvent(new Event('load'));
+  }
+  await screen.findByTestId('fake-captcha');
+}
+
+const LABELS = {
+  name: 'Your name',
+  email: 'Email address',
+  url: 'Website to monitor',
+  newsletter: /product news/,
+  tos: /terms of service/,
+} as const;
+
+async function performSignUp(
+  user: UserEvent,
+  network: ReturnType<typeof heldNetwork>,
+  event: SignUpModelEvent,
+) {
+  switch (event.type) {
+    case 'field.change': {
+      const input = screen.getByRole('textbox', { name: LABELS[event.field] });
+      await user.clear(input);
+      await user.click(input);
+      // Emptying an empty field is no event a page sees: type and erase.
+      if (event.value) await user.paste(event.value);
+      else await user.keyboard('x{Backspace}');
+      return;
+    }
+    case 'checkbox.change': {
+      const box = screen.getByRole<HTMLInputElement>('checkbox', {
+        name: LABELS[event.field],
+      });
+      // Ticking a ticked box (or the reverse) is no event a page sees:
+      // change it and change it back, as a hesitant visitor would.
+      if (box.checked === event.checked) await user.click(box);
+      await user.click(box);
+      return;
+    }
+    case 'captcha.solve': {
+      // Ticking the widget again after a token yields a fresh token.
+      const box = screen.getByTestId<HTMLInputElement>('fake-captcha');
+      if (box.checked) await user.click(box);
+      await user.click(box);
+      return;
+    }
+    case 'captcha.expire':
+      act(() =>
+        (
+          window as unknown as { __fakeCaptcha: { expire: () => void } }
+        ).__fakeCaptcha.expire(),
+      );
+      return;
+    case 'submit': {
+      const form = document.getElementById('signup-form');
+      const button = form?.querySelector('button[type="submit"]');
+      if (!button) throw new Error('no submit button');
+      await user.click(button);
+      return;
+    }
+    case 'xstate.done.actor.submitSignUp':
+    case 'xstate.error.actor.submitSignUp':
+      await act(async () => network.answer(replyFor(event)));
+      return;
+  }
+}
+
+function reportCoverage(
+  name: string,
+  machine: typeof signUpMachine | typeof consentMachine,
+  walked: string[],
+  paths: number,
+) {
+  const result = coverage(definedTransitions(machine), walked);
+  console.log(
+    `${name}: walked ${result.walked} of ${result.total} transitions in ${paths} paths (UI level)`,
+  );
+  expect(result.missing).toEqual([]);
+}
+
+describe('signUpMachine, UI level (React in jsdom)', () => {
+  const paths = planPaths(signUpModel);
+  const walked: string[] = [];
+
+  for (const path of paths) {
+    it(describePath(signUpModel, path), async () => {
+      const page = await renderPage('');
+      const model = modelSnapshots(signUpModel, path);
+      expect(page.addresses).toEqual(['/signup']);
+      expect(readSignUpView()).toEqual(expectedSignUpView(model.initial));
+      for (const [index, event] of (
+        path.events as SignUpModelEvent[]
+      ).entries()) {
+        await performSignUp(page.user, page.network, event);
+        const expected = model.after[index];
+        if (!expected) throw new Error('the model has no snapshot for a step');
+        await waitFor(() =>
+          expect(readSignUpView()).toEqual(expectedSignUpView(expected)),
+        );
+        const succeeded = expected.matches('success');
+        expect(page.navigations).toEqual(succeeded ? ['/'] : []);
+        if (succeeded) {
+          expect(JSON.parse(Cookies.get('VigilLogin') ?? '{}')).toEqual({
+            VigilToken: MODEL_SESSION.token,
+            VigilSID: MODEL_SESSION.sid,
+          });
+        }
+      }
+      walked.push(...page.walked.signUp.transitions);
+    });
+  }
+
+  it('walks every transition the machine defines', () => {
+    reportCoverage('signUpMachine', signUpMachine, walked, paths.length);
+  });
+});
+
+describe('consentMachine, UI level (React in jsdom)', () => {
+  const paths = planPaths(consentModel);
+  const walked: string[] = [];
+
+  const stored = (path: PlannedPath<{ storedChoice: string }>) =>
+    path.input.storedChoice === 'accepted'
+      ? '1'
+      : path.input.storedChoice === 'rejected'
+        ? '0'
+        : null;
+
+  for (const path of paths) {
+    it(describePath(consentModel, path, describeConsentInput), async () => {
+      const storedCookie = stored(path);
+      if (storedCookie !== null) {
+        Cookies.set('Vigil_COOKIE_CONSENT', storedCookie, { path: '/' });
+      }
+      const { utmSource } = path.input;
+      const page = await renderPage(
+        utmSource ? `?utm_source=${utmSource}` : '',
+      );
+      const model = modelSnapshots(consentModel, path);
+      expect(readConsentView()).toEqual(
+        expectedConsentView(model.initial, storedCookie),
+      );
+      for (const [index, event] of path.events.entries()) {
+        switch (event.type) {
+          case 'consent.accept':
+            await page.user.click(screen.getByTestId('consent-accept'));
+            break;
+          case 'consent.reject':
+            await page.user.click(screen.getByTestId('consent-reject'));
+            break;
+          case 'settings.open':
+            await page.user.click(screen.getByTestId('consent-settings'));
+            break;
+          case 'modal.close':
+            await page.user.keyboard('{Escape}');
+            break;
+          default:
+            throw new Error(`no visitor action for ${event.type}`);
+        }
+        const expected = model.after[index];
+        if (!expected) throw new Error('the model has no snapshot for a step');
+        await waitFor(() =>
+          expect(readConsentView()).toEqual(
+            expectedConsentView(expected, storedCookie),
+          ),
+        );
+      }
+      walked.push(...page.walked.consent.transitions);
+    });
+  }
+
+  it('walks every transition the machine defines', () => {
+    reportCoverage('consentMachine', consentMachine, walked, paths.length);
+  });
+});
