@@ -128,7 +128,7 @@ export const signUpMachine = setup({
     events: {} as SignUpEvent,
     input: {} as SignUpInput,
     emitted: {} as SignUpEmitted,
-    tags: 'busy',
+    tags: 'locked',
   },
   actors: {
     // Replaced by the page with the real client (src/signUpClient.ts).
@@ -213,7 +213,7 @@ export const signUpMachine = setup({
       ],
     },
     submitting: {
-      tags: 'busy',
+      tags: 'locked',
       invoke: {
         id: 'submitSignUp',
         src: 'submitSignUp',
@@ -251,7 +251,8 @@ export const signUpMachine = setup({
       // is good for one verification only.
       exit: ['resetCaptcha', 'forgetCaptchaToken'],
     },
-    success: { type: 'final' },
+    // The browser is leaving for `/`: the form stays locked meanwhile.
+    success: { type: 'final', tags: 'locked' },
     failure: {
       on: {
         ...editing,

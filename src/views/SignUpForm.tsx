@@ -43,13 +43,16 @@ export function SignUpForm({
   const values = useSelector(actorRef, (state) => state.context.values);
   const errors = useSelector(actorRef, (state) => state.context.errors);
   const failure = useSelector(actorRef, (state) => state.context.failure);
-  const busy = useSelector(actorRef, (state) => state.hasTag('busy'));
+  const locked = useSelector(actorRef, (state) => state.hasTag('locked'));
+  const submitting = useSelector(actorRef, (state) =>
+    state.matches('submitting'),
+  );
   const done = useSelector(actorRef, (state) => state.status === 'done');
   const textField = (field: TextFieldName) => ({
     name: field,
     value: values[field],
     error: errors[field],
-    disabled: busy,
+    disabled: locked,
     onValueChange: (value: string) =>
       actorRef.send({ type: 'field.change', field, value }),
   });
@@ -59,7 +62,7 @@ export function SignUpForm({
       id="signup-form"
       className="signup-form"
       noValidate
-      aria-busy={busy}
+      aria-busy={submitting}
       onSubmit={(event) => {
         event.preventDefault();
         actorRef.send({ type: 'submit' });
@@ -97,7 +100,7 @@ export function SignUpForm({
           id="newsletter"
           name="newsletter"
           checked={values.newsletter}
-          disabled={busy}
+          disabled={locked}
           onChange={(event) =>
             actorRef.send({
               type: 'checkbox.change',
@@ -125,7 +128,7 @@ export function SignUpForm({
             id="tos"
             name="tos"
             checked={values.tos}
-            disabled={busy}
+            disabled={locked}
             aria-invalid={errors.tos ? true : undefined}
             aria-describedby={errors.tos ? 'tos-error' : undefined}
             onChange={(event) =>
@@ -170,10 +173,10 @@ export function SignUpForm({
         </div>
       </div>
 
-      <button className="button" type="submit" disabled={busy}>
+      <button className="button" type="submit" disabled={locked}>
         {done
           ? 'Account created'
-          : busy
+          : submitting
             ? 'Creating your account…'
             : 'Create account'}
       </button>

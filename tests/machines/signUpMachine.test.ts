@@ -113,7 +113,7 @@ describe('signUpMachine: submitting (spec sections 3, 4)', () => {
     harness.fillValidForm();
     harness.actor.send({ type: 'submit' });
     const locked = harness.actor.getSnapshot();
-    expect(locked.hasTag('busy')).toBe(true);
+    expect(locked.hasTag('locked')).toBe(true);
     harness.actor.send({ type: 'submit' });
     harness.actor.send({ type: 'field.change', field: 'name', value: 'X' });
     expect(harness.requests).toHaveLength(1);
@@ -162,7 +162,7 @@ describe('signUpMachine: failures (spec sections 4, 8)', () => {
       expect(snapshot.value).toBe('failure');
       expect(snapshot.context.failure).toEqual(failure);
       expect(snapshot.context.errors).toEqual({});
-      expect(snapshot.hasTag('busy')).toBe(false);
+      expect(snapshot.hasTag('locked')).toBe(false);
       expect(harness.captchaResets).toBe(1);
       expect(snapshot.context.captchaToken).toBeNull();
       expect(harness.cookies).toEqual([]);

@@ -6,12 +6,13 @@
  * lie: a transition added to a machine without a path that walks it fails
  * the suite.
  */
-import type {
-  AnyStateMachine,
-  AnyStateNode,
-  AnyTransitionDefinition,
-  EventObject,
-  InspectionEvent,
+import {
+  createActor,
+  type AnyStateMachine,
+  type AnyStateNode,
+  type AnyTransitionDefinition,
+  type EventObject,
+  type InspectionEvent,
 } from 'xstate';
 import { getStateNodes } from 'xstate/graph';
 
@@ -85,6 +86,9 @@ export function recordTransitions(machineId: string) {
     for (const transition of event._transitions) {
       const key = transitionKey(transition);
       record.transitions.push(key);
+      // A transient state (left by `always` in the same macrostep) is never
+      // the snapshot's; the transition leaving it shows it was reached.
+      if (transition.source.parent) record.states.add(transition.source.id);
       if (transition.eventType !== '') {
         record.taken.push({ key, event: event.event });
       }
@@ -94,6 +98,22 @@ export function recordTransitions(machineId: string) {
     }
   };
   return { record, inspect };
+}
+
+/** The state node ids a replay of `events` passes through, transient ones included. */
+export function statesReached(
+  replayLogic: AnyStateMachine,
+  input: unknown,
+  events: EventObject[],
+): Set<string> {
+  const { record, inspect } = recordTransitions(replayLogic.id);
+  const actor = createActor(replayLogic, { input, inspect }).start();
+  for (const node of actor.getSnapshot()._nodes) {
+    if (node.parent) record.states.add(node.id);
+  }
+  for (const event of events) actor.send(event);
+  actor.stop();
+  return record.states;
 }
 
 /** `walked X of Y transitions in N paths`, and what was not walked. */

@@ -86,7 +86,7 @@ export function readSignUpView(): SignUpView {
 export function expectedSignUpView(snapshot: AnyMachineSnapshot): SignUpView {
   const context = snapshot.context as SignUpContext;
   const { captcha, ...fieldErrors } = context.errors;
-  const locked = snapshot.hasTag('busy');
+  const locked = snapshot.hasTag('locked');
   return {
     values: { ...context.values },
     errors: { ...fieldErrors },

@@ -1,0 +1,235 @@
+/**
+ * Mermaid `stateDiagram-v2` text drawn from an XState machine object (not
+ * from its source), so the diagrams cannot drift from the machines.
+ *
+ * - Every state node is declared as `state "key «tag»" as id`, where the id is
+ *   the node's id with every character Mermaid would not take replaced by `_`
+ *   (`consent.unset.open` → `consent_unset_open`).
+ * - Compound states are composite states with their own `[*] -->` arrow;
+ *   final states get `--> [*]`.
+ * - A transition is labelled with its event (`submit`), its guard
+ *   (`submit [isValid]`), or `[else]` when it is the fallback after guarded
+ *   ones for the same event; eventless ones say `always`; an invoked actor's
+ *   outcome says `done: id` / `error: id`; a delayed one `after 500ms`.
+ * - Targetless transitions (the state handles the event without leaving
+ *   it) are listed inside the state's box, one `· event` per line, as
+ *   Stately's visualizer does; edges with the same two ends are merged.
+ * - An edge is declared in the innermost composite that holds both its ends,
+ *   so Mermaid never moves a state into the wrong composite.
+ *
+ * Output order follows the machine's own (document) order: stable.
+ */
+import type {
+  AnyStateMachine,
+  AnyStateNode,
+  AnyTransitionDefinition,
+} from 'xstate';
+
+type Guard = NonNullable<AnyTransitionDefinition['guard']>;
+
+interface Edge {
+  /** `undefined`: targetless (handled without leaving `source`). */
+  target: AnyStateNode | undefined;
+  label: string;
+}
+
+const INDENT = '  ';
+
+/** Line break inside a Mermaid label (both GitHub's and the SVG renderer). */
+export const LABEL_BREAK = '<br/>';
+
+/** A state node's Mermaid id: its XState id with `.` (and any other
+ * character Mermaid ids do not allow) replaced by `_`. The root stands for
+ * "any state" (its own transitions apply in every state): `<id>_any`. */
+export function mermaidId(node: AnyStateNode): string {
+  const id = node.id.replace(/[^A-Za-z0-9_]/g, '_');
+  return node.parent ? id : `${id}_any`;
+}
+
+/** A readable label for an XState event type (`xstate.done.actor.x` →
+ * `done: x`, `xstate.after.500.m.s` → `after 500ms`); others unchanged. */
+export function eventLabel(eventType: string): string {
+  const actor = /^xstate\.(done|error)\.actor\.(.+)$/.exec(eventType);
+  if (actor) return `${actor[1]}: ${actor[2]}`;
+  const done = /^xstate\.done\.state\.(.+)$/.exec(eventType);
+  if (done) return `done: ${done[1]}`;
+  const after = /^xstate\.after\.([^.]+)\./.exec(eventType);
+  if (after) {
+    const delay = after[1] ?? '';
+    return `after ${/^\d+$/.test(delay) ? `${delay}ms` : delay}`;
+  }
+  return eventType;
+}
+
+/** The name a guard is shown by: its type, or its shape for `and`, `or`,
+ * `not` and `stateIn`, or `inline` for an anonymous predicate. */
+export function guardLabel(guard: Guard): string {
+  if (typeof guard === 'string') return guard;
+  if (typeof guard !== 'function') return guard.type;
+  if ('guards' in guard && Array.isArray(guard.guards)) {
+    const parts = (guard.guards as Guard[])
+      .map(guardLabel)
+      // `!x` is atomic: `not` already wrapped a compound x.
+      .map((part) =>
+        !part.startsWith('!') && / (&&|\|\|) /.test(part) ? `(${part})` : part,
+      );
+    if (guard.name === 'not') return `!${parts[0] ?? ''}`;
+    return parts.join(guard.name === 'or' ? ' || ' : ' && ');
+  }
+  if ('stateValue' in guard) {
+    return `in ${JSON.stringify(guard.stateValue).replace(/"/g, "'")}`;
+  }
+  return guard.name && guard.name !== 'guard' ? guard.name : 'inline';
+}
+
+/** The state's label: its key, its tags as «tag», then one line per event
+ * it handles without leaving (targetless transitions), as Stately's
+ * visualizer lists them inside the state. */
+function stateLabel(node: AnyStateNode): string {
+  const marks = [...node.tags].sort().map((tag) => `«${tag}»`);
+  if (node.type === 'parallel') marks.unshift('«parallel»');
+  if (node.type === 'history') marks.unshift('«history»');
+  const handled = edgesFrom(node)
+    .filter((edge) => !edge.target)
+    .map((edge) => `· ${edge.label}`);
+  const name = node.parent ? node.key : '(any state)';
+  return [[name, ...marks].join(' '), ...handled]
+    .join(LABEL_BREAK)
+    .replace(/"/g, "'");
+}
+
+function children(node: AnyStateNode): AnyStateNode[] {
+  return Object.values(node.states);
+}
+
+function isComposite(node: AnyStateNode): boolean {
+  return children(node).length > 0;
+}
+
+/** The node and its descendants, in document order. */
+function descendants(node: AnyStateNode): AnyStateNode[] {
+  return [node, ...children(node).flatMap(descendants)];
+}
+
+/** Labels for one event's candidate transitions, in priority order. */
+function candidateLabels(
+  name: string,
+  candidates: readonly AnyTransitionDefinition[],
+): string[] {
+  let guardedBefore = false;
+  return candidates.map((transition) => {
+    const { guard } = transition;
+    const label = guard
+      ? `${name} [${guardLabel(guard)}]`
+      : guardedBefore
+        ? `${name} [else]`
+        : name;
+    guardedBefore ||= Boolean(guard);
+    return label;
+  });
+}
+
+/** Every transition leaving `node`, in the machine's order. */
+function edgesFrom(node: AnyStateNode): Edge[] {
+  const groups = [...node.transitions].map(
+    ([type, candidates]) => [eventLabel(type), candidates] as const,
+  );
+  if (node.always) groups.push(['always', node.always] as const);
+  return groups.flatMap(([name, candidates]) => {
+    const labels = candidateLabels(name, candidates);
+    return candidates.flatMap((transition, i): Edge[] => {
+      const label = labels[i] ?? name;
+      const targets = transition.target ?? [];
+      if (targets.length === 0) return [{ target: undefined, label }];
+      return targets.map((target) => ({ target, label }));
+    });
+  });
+}
+
+/** The innermost composite (possibly the root) that strictly contains
+ * both nodes: where Mermaid wants the edge between them declared. */
+function edgeScope(a: AnyStateNode, b: AnyStateNode): AnyStateNode {
+  const ancestorsOfB = new Set<AnyStateNode>();
+  for (let n = b.parent; n; n = n.parent) ancestorsOfB.add(n);
+  for (let n = a.parent; n; n = n.parent) {
+    if (ancestorsOfB.has(n)) return n;
+  }
+  return a.machine.root;
+}
+
+/** Edge lines per scope. Edges with the same two ends are merged into one,
+ * their labels one per line; targetless transitions are left to the
+ * state's label. */
+function edgeLinesByScope(root: AnyStateNode): Map<AnyStateNode, string[]> {
+  const merged = new Map<string, { scope: AnyStateNode; labels: string[] }>();
+  for (const node of descendants(root)) {
+    for (const { target, label } of edgesFrom(node)) {
+      if (!target) continue;
+      const key = `${mermaidId(node)} --> ${mermaidId(target)}`;
+      const entry = merged.get(key);
+      if (entry) entry.labels.push(label);
+      else merged.set(key, { scope: edgeScope(node, target), labels: [label] });
+    }
+  }
+  const byScope = new Map<AnyStateNode, string[]>();
+  for (const [key, { scope, labels }] of merged) {
+    const line = `${key} : ${labels.join(LABEL_BREAK)}`;
+    byScope.set(scope, [...(byScope.get(scope) ?? []), line]);
+  }
+  return byScope;
+}
+
+/** The lines inside one composite (or the root), already indented. */
+function blockLines(
+  scope: AnyStateNode,
+  edges: Map<AnyStateNode, string[]>,
+  depth: number,
+): string[] {
+  const pad = INDENT.repeat(depth);
+  const lines: string[] = [];
+  for (const child of children(scope)) {
+    const declaration = `state "${stateLabel(child)}" as ${mermaidId(child)}`;
+    if (isComposite(child)) {
+      lines.push(`${pad}${declaration} {`);
+      lines.push(...blockLines(child, edges, depth + 1));
+      lines.push(`${pad}}`);
+    } else {
+      lines.push(`${pad}${declaration}`);
+    }
+  }
+  for (const target of scope.initial?.target ?? []) {
+    lines.push(`${pad}[*] --> ${mermaidId(target)}`);
+  }
+  lines.push(...(edges.get(scope) ?? []).map((line) => `${pad}${line}`));
+  for (const child of children(scope)) {
+    if (child.type === 'final') lines.push(`${pad}${mermaidId(child)} --> [*]`);
+  }
+  return lines;
+}
+
+/**
+ * The Mermaid `stateDiagram-v2` text of a machine, drawn from its state
+ * nodes (see the module comment for the conventions). Deterministic.
+ */
+export function toMermaid(machine: AnyStateMachine): string {
+  const root = machine.root;
+  const ids = descendants(root).map(mermaidId);
+  const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (duplicate) {
+    throw new Error(
+      `two states of ${root.id} share the Mermaid id ${duplicate}`,
+    );
+  }
+  const edges = edgeLinesByScope(root);
+  const lines = blockLines(root, edges, 1);
+  if (edgesFrom(root).length > 0) {
+    // Transitions of the root itself apply in every state.
+    lines.unshift(`${INDENT}state "${stateLabel(root)}" as ${mermaidId(root)}`);
+  }
+  return ['stateDiagram-v2', ...lines].join('\n') + '\n';
+}
+
+/** Every state node of a machine below its root, in document order. */
+export function stateNodesOf(machine: AnyStateMachine): AnyStateNode[] {
+  return descendants(machine.root).slice(1);
+}

@@ -1,0 +1,234 @@
+/**
+ * Model-based tests, browser level: the shortest path to every state of
+ * both machines, generated from the real machines, driven in Chromium on
+ * the built page against the local server. Each step does what a visitor
+ * does; the sign-up request goes to the local API for a success, and gets
+ * the network's reply for each failure (Playwright `route`). After each
+ * step the page must show what the model's state calls for.
+ */
+import type { Browser, Page, Route } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventObject } from 'xstate';
+import type { ConsentInput } from '../../machines/consentMachine';
+import { launchChromium } from '../support/chromium';
+import {
+  consentModel,
+  describeConsentInput,
+} from '../support/model/consentModel';
+import { describePath, modelSnapshots } from '../support/model/modelRun';
+import { planStatePaths, type ModelSpec } from '../support/model/planner';
+import { replyFor } from '../support/model/serverReplies';
+import {
+  signUpModel,
+  type SignUpModelEvent,
+} from '../support/model/signUpModel';
+import { definedStates, statesReached } from '../support/model/transitions';
+import {
+  expectedConsentView,
+  expectedSignUpView,
+  readConsentView,
+  readSignUpView,
+} from '../support/model/views';
+import { openSignUpPage } from '../support/signUpPage';
+import { startTestServer, type TestServer } from '../support/testServer';
+
+let browser: Browser;
+let server: TestServer;
+
+beforeAll(async () => {
+  [browser, server] = await Promise.all([launchChromium(), startTestServer()]);
+});
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), server?.close()]);
+});
+
+function reportStates<TInput>(
+  name: string,
+  spec: ModelSpec<TInput>,
+  reached: Set<string>,
+  paths: number,
+) {
+  const defined = definedStates(spec.machine);
+  const missing = defined.filter((id) => !reached.has(id));
+  console.log(
+    `${name}: reached ${defined.length - missing.length} of ${defined.length} states in ${paths} paths (browser level)`,
+  );
+  expect(missing).toEqual([]);
+}
+
+async function performSignUp(
+  page: Page,
+  held: Route[],
+  event: SignUpModelEvent,
+) {
+  switch (event.type) {
+    case 'field.change': {
+      const input = page.locator(`#signup-form input[name=${event.field}]`);
+      await input.fill(event.value);
+      if (!event.value) {
+        await input.pressSequentially('x');
+        await input.press('Backspace');
+      }
+      return;
+    }
+    case 'checkbox.change': {
+      const box = page.locator(`#signup-form input[name=${event.field}]`);
+      if ((await box.isChecked()) === event.checked) await box.click();
+      await box.click();
+      return;
+    }
+    case 'captcha.solve': {
+      const box = page.getByTestId('fake-captcha');
+      if (await box.isChecked()) await box.click();
+      await box.click();
+      return;
+    }
+    case 'captcha.expire':
+      await page.evaluate(() =>
+        (
+          window as unknown as { __fakeCaptcha: { expire: () => void } }
+        ).__fakeCaptcha.expire(),
+      );
+      return;
+    case 'submit':
+      await page.locator('#signup-form button[type=submit]').click();
+      return;
+    case 'xstate.done.actor.submitSignUp':
+    case 'xstate.error.actor.submitSignUp': {
+      await expect.poll(() => held.length).toBeGreaterThan(0);
+      const route = held.shift() as Route;
+      if (event.type === 'xstate.done.actor.submitSignUp') {
+        // A success comes from the local API itself.
+        await route.continue();
+        return;
+      }
+      const reply = replyFor(event);
+      if (reply.kind === 'network-error') await route.abort('failed');
+      else if (reply.kind === 'timeout') await route.abort('timedout');
+      else {
+        await route.fulfill({
+          status: reply.status,
+          contentType: reply.contentType,
+          body: reply.body,
+        });
+      }
+      return;
+    }
+  }
+}
+
+describe('signUpMachine, browser level (Chromium, built page, local API)', () => {
+  const paths = planStatePaths(signUpModel);
+  const reached = new Set<string>();
+
+  for (const path of paths) {
+    it(describePath(signUpModel, path), async () => {
+      const { context, page, pageErrors } = await openSignUpPage(
+        browser,
+        server.origin,
+      );
+      const held: Route[] = [];
+      await page.route('**/2/account/signup/', (route) => {
+        held.push(route);
+      });
+      const model = modelSnapshots(signUpModel, path);
+      await expect
+        .poll(() => page.evaluate(readSignUpView))
+        .toEqual(expectedSignUpView(model.initial));
+      for (const [index, event] of (
+        path.events as SignUpModelEvent[]
+      ).entries()) {
+        await performSignUp(page, held, event);
+        const expected = model.after[index];
+        if (!expected) throw new Error('the model has no snapshot for a step');
+        if (expected.matches('success')) {
+          await page.waitForURL(`${server.origin}/`);
+          const names = (await context.cookies()).map((c) => c.name);
+          expect(names).toEqual(
+            expect.arrayContaining([
+              'VigilLogin',
+              'Vigil_WELCOME_MESSAGE',
+              'Vigil_FIRST_SIGNIN',
+            ]),
+          );
+        } else {
+          await expect
+            .poll(() => page.evaluate(readSignUpView))
+            .toEqual(expectedSignUpView(expected));
+        }
+      }
+      expect(pageErrors).toEqual([]);
+      for (const id of statesReached(
+        signUpModel.replayLogic,
+        path.input,
+        path.events as EventObject[],
+      )) {
+        reached.add(id);
+      }
+      await context.close();
+    });
+  }
+
+  it('reaches every state of the machine', () => {
+    reportStates('signUpMachine', signUpModel, reached, paths.length);
+  });
+});
+
+describe('consentMachine, browser level (Chromium, built page)', () => {
+  const paths = planStatePaths(consentModel);
+  const reached = new Set<string>();
+
+  for (const path of paths) {
+    it(describePath(consentModel, path, describeConsentInput), async () => {
+      const input: ConsentInput = path.input;
+      const storedCookie =
+        input.storedChoice === 'accepted'
+          ? '1'
+          : input.storedChoice === 'rejected'
+            ? '0'
+            : null;
+      const { context, page, pageErrors } = await openSignUpPage(
+        browser,
+        server.origin,
+        {
+          query: input.utmSource ? `?utm_source=${input.utmSource}` : '',
+          ...(storedCookie !== null && { storedConsent: storedCookie }),
+        },
+      );
+      const model = modelSnapshots(consentModel, path);
+      await expect
+        .poll(() => page.evaluate(readConsentView))
+        .toEqual(expectedConsentView(model.initial, storedCookie));
+      for (const [index, event] of path.events.entries()) {
+        if (event.type === 'consent.accept') {
+          await page.getByTestId('consent-accept').click();
+        } else if (event.type === 'consent.reject') {
+          await page.getByTestId('consent-reject').click();
+        } else if (event.type === 'settings.open') {
+          await page.getByTestId('consent-settings').click();
+        } else if (event.type === 'modal.close') {
+          await page.keyboard.press('Escape');
+        }
+        const expected = model.after[index];
+        if (!expected) throw new Error('the model has no snapshot for a step');
+        await expect
+          .poll(() => page.evaluate(readConsentView))
+          .toEqual(expectedConsentView(expected, storedCookie));
+      }
+      expect(pageErrors).toEqual([]);
+      for (const id of statesReached(
+        consentModel.replayLogic,
+        path.input,
+        path.events,
+      )) {
+        reached.add(id);
+      }
+      await context.close();
+    });
+  }
+
+  it('reaches every state of the machine', () => {
+    reportStates('consentMachine', consentModel, reached, paths.length);
+  });
+});
