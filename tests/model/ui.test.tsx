@@ -34,6 +34,7 @@ import {
   coverage,
   definedTransitions,
   recordTransitions,
+  type TransitionRecord,
 } from '../support/model/transitions';
 import {
   expectedConsentView,
@@ -180,11 +181,12 @@ function reportCoverage(
 
 describe('signUpMachine, UI level (React in jsdom)', () => {
   const paths = planPaths(signUpModel);
-  const walked: string[] = [];
+  const walked: TransitionRecord[] = [];
 
   for (const path of paths) {
     it(describePath(signUpModel, path), async () => {
       const page = await renderPage('');
+      walked.push(page.walked.signUp);
       const model = modelSnapshots(signUpModel, path);
       expect(page.addresses).toEqual(['/signup']);
       expect(readSignUpView()).toEqual(expectedSignUpView(model.initial));
@@ -206,18 +208,22 @@ describe('signUpMachine, UI level (React in jsdom)', () => {
           });
         }
       }
-      walked.push(...page.walked.signUp.transitions);
     });
   }
 
   it('walks every transition the machine defines', () => {
-    reportCoverage('signUpMachine', signUpMachine, walked, paths.length);
+    reportCoverage(
+      'signUpMachine',
+      signUpMachine,
+      walked.flatMap((r) => r.transitions),
+      paths.length,
+    );
   });
 });
 
 describe('consentMachine, UI level (React in jsdom)', () => {
   const paths = planPaths(consentModel);
-  const walked: string[] = [];
+  const walked: TransitionRecord[] = [];
 
   const stored = (path: PlannedPath<{ storedChoice: string }>) =>
     path.input.storedChoice === 'accepted'
@@ -236,6 +242,7 @@ describe('consentMachine, UI level (React in jsdom)', () => {
       const page = await renderPage(
         utmSource ? `?utm_source=${utmSource}` : '',
       );
+      walked.push(page.walked.consent);
       const model = modelSnapshots(consentModel, path);
       expect(readConsentView()).toEqual(
         expectedConsentView(model.initial, storedCookie),
@@ -265,11 +272,15 @@ describe('consentMachine, UI level (React in jsdom)', () => {
           ),
         );
       }
-      walked.push(...page.walked.consent.transitions);
     });
   }
 
   it('walks every transition the machine defines', () => {
-    reportCoverage('consentMachine', consentMachine, walked, paths.length);
+    reportCoverage(
+      'consentMachine',
+      consentMachine,
+      walked.flatMap((r) => r.transitions),
+      paths.length,
+    );
   });
 });
