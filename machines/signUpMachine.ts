@@ -97,8 +97,12 @@ export type SignUpEvent =
   | { type: 'captcha.expire' }
   | { type: 'submit' };
 
-/** Told to whoever owns the captcha widget: its token is spent. */
-export type SignUpEmitted = { type: 'captcha.reset' };
+/**
+ * Told to the view: the captcha's token is spent (the widget must reset);
+ * errors were just shown (focus moves to them, GOV.UK error summary).
+ */
+export type SignUpEmitted =
+  { type: 'captcha.reset' } | { type: 'errors.shown' };
 
 const EMPTY_VALUES: SignUpValues = {
   name: '',
@@ -179,6 +183,7 @@ export const signUpMachine = setup({
     clearFailure: assign({ failure: null }),
     // The view that owns the widget listens for this (src/views/SignUpForm.tsx).
     resetCaptcha: emit({ type: 'captcha.reset' } as const),
+    announceErrors: emit({ type: 'errors.shown' } as const),
     // Implemented by the page with the cookie module (src/cookies.ts).
     setLoginCookies: (_, _session: Session) => {},
     // Implemented by the page: a full navigation to `/`.
@@ -208,7 +213,7 @@ export const signUpMachine = setup({
     validating: {
       entry: 'validate',
       always: [
-        { guard: 'hasFieldErrors', target: 'idle' },
+        { guard: 'hasFieldErrors', target: 'idle', actions: 'announceErrors' },
         { target: 'submitting' },
       ],
     },
@@ -241,10 +246,13 @@ export const signUpMachine = setup({
         },
         onError: {
           target: 'failure',
-          actions: {
-            type: 'recordFailure',
-            params: ({ event }) => failureOf(event.error),
-          },
+          actions: [
+            {
+              type: 'recordFailure',
+              params: ({ event }) => failureOf(event.error),
+            },
+            'announceErrors',
+          ],
         },
       },
       // Spec section 4: the captcha is reset whatever the outcome; a token

@@ -23,7 +23,13 @@ import {
 import { startTestServer } from '../tests/support/testServer';
 
 const OUT_DIR = resolve(PROJECT_ROOT, 'test-results/screenshots');
-const VIEWPORTS = { phone: PHONE, desktop: DESKTOP } as const;
+// 320 CSS px is WCAG 1.4.10's reflow width; 640 × 450 is 1280 × 900 at 200 % zoom.
+const VIEWPORTS = {
+  phone: PHONE,
+  desktop: DESKTOP,
+  narrow320: { width: 320, height: 640 },
+  zoom200: { width: 640, height: 450 },
+} as const;
 
 buildPage();
 mkdirSync(OUT_DIR, { recursive: true });
@@ -77,7 +83,7 @@ await shoot('submitting', server.origin, async (page) => {
   await page.route('**/2/account/signup/', () => new Promise(() => {}));
   await fillSignUpForm(page, validEntry());
   await submitButton(page).click();
-  await page.getByText('Creating your account…').waitFor();
+  await page.getByRole('button', { name: 'Creating your account…' }).waitFor();
 });
 await shoot('error-invalid-name', server.origin, async (page) => {
   await fillSignUpForm(page, validEntry({ name: 'Visit www.spam.example' }));

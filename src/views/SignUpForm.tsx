@@ -1,13 +1,13 @@
 import { useActorRef, useSelector } from '@xstate/react';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import ReCAPTCHA from 'react-google-recaptcha';
 import type { InspectionEvent } from 'xstate';
 import type {
-  Failure,
   SignUpInput,
   TextField as TextFieldName,
   signUpMachine,
 } from '../../machines/signUpMachine';
+import { ErrorSummary } from './ErrorSummary';
 import { TextField } from './TextField';
 
 export interface SignUpFormProps {
@@ -33,13 +33,24 @@ export function SignUpForm({
   recaptchaSiteKey,
 }: SignUpFormProps) {
   const captchaRef = useRef<ReCAPTCHA>(null);
+  const summaryRef = useRef<HTMLDivElement>(null);
+  // Bumped when the machine shows errors; focus follows once they render.
+  const [errorsShown, setErrorsShown] = useState(0);
   const actorRef = useActorRef(machine, { input, inspect });
   useEffect(() => {
-    const subscription = actorRef.on('captcha.reset', () =>
-      captchaRef.current?.reset(),
-    );
-    return () => subscription.unsubscribe();
+    const subscriptions = [
+      actorRef.on('captcha.reset', () => captchaRef.current?.reset()),
+      actorRef.on('errors.shown', () => setErrorsShown((count) => count + 1)),
+    ];
+    return () => subscriptions.forEach((s) => s.unsubscribe());
   }, [actorRef]);
+  useEffect(() => {
+    if (errorsShown > 0) summaryRef.current?.focus();
+  }, [errorsShown]);
+  const [compactCaptcha] = useState(
+    // Google's widget is 304 px wide; below that it comes in its compact size.
+    () => window.matchMedia?.('(max-width: 379px)').matches ?? false,
+  );
   const values = useSelector(actorRef, (state) => state.context.values);
   const errors = useSelector(actorRef, (state) => state.context.errors);
   const failure = useSelector(actorRef, (state) => state.context.failure);
@@ -52,7 +63,7 @@ export function SignUpForm({
     name: field,
     value: values[field],
     error: errors[field],
-    disabled: locked,
+    locked,
     onValueChange: (value: string) =>
       actorRef.send({ type: 'field.change', field, value }),
   });
@@ -68,9 +79,15 @@ export function SignUpForm({
         actorRef.send({ type: 'submit' });
       }}
     >
-      {failure && failure.kind !== 'invalidName' && (
-        <FailureMessage kind={failure.kind} />
-      )}
+      <ErrorSummary ref={summaryRef} errors={errors} failure={failure} />
+      {/* Announces the request while the submit button keeps its focus. */}
+      <p className="visually-hidden" role="status">
+        {submitting
+          ? 'Creating your account…'
+          : done
+            ? 'Account created. Taking you to your account…'
+            : ''}
+      </p>
 
       <TextField {...textField('name')} label="Your name" autoComplete="name" />
       <TextField
@@ -100,7 +117,7 @@ export function SignUpForm({
           id="newsletter"
           name="newsletter"
           checked={values.newsletter}
-          disabled={locked}
+          aria-disabled={locked || undefined}
           onChange={(event) =>
             actorRef.send({
               type: 'checkbox.change',
@@ -128,7 +145,7 @@ export function SignUpForm({
             id="tos"
             name="tos"
             checked={values.tos}
-            disabled={locked}
+            aria-disabled={locked || undefined}
             aria-invalid={errors.tos ? true : undefined}
             aria-describedby={errors.tos ? 'tos-error' : undefined}
             onChange={(event) =>
@@ -145,21 +162,24 @@ export function SignUpForm({
         </div>
       </div>
 
-      <div className="captcha">
+      <div className="captcha" id="captcha" tabIndex={-1}>
         {errors.captcha && (
-          <p
-            className="message message--notice"
-            role="alert"
-            data-testid="notice-captcha"
-          >
+          <p className="message message--notice" data-testid="notice-captcha">
             <span className="visually-hidden">Error: </span>
             {errors.captcha}
           </p>
         )}
-        <div className="captcha__box">
+        <div
+          className={
+            compactCaptcha
+              ? 'captcha__box captcha__box--compact'
+              : 'captcha__box'
+          }
+        >
           <ReCAPTCHA
             ref={captchaRef}
             sitekey={recaptchaSiteKey}
+            size={compactCaptcha ? 'compact' : 'normal'}
             onChange={(token) =>
               actorRef.send(
                 token
@@ -173,7 +193,13 @@ export function SignUpForm({
         </div>
       </div>
 
-      <button className="button" type="submit" disabled={locked}>
+      {/* aria-disabled rather than disabled: a disabled button would drop
+          the focus of the visitor who just pressed it. */}
+      <button
+        className="button"
+        type="submit"
+        aria-disabled={locked || undefined}
+      >
         {done
           ? 'Account created'
           : submitting
@@ -181,33 +207,5 @@ export function SignUpForm({
             : 'Create account'}
       </button>
     </form>
-  );
-}
-
-/** The two failures shown in a message area of their own (spec section 8). */
-const FAILURE_MESSAGES = {
-  general: {
-    testId: 'error-general',
-    title: 'Your account was not created',
-    text: 'Something went wrong on our side or on the way. Check your details and try again. If it keeps happening, try again later.',
-  },
-  rateLimited: {
-    testId: 'error-rate-limit',
-    title: 'Too many sign-up attempts',
-    text: 'We have received too many sign-ups from your network. Wait 15 minutes, then try again.',
-  },
-} as const;
-
-function FailureMessage({
-  kind,
-}: {
-  kind: Exclude<Failure['kind'], 'invalidName'>;
-}) {
-  const { testId, title, text } = FAILURE_MESSAGES[kind];
-  return (
-    <div className="message message--error" role="alert" data-testid={testId}>
-      <h2 className="message__title">{title}</h2>
-      <p>{text}</p>
-    </div>
   );
 }

@@ -10,7 +10,8 @@ export interface TextFieldProps extends Pick<
   hint?: string;
   value: string;
   error: string | undefined;
-  disabled: boolean;
+  /** While the request runs: read-only and announced as unavailable. */
+  locked: boolean;
   onValueChange: (value: string) => void;
 }
 
@@ -26,7 +27,7 @@ export function TextField({
   hint,
   value,
   error,
-  disabled,
+  locked,
   onValueChange,
   ...inputProps
 }: TextFieldProps) {
@@ -55,7 +56,10 @@ export function TextField({
         id={name}
         name={name}
         value={value}
-        disabled={disabled}
+        // Not `disabled`: a disabled input drops the focus of a visitor who
+        // pressed Enter in it; read-only keeps focus and blocks typing.
+        readOnly={locked}
+        aria-disabled={locked || undefined}
         aria-invalid={error ? true : undefined}
         aria-describedby={describedBy || undefined}
         onChange={(event) => onValueChange(event.target.value)}

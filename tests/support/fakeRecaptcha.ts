@@ -32,7 +32,9 @@ export function fakeRecaptchaScript(onload: string): string {
     render(container, params) {
       const id = widgets.length;
       const label = document.createElement('label');
-      label.setAttribute('style', 'display:flex;align-items:center;gap:12px;box-sizing:border-box;width:302px;height:76px;padding:0 12px;border:1px solid #d3d3d3;border-radius:3px;background:#f9f9f9;font:14px Roboto,Arial,sans-serif;color:#000;cursor:pointer');
+      // Google's sizes: 304 × 78, or 164 × 144 when compact.
+      const size = params.size === 'compact' ? 'width:164px;height:144px;flex-direction:column;justify-content:center' : 'width:304px;height:78px';
+      label.setAttribute('style', 'display:flex;align-items:center;gap:12px;box-sizing:border-box;' + size + ';padding:0 12px;border:1px solid #d3d3d3;border-radius:3px;background:#f9f9f9;font:14px Roboto,Arial,sans-serif;color:#000;cursor:pointer');
       const box = document.createElement('input');
       box.type = 'checkbox';
       box.setAttribute('data-testid', 'fake-captcha');

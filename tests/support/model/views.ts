@@ -24,8 +24,13 @@ export interface SignUpView {
   captchaNotice: string | null;
   general: boolean;
   rateLimit: boolean;
-  /** Whether each of name, email, url, newsletter, tos and submit is disabled. */
+  /**
+   * Whether each of name, email, url, newsletter, tos and submit is disabled
+   * (`disabled`, or `aria-disabled="true"`, which keeps focus where it is).
+   */
   disabled: boolean[];
+  /** The error summary's links, or its message; null when not shown. */
+  summary: string[] | null;
   /** Whether the captcha widget is ticked (it holds an unspent token). */
   captchaTicked: boolean;
 }
@@ -71,13 +76,25 @@ export function readSignUpView(): SignUpView {
     general: shown('[data-testid="error-general"]'),
     rateLimit: shown('[data-testid="error-rate-limit"]'),
     disabled: [
-      ...['name', 'email', 'url', 'newsletter', 'tos'].map(
-        (name) => input(name)?.disabled ?? false,
+      ...['name', 'email', 'url', 'newsletter', 'tos'].map((name) =>
+        input(name),
       ),
       document.querySelector<HTMLButtonElement>(
         '#signup-form button[type="submit"]',
-      )?.disabled ?? false,
-    ],
+      ),
+    ].map(
+      (control) =>
+        control !== null &&
+        (control.disabled || control.getAttribute('aria-disabled') === 'true'),
+    ),
+    summary: (() => {
+      const box = document.querySelector('.error-summary');
+      if (!box) return null;
+      const links = [...box.querySelectorAll('li')];
+      return links.length > 0
+        ? links.map((li) => li.textContent?.trim() ?? '')
+        : [box.querySelector('p')?.textContent?.trim() ?? ''];
+    })(),
     captchaTicked: captcha?.checked ?? false,
   };
 }
@@ -86,6 +103,9 @@ export function readSignUpView(): SignUpView {
 export function expectedSignUpView(snapshot: AnyMachineSnapshot): SignUpView {
   const context = snapshot.context as SignUpContext;
   const { captcha, ...fieldErrors } = context.errors;
+  const order = ['name', 'email', 'url', 'tos', 'captcha'] as const;
+  const listed = order.flatMap((field) => context.errors[field] ?? []);
+  const kind = context.failure?.kind;
   const locked = snapshot.hasTag('locked');
   return {
     values: { ...context.values },
@@ -95,8 +115,23 @@ export function expectedSignUpView(snapshot: AnyMachineSnapshot): SignUpView {
     rateLimit: context.failure?.kind === 'rateLimited',
     disabled: Array<boolean>(6).fill(locked),
     captchaTicked: context.captchaToken !== null,
+    // GOV.UK: a summary of every error, or the server's one failure.
+    summary:
+      kind === 'general' || kind === 'rateLimited'
+        ? [FAILURE_TEXT[kind]]
+        : listed.length > 0
+          ? listed
+          : null,
   };
 }
+
+/** The texts of the two message areas (src/views/ErrorSummary.tsx). */
+const FAILURE_TEXT = {
+  general:
+    'Your account was not created: something went wrong on our side or on the way. Check your details and try again in a moment.',
+  rateLimited:
+    'We have received too many sign-ups from your network. Wait 15 minutes, then try again.',
+} as const;
 
 export interface ConsentView {
   modal: boolean;

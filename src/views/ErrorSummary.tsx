@@ -1,0 +1,94 @@
+import { forwardRef, type MouseEvent } from 'react';
+import type { Failure } from '../../machines/signUpMachine';
+import type { FieldErrors } from '../validation';
+
+/** Where each error's link leads: the field's input, or the captcha box. */
+const ERROR_TARGETS = [
+  ['name', 'name'],
+  ['email', 'email'],
+  ['url', 'url'],
+  ['tos', 'tos'],
+  ['captcha', 'captcha'],
+] as const;
+
+/** The two failures with a message area of their own (spec section 8). */
+const FAILURE_MESSAGES = {
+  general: {
+    testId: 'error-general',
+    text: 'Your account was not created: something went wrong on our side or on the way. Check your details and try again in a moment.',
+  },
+  rateLimited: {
+    testId: 'error-rate-limit',
+    text: 'We have received too many sign-ups from your network. Wait 15 minutes, then try again.',
+  },
+} as const;
+
+/**
+ * Moves focus to the field an error link names, GOV.UK style: a plain
+ * fragment link would scroll without focusing, and would hide the label
+ * above the input.
+ */
+function focusTarget(event: MouseEvent<HTMLAnchorElement>, id: string) {
+  const target = document.getElementById(id);
+  if (!target) return;
+  event.preventDefault();
+  const label = document.querySelector(`label[for="${id}"]`);
+  (label ?? target).scrollIntoView({ block: 'start' });
+  target.focus({ preventScroll: true });
+}
+
+export interface ErrorSummaryProps {
+  errors: FieldErrors;
+  failure: Failure | null;
+}
+
+/**
+ * The GOV.UK error summary: "There is a problem", then either the server's
+ * failure (the general or rate-limit message area of the spec) or a link to
+ * each field in error. Its inner `role="alert"` makes screen readers announce
+ * it when it appears; the form moves focus to it (hence `tabIndex={-1}`).
+ */
+export const ErrorSummary = forwardRef<HTMLDivElement, ErrorSummaryProps>(
+  function ErrorSummary({ errors, failure }, ref) {
+    const areaFailure =
+      failure && failure.kind !== 'invalidName'
+        ? FAILURE_MESSAGES[failure.kind]
+        : undefined;
+    const links = ERROR_TARGETS.flatMap(([field, target]) => {
+      const message = errors[field];
+      return message ? [{ target, message }] : [];
+    });
+    if (!areaFailure && links.length === 0) return null;
+    return (
+      <div
+        ref={ref}
+        className="error-summary"
+        tabIndex={-1}
+        aria-labelledby="error-summary-title"
+        data-testid={areaFailure?.testId}
+      >
+        <div role="alert">
+          <h2 id="error-summary-title" className="error-summary__title">
+            There is a problem
+          </h2>
+          {areaFailure ? (
+            <p className="error-summary__text">{areaFailure.text}</p>
+          ) : (
+            <ul className="error-summary__list">
+              {links.map(({ target, message }) => (
+                <li key={target}>
+                  <a
+                    href={`#${target}`}
+                    onClick={(event) => focusTarget(event, target)}
+                  >
+                    {message}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      </div>
+    );
+  },
+);
