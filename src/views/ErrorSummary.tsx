@@ -62,6 +62,7 @@ export const ErrorSummary = forwardRef<HTMLDivElement, ErrorSummaryProps>(
     return (
       <div
         ref={ref}
+        id="error-summary"
         className="error-summary"
         tabIndex={-1}
         aria-labelledby="error-summary-title"

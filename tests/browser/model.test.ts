@@ -6,7 +6,7 @@
  * the network's reply for each failure (Playwright `route`). After each
  * step the page must show what the model's state calls for.
  */
-import type { Browser, Page, Route } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventObject } from 'xstate';
 import type { ConsentInput } from '../../machines/consentMachine';
@@ -17,7 +17,11 @@ import {
 } from '../support/model/consentModel';
 import { describePath, modelSnapshots } from '../support/model/modelRun';
 import { planStatePaths, type ModelSpec } from '../support/model/planner';
-import { replyFor } from '../support/model/serverReplies';
+import {
+  holdSignUpRequests,
+  performConsent,
+  performSignUp,
+} from '../support/model/browserDriver';
 import {
   signUpModel,
   type SignUpModelEvent,
@@ -57,67 +61,6 @@ function reportStates<TInput>(
   expect(missing).toEqual([]);
 }
 
-async function performSignUp(
-  page: Page,
-  held: Route[],
-  event: SignUpModelEvent,
-) {
-  switch (event.type) {
-    case 'field.change': {
-      const input = page.locator(`#signup-form input[name=${event.field}]`);
-      await input.fill(event.value);
-      if (!event.value) {
-        await input.pressSequentially('x');
-        await input.press('Backspace');
-      }
-      return;
-    }
-    case 'checkbox.change': {
-      const box = page.locator(`#signup-form input[name=${event.field}]`);
-      if ((await box.isChecked()) === event.checked) await box.click();
-      await box.click();
-      return;
-    }
-    case 'captcha.solve': {
-      const box = page.getByTestId('fake-captcha');
-      if (await box.isChecked()) await box.click();
-      await box.click();
-      return;
-    }
-    case 'captcha.expire':
-      await page.evaluate(() =>
-        (
-          window as unknown as { __fakeCaptcha: { expire: () => void } }
-        ).__fakeCaptcha.expire(),
-      );
-      return;
-    case 'submit':
-      await page.locator('#signup-form button[type=submit]').click();
-      return;
-    case 'xstate.done.actor.submitSignUp':
-    case 'xstate.error.actor.submitSignUp': {
-      await expect.poll(() => held.length).toBeGreaterThan(0);
-      const route = held.shift() as Route;
-      if (event.type === 'xstate.done.actor.submitSignUp') {
-        // A success comes from the local API itself.
-        await route.continue();
-        return;
-      }
-      const reply = replyFor(event);
-      if (reply.kind === 'network-error') await route.abort('failed');
-      else if (reply.kind === 'timeout') await route.abort('timedout');
-      else {
-        await route.fulfill({
-          status: reply.status,
-          contentType: reply.contentType,
-          body: reply.body,
-        });
-      }
-      return;
-    }
-  }
-}
-
 describe('signUpMachine, browser level (Chromium, built page, local API)', () => {
   const paths = planStatePaths(signUpModel);
   const reached = new Set<string>();
@@ -128,10 +71,7 @@ describe('signUpMachine, browser level (Chromium, built page, local API)', () =>
         browser,
         server.origin,
       );
-      const held: Route[] = [];
-      await page.route('**/2/account/signup/', (route) => {
-        held.push(route);
-      });
+      const held = await holdSignUpRequests(page);
       const model = modelSnapshots(signUpModel, path);
       await expect
         .poll(() => page.evaluate(readSignUpView))
@@ -201,15 +141,7 @@ describe('consentMachine, browser level (Chromium, built page)', () => {
         .poll(() => page.evaluate(readConsentView))
         .toEqual(expectedConsentView(model.initial, storedCookie));
       for (const [index, event] of path.events.entries()) {
-        if (event.type === 'consent.accept') {
-          await page.getByTestId('consent-accept').click();
-        } else if (event.type === 'consent.reject') {
-          await page.getByTestId('consent-reject').click();
-        } else if (event.type === 'settings.open') {
-          await page.getByTestId('consent-settings').click();
-        } else if (event.type === 'modal.close') {
-          await page.keyboard.press('Escape');
-        }
+        await performConsent(page, event);
         const expected = model.after[index];
         if (!expected) throw new Error('the model has no snapshot for a step');
         await expect
