@@ -57,6 +57,17 @@ async function shoot(
 }
 
 await shoot('empty', server.origin, async () => {});
+await shoot('focus-visible', server.origin, async (page) => {
+  // Keyboard focus: the brand link, then the name field.
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+});
+await shoot('focus-summary-link', server.origin, async (page) => {
+  await page.locator('#signup-form button[type=submit]').focus();
+  await page.keyboard.press('Enter');
+  await page.locator('#error-summary').waitFor();
+  await page.keyboard.press('Tab');
+});
 await shoot(
   'consent-modal',
   server.origin,
