@@ -93,6 +93,14 @@ export function createSignUpClient(options: SignUpClientOptions) {
 
   return async function submit(request: SignUpRequest): Promise<Session> {
     let text: string;
+    // The page's own timer rather than AbortSignal.timeout(): the same
+    // deadline, but one that a test's fake clock can move forward.
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () =>
+        deadline.abort(new DOMException('The deadline passed', 'TimeoutError')),
+      deadlineMs,
+    );
     try {
       const response = await send(endpoint, {
         method: 'POST',
@@ -100,21 +108,25 @@ export function createSignUpClient(options: SignUpClientOptions) {
         // URLSearchParams sets application/x-www-form-urlencoded;charset=UTF-8.
         body: encodeSignUpRequest(request),
         credentials: 'same-origin',
-        signal: AbortSignal.timeout(deadlineMs),
+        signal: deadline.signal,
       });
       text = await response.text();
     } catch (error) {
-      // AbortSignal.timeout rejects with a DOMException named TimeoutError;
-      // match the name, as the DOMException may come from another realm.
+      // A fetch aborted by the deadline rejects with the abort reason, a
+      // DOMException named TimeoutError; match the name, as the DOMException
+      // may come from another realm.
       const timedOut =
-        typeof error === 'object' &&
-        error !== null &&
-        'name' in error &&
-        error.name === 'TimeoutError';
+        deadline.signal.aborted ||
+        (typeof error === 'object' &&
+          error !== null &&
+          'name' in error &&
+          error.name === 'TimeoutError');
       throw new SignUpRejection({
         kind: 'general',
         reason: timedOut ? 'timeout' : 'network',
       });
+    } finally {
+      clearTimeout(timer);
     }
     let answer: unknown;
     try {
