@@ -188,6 +188,8 @@ export const signUpMachine = setup({
     setLoginCookies: (_, _session: Session) => {},
     // Implemented by the page: a full navigation to `/`.
     navigateHome: () => {},
+    // Implemented by the page (src/errorReporting.ts): spec section 7.
+    reportFailure: (_, _failure: Failure) => {},
   },
   guards: {
     hasFieldErrors: ({ context }) => Object.keys(context.errors).length > 0,
@@ -252,6 +254,10 @@ export const signUpMachine = setup({
               params: ({ event }) => failureOf(event.error),
             },
             'announceErrors',
+            {
+              type: 'reportFailure',
+              params: ({ event }) => failureOf(event.error),
+            },
           ],
         },
       },

@@ -10,11 +10,13 @@ import { createActor, fromPromise, type InspectionEvent } from 'xstate';
 import { consentMachine, type StoredChoice } from '../machines/consentMachine';
 import {
   signUpMachine,
+  type Failure,
   type Session,
   type SignUpRequest,
 } from '../machines/signUpMachine';
 import type { AppConfig } from './config';
 import { createCookieJar } from './cookies';
+import { createErrorReporter, type ErrorReporter } from './errorReporting';
 import { readAddressParameters } from './prefill';
 import { createSignUpClient } from './signUpClient';
 import { loadTrackingTag, removeTrackingTag } from './trackingTag';
@@ -23,9 +25,10 @@ import type { ConsentActor } from './views/ConsentDialog';
 
 export interface AppEnvironment {
   config: AppConfig;
-  /** The page's `location.search` and `location.hostname`. */
+  /** The page's `location.search`, `location.hostname`, `location.origin`. */
   search: string;
   hostname: string;
+  origin: string;
   document: Document;
   /** Rewrites the address bar (`history.replaceState`). */
   replaceAddress: (path: string) => void;
@@ -40,6 +43,8 @@ export interface AppEnvironment {
 export interface SignUpApp {
   element: ReactElement;
   consent: ConsentActor;
+  /** Where unexpected failures and exceptions go (spec section 7). */
+  reporter: ErrorReporter;
 }
 
 /**
@@ -48,6 +53,7 @@ export interface SignUpApp {
  */
 export function startSignUpApp(env: AppEnvironment): SignUpApp {
   const { config } = env;
+  const reporter = createErrorReporter(config.sentryDsn, env.origin);
   const address = readAddressParameters(env.search);
   // Spec section 2: once read, the parameters leave the address bar.
   env.replaceAddress('/signup');
@@ -102,11 +108,13 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
         cookies.setLoginCookies(session),
       // DECISIONS.md: `/` is the product's app, outside this page.
       navigateHome: () => env.navigate('/'),
+      reportFailure: (_, failure: Failure) => reporter.reportFailure(failure),
     },
   });
 
   return {
     consent,
+    reporter,
     element: (
       <SignUpPage
         machine={machine}

@@ -19,6 +19,8 @@ export interface AppConfig {
   readonly trackingTagUrl: string | undefined;
   /** Origin the sign-up request goes to, without a trailing slash; '' means the page's own origin. */
   readonly apiOrigin: string;
+  /** Sentry DSN for error reports (spec section 7); undefined: none sent. */
+  readonly sentryDsn: string | undefined;
 }
 
 /** The variables {@link readConfig} reads; unset and empty mean "use the default". */
@@ -28,7 +30,8 @@ export type ConfigEnvironment = Partial<
     | 'COOKIE_DOMAIN'
     | 'RECAPTCHA_SITE_KEY'
     | 'TRACKING_TAG_URL'
-    | 'API_ORIGIN',
+    | 'API_ORIGIN'
+    | 'SENTRY_DSN',
     string | undefined
   >
 >;
@@ -83,6 +86,8 @@ export function readConfig(env: ConfigEnvironment): AppConfig {
   const trackingTagUrl = present(env.TRACKING_TAG_URL);
   if (trackingTagUrl !== undefined) httpUrl('TRACKING_TAG_URL', trackingTagUrl);
   const apiOrigin = present(env.API_ORIGIN);
+  const sentryDsn = present(env.SENTRY_DSN);
+  if (sentryDsn !== undefined) httpUrl('SENTRY_DSN', sentryDsn);
   return Object.freeze({
     productName,
     cookieDomain,
@@ -91,5 +96,6 @@ export function readConfig(env: ConfigEnvironment): AppConfig {
     trackingTagUrl,
     apiOrigin:
       apiOrigin === undefined ? '' : httpUrl('API_ORIGIN', apiOrigin).origin,
+    sentryDsn,
   });
 }

@@ -11,4 +11,5 @@ export const config: AppConfig = readConfig({
   RECAPTCHA_SITE_KEY: process.env.RECAPTCHA_SITE_KEY,
   TRACKING_TAG_URL: process.env.TRACKING_TAG_URL,
   API_ORIGIN: process.env.API_ORIGIN,
+  SENTRY_DSN: process.env.SENTRY_DSN,
 });

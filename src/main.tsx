@@ -22,10 +22,11 @@ async function developmentInspector(): Promise<
   return createBrowserInspector().inspect.next;
 }
 
-const { element } = startSignUpApp({
+const { element, reporter } = startSignUpApp({
   config,
   search: window.location.search,
   hostname: window.location.hostname,
+  origin: window.location.origin,
   document,
   replaceAddress: (path) =>
     window.history.replaceState(window.history.state, '', path),
@@ -36,4 +37,14 @@ const { element } = startSignUpApp({
 document.title = `Create your ${config.productName} account`;
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
-createRoot(root).render(<StrictMode>{element}</StrictMode>);
+// Spec section 7: exceptions nobody handled are reported (when configured).
+window.addEventListener('error', (event) =>
+  reporter.reportException(event.error),
+);
+window.addEventListener('unhandledrejection', (event) =>
+  reporter.reportException(event.reason),
+);
+createRoot(root, {
+  onUncaughtError: (error) => reporter.reportException(error),
+  onCaughtError: (error) => reporter.reportException(error),
+}).render(<StrictMode>{element}</StrictMode>);

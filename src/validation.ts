@@ -87,7 +87,11 @@ const DOTTED_IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
  * Checks a site URL (spec section 5, DECISIONS.md): trimmed; `https://`
  * prepended when no protocol is given; `http:`/`https:` only; no user name or
  * password; the host a domain name with a top-level domain, neither
- * `localhost` (nor a name under it) nor an IP address in any notation.
+ * `localhost` (nor a name under it) nor an IP address in any notation. The
+ * URL is sent as typed, so it must be one as typed, not only once the WHATWG
+ * parser has repaired it: no whitespace or control characters, no `<` or
+ * `>`, a host right after the `//` written without `%` escapes or
+ * backslashes, and no port 0.
  *
  * @param raw the field as typed
  * @returns `{ ok: true, url }` with the URL to send (trimmed, with its
@@ -96,9 +100,10 @@ const DOTTED_IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 export function checkSiteUrl(raw: string): SiteUrlCheck {
   const trimmed = raw.trim();
   if (trimmed === '') return { ok: false, problem: 'empty' };
-  // The URL parser silently drops tabs and newlines inside a URL; a visitor
-  // who typed a space or pasted two lines did not mean one address.
-  if (/\s/.test(trimmed)) return { ok: false, problem: 'format' };
+  // The URL parser silently drops tabs and newlines inside a URL, and control
+  // characters at its ends; a visitor who typed a space or pasted two lines
+  // did not mean one address.
+  if (/[\s\p{Cc}]/u.test(trimmed)) return { ok: false, problem: 'format' };
   // "//example.com" is not an address a visitor means to give as is.
   if (trimmed.startsWith('/')) return { ok: false, problem: 'format' };
   const url = HAS_PROTOCOL.test(trimmed) ? trimmed : `https://${trimmed}`;
@@ -121,12 +126,21 @@ export function checkSiteUrl(raw: string): SiteUrlCheck {
   ) {
     return { ok: false, problem: 'credentials' };
   }
+  // The parser skips extra slashes: "https:///example.com" has no host.
+  if (!authority) return { ok: false, problem: 'format' };
   const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
   if (host.startsWith('[') || DOTTED_IPV4.test(host)) {
     return { ok: false, problem: 'ip' };
   }
   if (host === 'localhost' || host.endsWith('.localhost')) {
     return { ok: false, problem: 'local' };
+  }
+  // What the parser repairs but a reader of the typed URL would not: a host
+  // with "%" escapes ("%65xample.com") or a backslash, which it reads as "/"
+  // ("https://example.com\path"); "<" and ">", which RFC 3986 excludes and
+  // a browser escapes; and port 0, which no server listens on.
+  if (/[%\\]/.test(authority) || /[<>]/.test(trimmed) || parsed.port === '0') {
+    return { ok: false, problem: 'format' };
   }
   const labels = host.split('.');
   const isDomainName =

@@ -63,6 +63,7 @@ async function renderPage(search: string) {
     config,
     search,
     hostname: window.location.hostname,
+    origin: window.location.origin,
     document,
     replaceAddress: (path) => addresses.push(path),
     navigate: (path) => navigations.push(path),

@@ -1,0 +1,107 @@
+/**
+ * Error reporting (spec section 7: "an error-reporting service also receives
+ * events"): unexpected failures go to Sentry's browser SDK when `SENTRY_DSN`
+ * is configured. The SDK is a separate chunk fetched only when the first
+ * report is made, so a page without a DSN, or without an error, never
+ * downloads it. Events carry nothing the visitor typed: no request bodies,
+ * no input breadcrumbs, no user, and every string is scrubbed of e-mail
+ * addresses and URLs other than the page's own.
+ */
+import type { ErrorEvent, Breadcrumb } from '@sentry/browser';
+import type { Failure } from '../machines/signUpMachine';
+import type { SentryClient } from './sentry';
+
+export interface ErrorReporter {
+  /** A general failure of the sign-up request (network, non-JSON, 5xx…). */
+  reportFailure(failure: Failure): void;
+  /** An exception nobody handled (a view, a promise). */
+  reportException(error: unknown): void;
+}
+
+const EMAIL = /[^\s@"'<>]+@[^\s@"'<>]+\.[^\s@"'<>]+/g;
+const URL_LIKE = /\b(?:https?:\/\/|www\.)[^\s"'<>]+/gi;
+
+/** Replaces e-mail addresses and foreign URLs in every string of `value`. */
+export function scrub<T>(value: T, ownOrigin: string): T {
+  if (typeof value === 'string') {
+    return value
+      .replace(EMAIL, '[email]')
+      .replace(URL_LIKE, (url) =>
+        url.startsWith(ownOrigin) ? url : '[url]',
+      ) as T;
+  }
+  if (Array.isArray(value)) {
+    return value.map((item: unknown) => scrub(item, ownOrigin)) as T;
+  }
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, scrub(item, ownOrigin)]),
+    ) as T;
+  }
+  return value;
+}
+
+/** Sentry's `beforeSend`: drops what could hold typed values, then scrubs. */
+export function redactEvent(event: ErrorEvent, ownOrigin: string): ErrorEvent {
+  const { request, user: _user, ...rest } = event;
+  const safe: ErrorEvent = {
+    ...rest,
+    ...(request && {
+      request: { url: request.url?.split(/[?#]/)[0], headers: {} },
+    }),
+  };
+  return scrub(safe, ownOrigin);
+}
+
+/** Sentry's `beforeBreadcrumb`: no console output, no input events. */
+export function keepBreadcrumb(breadcrumb: Breadcrumb): Breadcrumb | null {
+  if (breadcrumb.category === 'console' || breadcrumb.category === 'ui.input') {
+    return null;
+  }
+  return breadcrumb;
+}
+
+/**
+ * @param dsn the Sentry DSN, or undefined: then every report is dropped
+ *   and the SDK is never loaded
+ * @param ownOrigin the page's origin (kept in URLs; others are scrubbed)
+ */
+export function createErrorReporter(
+  dsn: string | undefined,
+  ownOrigin: string,
+): ErrorReporter {
+  if (!dsn) {
+    return { reportFailure: () => {}, reportException: () => {} };
+  }
+  let sdk: Promise<SentryClient> | undefined;
+  const loaded = () => {
+    sdk ??= import('./sentry').then(({ startSentry }) =>
+      startSentry({
+        dsn,
+        beforeSend: (event) => redactEvent(event, ownOrigin),
+        beforeBreadcrumb: keepBreadcrumb,
+      }),
+    );
+    return sdk;
+  };
+  const report = (send: (Sentry: SentryClient) => void) =>
+    void loaded()
+      .then(send)
+      .catch(() => {
+        // Reporting must never break the page (the chunk may fail to load).
+      });
+  return {
+    reportFailure(failure) {
+      if (failure.kind !== 'general') return;
+      report((Sentry) =>
+        Sentry.captureMessage(`sign-up failed: ${failure.reason}`, {
+          level: 'error',
+          tags: { failure: failure.reason },
+        }),
+      );
+    },
+    reportException(error) {
+      report((Sentry) => Sentry.captureException(error));
+    },
+  };
+}
