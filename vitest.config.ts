@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects: `unit` (pure modules, machines and views in jsdom) and
- * `browser` (the built page in headless Chromium against the local server).
+ * Three projects: `unit` (pure modules, machines and views in jsdom),
+ * `server` (the local server and its API in Node, under abuse and load on
+ * loopback) and `browser` (the built page in headless Chromium against the
+ * local server).
  */
 export default defineConfig({
   test: {
@@ -18,6 +20,14 @@ export default defineConfig({
             'tests/model/**/*.test.{ts,tsx}',
           ],
           setupFiles: ['tests/support/setupDom.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'server',
+          environment: 'node',
+          include: ['tests/server/**/*.test.ts'],
+          testTimeout: 60_000,
         },
       },
       {

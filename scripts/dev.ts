@@ -15,6 +15,9 @@ const api = await buildServer({
   productName: config.productName,
   rateLimit: Number(process.env.SIGNUP_RATE_LIMIT ?? 5),
   recaptchaSecret: process.env.RECAPTCHA_SECRET?.trim() || undefined,
+  trackingTagUrl: config.trackingTagUrl,
+  apiOrigin: config.apiOrigin,
+  sentryDsn: config.sentryDsn,
 });
 await api.listen({ port: API_PORT, host: 'localhost' });
 

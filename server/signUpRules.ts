@@ -18,6 +18,11 @@ export const NAME_MAX_LENGTH = 100;
 const NAME_WITH_URL =
   /[a-z][a-z\d+.-]*:\/\/|www\.|\b[a-z\d-]+\.(?:com|net|org|io|ru|cn|info|biz|xyz|top|co|me|ly|app|dev|site|online|link|click)\b/i;
 const NAME_WITH_MARKUP = /[<>]|&[#a-z\d]+;/i;
+// Control characters (C0, DEL, C1: NUL, tab, newline, escape…) and the
+// bidirectional embeddings, overrides and isolates (Unicode TR 9), which
+// make a name display differently from what it is ("Trojan Source"). Joiners
+// (U+200C, U+200D) stay: names in Persian or emoji sequences need them.
+const NAME_WITH_CONTROL = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
 
 /** Why a name is refused, or undefined when it is accepted. */
 export function nameProblem(name: string): string | undefined {
@@ -26,15 +31,24 @@ export function nameProblem(name: string): string | undefined {
   if ([...trimmed].length > NAME_MAX_LENGTH) return 'too long';
   if (NAME_WITH_URL.test(trimmed)) return 'contains a URL';
   if (NAME_WITH_MARKUP.test(trimmed)) return 'contains markup';
+  if (NAME_WITH_CONTROL.test(trimmed)) return 'contains control characters';
   return undefined;
 }
 
+/** The API's failure answer (CONTRACT.md "HTTP"). */
 export function refusal(code: string, info: string): ApiAnswer {
   return { success: false, code, info };
 }
 
-/** A form body as @fastify/formbody parses it: repeated keys become arrays. */
+/** A form body as server/formBody.ts parses it: repeated keys become arrays. */
 export type FormBody = Record<string, string | string[] | undefined>;
+
+/**
+ * Whatever a request body parsed into: the API checks each field's type
+ * itself rather than trust a parser (a JSON body could carry numbers,
+ * objects or null).
+ */
+export type UntrustedBody = Readonly<Record<string, unknown>>;
 
 /** The accepted sign-up's fields, normalised. */
 export interface NewAccount {
@@ -49,15 +63,21 @@ export interface NewAccount {
 /**
  * Checks a body field by field, in the order of the payload (spec section 3).
  *
+ * @param body the parsed body; fields that are neither absent nor a single
+ *   string (repeated, or not a string at all) are refused
  * @returns the account to create, or the refusal to answer with
  *   (`CSAPI_INVALID_PARAMETER` with the field as `info`, or
  *   `CSAPI_CAPTCHA_MISSING` for a missing captcha token)
  */
-export function readSignUp(body: FormBody): NewAccount | ApiAnswer {
+export function readSignUp(body: UntrustedBody): NewAccount | ApiAnswer {
   const single = (key: string): string | undefined | null => {
+    // Own fields only: `constructor` and friends are not sent fields.
+    if (!Object.hasOwn(body, key)) return undefined;
     const value = body[key];
-    // Repeated fields are ambiguous: refuse rather than pick one.
-    return Array.isArray(value) ? null : value;
+    if (value === undefined || typeof value === 'string') return value;
+    // Repeated fields are ambiguous, other types are not a form's: refuse
+    // rather than pick one or coerce.
+    return null;
   };
   const name = single('name');
   if (typeof name !== 'string' || nameProblem(name) !== undefined) {

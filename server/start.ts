@@ -22,6 +22,9 @@ const app = await buildServer({
   productName: config.productName,
   rateLimit: positiveInteger('SIGNUP_RATE_LIMIT', 5),
   recaptchaSecret: process.env.RECAPTCHA_SECRET?.trim() || undefined,
+  trackingTagUrl: config.trackingTagUrl,
+  apiOrigin: config.apiOrigin,
+  sentryDsn: config.sentryDsn,
   logger: true,
 });
 await app.listen({ port, host: 'localhost' });

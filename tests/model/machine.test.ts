@@ -6,18 +6,14 @@
  * spec's. Every transition the machines define must be walked.
  */
 import { describe, expect, it } from 'vitest';
-import { createActor, fromPromise, type AnyMachineSnapshot } from 'xstate';
+import { createActor, type AnyMachineSnapshot } from 'xstate';
 import {
   consentMachine,
   type ConsentInput,
   type StoredChoice,
 } from '../../machines/consentMachine';
-import {
-  signUpMachine,
-  type Session,
-  type SignUpRequest,
-} from '../../machines/signUpMachine';
-import { deferred, type Deferred } from '../support/signUpHarness';
+import { signUpMachine } from '../../machines/signUpMachine';
+import { startSignUp } from '../support/signUpHarness';
 import {
   consentModel,
   describeConsentInput,
@@ -62,36 +58,8 @@ describe('signUpMachine, machine level', () => {
     it(describePath(signUpModel, path), async () => {
       const { record, inspect } = recordTransitions(signUpMachine.id);
       walked.push(record);
-      const requests: Deferred<Session>[] = [];
-      const sentRequests: SignUpRequest[] = [];
-      const cookies: Session[] = [];
-      let navigations = 0;
-      let captchaResets = 0;
-      const actor = createActor(
-        signUpMachine.provide({
-          actors: {
-            submitSignUp: fromPromise<Session, SignUpRequest>(({ input }) => {
-              const answer = deferred<Session>();
-              requests.push(answer);
-              sentRequests.push(input);
-              return answer.promise;
-            }),
-          },
-          actions: {
-            setLoginCookies: (_, session: Session) => {
-              cookies.push(session);
-            },
-            navigateHome: () => {
-              navigations += 1;
-            },
-          },
-        }),
-        { input: path.input, inspect },
-      );
-      actor.on('captcha.reset', () => {
-        captchaResets += 1;
-      });
-      actor.start();
+      const harness = startSignUp(path.input, inspect);
+      const { actor, requests, cookies } = harness;
       const model = modelSnapshots(signUpModel, path);
       expect(stateOf(actor.getSnapshot())).toEqual(stateOf(model.initial));
 
@@ -99,12 +67,12 @@ describe('signUpMachine, machine level', () => {
       for (const [index, step] of (
         path.events as SignUpModelEvent[]
       ).entries()) {
-        const before = sentRequests.length;
+        const before = requests.length;
         if (step.type === 'xstate.done.actor.submitSignUp') {
-          requests.shift()?.resolve(step.output);
+          requests.at(-1)?.answer.resolve(step.output);
           outcomes += 1;
         } else if (step.type === 'xstate.error.actor.submitSignUp') {
-          requests.shift()?.reject(step.error);
+          requests.at(-1)?.answer.reject(step.error);
           outcomes += 1;
         } else {
           actor.send(step);
@@ -117,7 +85,7 @@ describe('signUpMachine, machine level', () => {
 
         // Spec section 4: one request per submit that passes validation,
         // none while a client-side error exists.
-        expect(sentRequests.length - before).toBe(
+        expect(requests.length - before).toBe(
           step.type === 'submit' && expected.matches('submitting') ? 1 : 0,
         );
         // Inputs locked while the request runs, and while leaving for `/`.
@@ -125,11 +93,11 @@ describe('signUpMachine, machine level', () => {
           expected.matches('submitting') || expected.matches('success'),
         );
         // The captcha is reset whatever the outcome.
-        expect(captchaResets).toBe(outcomes);
+        expect(harness.captchaResets).toBe(outcomes);
         // Success: login cookies from the token and sid, then `/`.
         const succeeded = expected.matches('success');
         expect(cookies).toEqual(succeeded ? [MODEL_SESSION] : []);
-        expect(navigations).toBe(succeeded ? 1 : 0);
+        expect(harness.navigations).toBe(succeeded ? 1 : 0);
       }
     });
   }

@@ -4,6 +4,9 @@ export const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
 
 /** Where the browser tests' tracking tag lives; tests route it to a fake. */
 export const TEST_TAG_URL = 'https://tags.vigil-test.example/tag.js';
+/** Where the browser tests' error reports go; tests route it to a recorder. */
+export const TEST_SENTRY_DSN = 'https://testkey@sentry.vigil-test.example/42';
+
 /** The product's parent domain in the browser tests; Chromium maps it to 127.0.0.1. */
 export const TEST_COOKIE_DOMAIN = '.vigil.test';
 /** A host under it, served over HTTPS, where cookies are Secure and domain-wide. */
@@ -11,16 +14,25 @@ export const TEST_PRODUCT_HOST = 'signup.vigil.test';
 
 /**
  * The page builds the browser tests drive: the configuration of CONTRACT.md
- * with a tag and a cookie domain, and the same without a tag.
+ * with a tag, a cookie domain and an error-report DSN, and the same without
+ * a tag or a DSN.
  */
 export const TEST_BUILDS = {
   tagged: {
     distDir: resolve(PROJECT_ROOT, 'dist-test'),
-    env: { TRACKING_TAG_URL: TEST_TAG_URL, COOKIE_DOMAIN: TEST_COOKIE_DOMAIN },
+    env: {
+      TRACKING_TAG_URL: TEST_TAG_URL,
+      COOKIE_DOMAIN: TEST_COOKIE_DOMAIN,
+      SENTRY_DSN: TEST_SENTRY_DSN,
+    },
   },
   untagged: {
     distDir: resolve(PROJECT_ROOT, 'dist-test-untagged'),
-    env: { TRACKING_TAG_URL: '', COOKIE_DOMAIN: TEST_COOKIE_DOMAIN },
+    env: {
+      TRACKING_TAG_URL: '',
+      COOKIE_DOMAIN: TEST_COOKIE_DOMAIN,
+      SENTRY_DSN: '',
+    },
   },
 } as const;
 

@@ -3,7 +3,7 @@
  * `machine.provide`: the HTTP call answers when the test says so, and the
  * cookie and navigation actions are recorded.
  */
-import { createActor, fromPromise } from 'xstate';
+import { createActor, fromPromise, type InspectionEvent } from 'xstate';
 import {
   signUpMachine,
   type Session,
@@ -34,7 +34,10 @@ export const VALID_FORM = {
   url: ' example.com/status ',
 } as const;
 
-export function startSignUp(input: SignUpInput = {}) {
+export function startSignUp(
+  input: SignUpInput = {},
+  inspect?: (event: InspectionEvent) => void,
+) {
   const requests: { request: SignUpRequest; answer: Deferred<Session> }[] = [];
   const cookies: Session[] = [];
   let navigations = 0;
@@ -58,7 +61,7 @@ export function startSignUp(input: SignUpInput = {}) {
       },
     },
   });
-  const actor = createActor(machine, { input });
+  const actor = createActor(machine, { input, inspect });
   actor.on('captcha.reset', () => {
     captchaResets += 1;
   });

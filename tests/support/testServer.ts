@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildServer } from '../../server/app';
+import { readConfig } from '../../src/config';
 import { TEST_BUILDS, TEST_PRODUCT_HOST, type TestBuild } from './paths';
 
 export interface TestServer {
@@ -52,12 +53,26 @@ function selfSignedCertificate() {
   return certificate;
 }
 
+/**
+ * Starts the server on a free port with the configuration the build was made
+ * with, so that its Content-Security-Policy allows that build's tag, API and
+ * error reports.
+ *
+ * @param options.rateLimit sign-ups per client IP; default 1000
+ * @param options.build which of {@link TEST_BUILDS} to serve; default `tagged`
+ * @param options.https serve on {@link TEST_PRODUCT_HOST} over HTTPS
+ */
 export async function startTestServer(
   options: { rateLimit?: number; build?: TestBuild; https?: boolean } = {},
 ): Promise<TestServer> {
+  const build = TEST_BUILDS[options.build ?? 'tagged'];
+  const config = readConfig(build.env);
   const app = await buildServer({
-    distDir: TEST_BUILDS[options.build ?? 'tagged'].distDir,
-    productName: 'Vigil',
+    distDir: build.distDir,
+    productName: config.productName,
+    trackingTagUrl: config.trackingTagUrl,
+    apiOrigin: config.apiOrigin,
+    sentryDsn: config.sentryDsn,
     // Generous unless a test is about the limit: every test signs up.
     rateLimit: options.rateLimit ?? 1000,
     ...(options.https && { https: selfSignedCertificate() }),

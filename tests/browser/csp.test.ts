@@ -1,0 +1,337 @@
+/**
+ * The security headers of the local server (server/securityHeaders.ts) in
+ * Chromium: a whole visit (arrival from an ad, consent given and withdrawn,
+ * a failed attempt reported to the error-reporting service, sign-up through
+ * the fake captcha and the real local API, the landing page) raises no
+ * `securitypolicyviolation`, while the policy does refuse
+ * an injected inline script and framing. The fake reCAPTCHA and the fake
+ * tag are answered by `route` at Google's and the tag's real addresses, so
+ * the policy judges them as it would the real ones.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  contentSecurityPolicyDirectives,
+  parseContentSecurityPolicy,
+  REFERRER_POLICY,
+  type CspDirectives,
+} from '../../server/securityHeaders';
+import { SIGN_UP_PATH } from '../../src/signUpClient';
+import { launchChromium } from '../support/chromium';
+import { useFakeRecaptcha } from '../support/fakeRecaptcha';
+import { useFakeTag } from '../support/fakeTag';
+import { readConfig } from '../../src/config';
+import { TEST_BUILDS, TEST_SENTRY_DSN, TEST_TAG_URL } from '../support/paths';
+import {
+  DESKTOP,
+  fillSignUpForm,
+  submitButton,
+  validEntry,
+} from '../support/signUpPage';
+import { startTestServer, type TestServer } from '../support/testServer';
+
+/** What the page's listener keeps of a `securitypolicyviolation` event. */
+interface Violation {
+  page: string;
+  directive: string;
+  blocked: string;
+  sample: string;
+}
+
+/** The globals this file's scripts and the fakes leave in the page. */
+interface TestWindow {
+  __cspViolations?: Violation[];
+  __reportCspViolation?: (violation: Violation) => Promise<void>;
+  __tagRuns?: number;
+  __inlineRan?: boolean;
+}
+
+/**
+ * Runs before any script of every document: keeps each violation in
+ * `window.__cspViolations` and reports it to the test too, so that one
+ * raised just before a navigation is not lost with the document.
+ */
+function collectViolations(): void {
+  const test = window as unknown as TestWindow;
+  test.__cspViolations = [];
+  document.addEventListener(
+    'securitypolicyviolation',
+    (event) => {
+      const violation = {
+        page: location.pathname,
+        directive: event.effectiveDirective,
+        blocked: event.blockedURI,
+        sample: event.sample,
+      };
+      test.__cspViolations?.push(violation);
+      void test.__reportCspViolation?.(violation);
+    },
+    true,
+  );
+}
+
+interface Visit {
+  context: BrowserContext;
+  page: Page;
+  /** Every violation any document of the context reported. */
+  violations: Violation[];
+  /** Chromium's console errors about the policy ("Refused to …"). */
+  consoleErrors: string[];
+  tagRequests: () => number;
+}
+
+/** A fresh context with the fakes and the violation collector in place. */
+async function startVisit(browser: Browser): Promise<Visit> {
+  const context = await browser.newContext({
+    viewport: DESKTOP,
+    ignoreHTTPSErrors: true,
+  });
+  const violations: Violation[] = [];
+  await context.exposeFunction('__reportCspViolation', (v: Violation) => {
+    violations.push(v);
+  });
+  await context.addInitScript(collectViolations);
+  const tagRequests = await useFakeTag(context);
+  const page = await context.newPage();
+  await useFakeRecaptcha(page);
+  const consoleErrors: string[] = [];
+  page.on('console', (message) => {
+    if (/Content.Security.Policy/i.test(message.text())) {
+      consoleErrors.push(message.text());
+    }
+  });
+  return { context, page, violations, consoleErrors, tagRequests };
+}
+
+const pageViolations = (page: Page) =>
+  page.evaluate(() => (window as TestWindow).__cspViolations ?? []);
+const inlineRan = (page: Page) =>
+  page.evaluate(() => (window as TestWindow).__inlineRan);
+
+/** The policy a build's configuration calls for. */
+function policyOf(build: keyof typeof TEST_BUILDS): CspDirectives {
+  const config = readConfig(TEST_BUILDS[build].env);
+  return contentSecurityPolicyDirectives({
+    trackingTagUrl: config.trackingTagUrl,
+    apiOrigin: config.apiOrigin,
+    sentryDsn: config.sentryDsn,
+  });
+}
+
+/** What the test server must send for the tagged build. */
+const expectedPolicy = policyOf('tagged');
+
+function expectSecurityHeaders(
+  headers: Record<string, string>,
+  policy: CspDirectives = expectedPolicy,
+) {
+  const csp = headers['content-security-policy'];
+  expect(csp, 'Content-Security-Policy').toBeDefined();
+  expect(parseContentSecurityPolicy(csp ?? '')).toEqual(policy);
+  expect(headers['x-content-type-options']).toBe('nosniff');
+  expect(headers['referrer-policy']).toBe(REFERRER_POLICY);
+  expect(headers['x-frame-options']).toBe('DENY');
+}
+
+let browser: Browser;
+let server: TestServer;
+let productHost: TestServer;
+
+beforeAll(async () => {
+  [browser, server, productHost] = await Promise.all([
+    launchChromium(),
+    startTestServer(),
+    startTestServer({ https: true }),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), server?.close(), productHost?.close()]);
+});
+
+describe('a full visit raises no policy violation', () => {
+  it.each([
+    ['http://localhost', () => server],
+    ['the HTTPS product host', () => productHost],
+  ])('on %s', async (_where, serverOf) => {
+    const { origin } = serverOf();
+    const visit = await startVisit(browser);
+    const { page } = visit;
+
+    const arrival = await page.goto(`${origin}/signup?utm_source=google`);
+    expectSecurityHeaders((await arrival?.allHeaders()) ?? {});
+    await page.getByTestId('fake-captcha').waitFor();
+
+    // Consent given: the tag loads from its own origin and runs.
+    await page.getByTestId('consent-accept').click();
+    await expect
+      .poll(() => page.evaluate(() => (window as TestWindow).__tagRuns))
+      .toBe(1);
+    expect(visit.tagRequests()).toBe(1);
+
+    // Withdrawn from the settings link: the tag's element goes.
+    await page.getByTestId('consent-settings').click();
+    await page.getByTestId('consent-reject').click();
+    await expect(
+      page.locator('script[data-testid=tracking-tag]').count(),
+    ).resolves.toBe(0);
+
+    // A first attempt fails (the API answers 500 with HTML, once): the page
+    // fetches its error-reporting chunk and sends a report to SENTRY_DSN.
+    const reports: string[] = [];
+    await page.route(`${new URL(TEST_SENTRY_DSN).origin}/**`, (route) => {
+      reports.push(route.request().url());
+      return route.fulfill({ contentType: 'application/json', body: '{}' });
+    });
+    await page.route(
+      `**${SIGN_UP_PATH}`,
+      (route) =>
+        route.fulfill({
+          status: 500,
+          contentType: 'text/html',
+          body: '<h1>Internal Server Error</h1>',
+        }),
+      { times: 1 },
+    );
+    await fillSignUpForm(page, validEntry());
+    await submitButton(page).click();
+    await page.getByTestId('error-general').waitFor();
+    await expect.poll(() => reports.length).toBeGreaterThan(0);
+
+    // The second goes to the local API and lands on /.
+    await fillSignUpForm(page, { captcha: true });
+    await expect(pageViolations(page)).resolves.toEqual([]);
+    const answer = page.waitForResponse(
+      (response) => new URL(response.url()).pathname === SIGN_UP_PATH,
+    );
+    const landing = page.waitForResponse(
+      (response) => response.url() === `${origin}/`,
+    );
+    await submitButton(page).click();
+    const apiResponse = await answer;
+    expect(apiResponse.status()).toBe(200);
+    expectSecurityHeaders(await apiResponse.allHeaders());
+    await page.waitForURL(`${origin}/`);
+    expectSecurityHeaders(await (await landing).allHeaders());
+    await page.getByRole('heading', { name: 'Welcome to Vigil' }).waitFor();
+    // The landing page's stylesheet, no longer inline, applies.
+    await expect(
+      page.evaluate(() => getComputedStyle(document.body).backgroundColor),
+    ).resolves.toBe('rgb(241, 245, 249)');
+
+    await page.waitForTimeout(300);
+    await expect(pageViolations(page)).resolves.toEqual([]);
+    expect(visit.violations).toEqual([]);
+    expect(visit.consoleErrors).toEqual([]);
+    await visit.context.close();
+  });
+});
+
+describe('the policy is enforced', () => {
+  it('refuses an injected inline script and reports it', async () => {
+    const visit = await startVisit(browser);
+    const { page } = visit;
+    await page.goto(`${server.origin}/signup`);
+    await page.getByTestId('fake-captcha').waitFor();
+    await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'window.__inlineRan = true';
+      document.head.append(script);
+    });
+    await expect
+      .poll(() => pageViolations(page))
+      .toEqual([
+        expect.objectContaining({
+          page: '/signup',
+          directive: 'script-src-elem',
+          blocked: 'inline',
+        }),
+      ]);
+    await expect(inlineRan(page)).resolves.toBe(undefined);
+    await visit.context.close();
+  });
+
+  it('refuses a script from an origin it does not list', async () => {
+    const visit = await startVisit(browser);
+    const { page } = visit;
+    await page.route('https://cdn.elsewhere.example/**', (route) =>
+      route.fulfill({
+        contentType: 'text/javascript',
+        body: 'window.__inlineRan = true',
+      }),
+    );
+    await page.goto(`${server.origin}/signup`);
+    await page.getByTestId('fake-captcha').waitFor();
+    await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.src = 'https://cdn.elsewhere.example/x.js';
+      document.head.append(script);
+    });
+    await expect
+      .poll(() => pageViolations(page))
+      .toEqual([
+        expect.objectContaining({
+          directive: 'script-src-elem',
+          blocked: 'https://cdn.elsewhere.example/x.js',
+        }),
+      ]);
+    await expect(inlineRan(page)).resolves.toBe(undefined);
+    await visit.context.close();
+  });
+
+  it('refuses to be framed (frame-ancestors)', async () => {
+    const visit = await startVisit(browser);
+    const { page } = visit;
+    // A page without the policy framing the sign-up page; 'none' refuses
+    // every ancestor, even one of the same origin.
+    await page.route(`${server.origin}/framer`, (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        body: `<iframe src="${server.origin}/signup"></iframe>`,
+      }),
+    );
+    const framed = page.waitForResponse(`${server.origin}/signup`);
+    await page.goto(`${server.origin}/framer`);
+    await framed;
+    await expect
+      .poll(() => visit.consoleErrors.join('\n'))
+      .toMatch(/frame-ancestors 'none'/);
+    const frame = page.frames().find((f) => f !== page.mainFrame());
+    // The framed document never loads: no form, no captcha.
+    expect(frame).toBeDefined();
+    await expect(frame?.locator('#signup-form').count()).resolves.toBe(0);
+    await visit.context.close();
+  });
+});
+
+describe('the headers', () => {
+  it('are sent on the page, the landing page, its stylesheet and the API', async () => {
+    for (const path of ['/signup', '/', '/landing.css']) {
+      const response = await fetch(`${server.origin}${path}`);
+      expect(response.status, path).toBe(200);
+      expectSecurityHeaders(Object.fromEntries(response.headers));
+    }
+    const refused = await fetch(`${server.origin}${SIGN_UP_PATH}`, {
+      method: 'POST',
+      body: new URLSearchParams({ name: 'Ada' }),
+    });
+    expect(refused.status).toBe(400);
+    expectSecurityHeaders(Object.fromEntries(refused.headers));
+  });
+
+  it('list no tag origin for a build without a tag', async () => {
+    const untagged = await startTestServer({ build: 'untagged' });
+    try {
+      const response = await fetch(`${untagged.origin}/signup`);
+      expectSecurityHeaders(
+        Object.fromEntries(response.headers),
+        policyOf('untagged'),
+      );
+      expect(response.headers.get('content-security-policy')).not.toContain(
+        new URL(TEST_TAG_URL).origin,
+      );
+    } finally {
+      await untagged.close();
+    }
+  });
+});

@@ -1,0 +1,214 @@
+/**
+ * The Content-Security-Policy builder (server/securityHeaders.ts) and the
+ * headers the local server sends with it on every route.
+ */
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  contentSecurityPolicyDirectives,
+  parseContentSecurityPolicy,
+  RECAPTCHA_FRAME_SOURCES,
+  RECAPTCHA_SCRIPT_SOURCES,
+  REFERRER_POLICY,
+  securityHeaderOptions,
+  serializeContentSecurityPolicy,
+} from '../../server/securityHeaders';
+import { SIGN_UP_PATH } from '../../src/signUpClient';
+import { apiServer, FORM, validSignUp } from './apiServer';
+
+const TAG = 'https://tags.vigil.example/gtag/js?id=G-123';
+const API = 'https://api.vigil.example';
+
+describe('contentSecurityPolicyDirectives', () => {
+  it('without a tag or API origin: the page itself and reCAPTCHA only', () => {
+    expect(contentSecurityPolicyDirectives()).toEqual({
+      'default-src': ["'none'"],
+      'script-src': ["'self'", ...RECAPTCHA_SCRIPT_SOURCES],
+      'style-src': ["'self'"],
+      'style-src-attr': ["'unsafe-inline'"],
+      'img-src': ["'self'"],
+      'connect-src': ["'self'"],
+      'frame-src': [...RECAPTCHA_FRAME_SOURCES],
+      'frame-ancestors': ["'none'"],
+      'form-action': ["'self'"],
+      'base-uri': ["'none'"],
+      'object-src': ["'none'"],
+    });
+  });
+
+  it('lists reCAPTCHA v2 as Google documents it', () => {
+    const policy = contentSecurityPolicyDirectives();
+    expect(policy['script-src']).toEqual(
+      expect.arrayContaining([
+        'https://www.google.com/recaptcha/',
+        'https://www.gstatic.com/recaptcha/',
+      ]),
+    );
+    expect(policy['frame-src']).toEqual([
+      'https://www.google.com/recaptcha/',
+      'https://recaptcha.google.com/recaptcha/',
+    ]);
+  });
+
+  it("adds the tag's origin to script-src, and only its origin", () => {
+    const policy = contentSecurityPolicyDirectives({ trackingTagUrl: TAG });
+    expect(policy['script-src']).toEqual([
+      "'self'",
+      ...RECAPTCHA_SCRIPT_SOURCES,
+      'https://tags.vigil.example',
+    ]);
+    expect(policy['connect-src']).toEqual(["'self'"]);
+  });
+
+  it('adds the API origin to connect-src', () => {
+    const policy = contentSecurityPolicyDirectives({ apiOrigin: API });
+    expect(policy['connect-src']).toEqual(["'self'", API]);
+    expect(policy['script-src']).toEqual([
+      "'self'",
+      ...RECAPTCHA_SCRIPT_SOURCES,
+    ]);
+  });
+
+  it("adds the error-report host (the DSN's origin, without its key) to connect-src", () => {
+    const policy = contentSecurityPolicyDirectives({
+      apiOrigin: API,
+      sentryDsn: 'https://publickey@o1.ingest.sentry.io/42',
+    });
+    expect(policy['connect-src']).toEqual([
+      "'self'",
+      API,
+      'https://o1.ingest.sentry.io',
+    ]);
+  });
+
+  it("treats '' as the page's own origin", () => {
+    expect(
+      contentSecurityPolicyDirectives({ apiOrigin: '', trackingTagUrl: '' }),
+    ).toEqual(contentSecurityPolicyDirectives());
+  });
+
+  it('never allows inline script, eval or framing by anyone', () => {
+    const all = Object.values(
+      contentSecurityPolicyDirectives({ trackingTagUrl: TAG, apiOrigin: API }),
+    ).flat();
+    for (const unsafe of [
+      "'unsafe-eval'",
+      "'unsafe-hashes'",
+      "'wasm-unsafe-eval'",
+      '*',
+      'data:',
+      'blob:',
+      'http:',
+      'https:',
+    ]) {
+      expect(all).not.toContain(unsafe);
+    }
+    const policy = contentSecurityPolicyDirectives({ trackingTagUrl: TAG });
+    expect(policy['script-src']).not.toContain("'unsafe-inline'");
+    expect(policy['style-src']).not.toContain("'unsafe-inline'");
+    expect(policy['frame-ancestors']).toEqual(["'none'"]);
+  });
+
+  it.each([
+    ['TRACKING_TAG_URL', { trackingTagUrl: 'tags.example/tag.js' }],
+    ['TRACKING_TAG_URL', { trackingTagUrl: 'javascript:alert(1)' }],
+    ['API_ORIGIN', { apiOrigin: 'ftp://api.example' }],
+    ['API_ORIGIN', { apiOrigin: "https://a.example; script-src 'none'" }],
+    ['SENTRY_DSN', { sentryDsn: 'publickey@sentry.example/42' }],
+  ])('refuses a %s that is not an http(s) URL: %j', (name, origins) => {
+    expect(() => contentSecurityPolicyDirectives(origins)).toThrow(name);
+  });
+});
+
+describe('serialize and parse', () => {
+  it('round-trip', () => {
+    const policy = contentSecurityPolicyDirectives({
+      trackingTagUrl: TAG,
+      apiOrigin: API,
+    });
+    const header = serializeContentSecurityPolicy(policy);
+    expect(header).toMatch(/^default-src 'none'; script-src 'self' https:/);
+    expect(header).not.toMatch(/;\s*$/);
+    expect(parseContentSecurityPolicy(header)).toEqual(policy);
+  });
+
+  it('parse reads any spacing, lower-cases names, keeps the first of a repeated directive', () => {
+    expect(
+      parseContentSecurityPolicy(
+        "  Default-Src 'none' ;script-src 'self'  https://a.example;;script-src *; upgrade-insecure-requests",
+      ),
+    ).toEqual({
+      'default-src': ["'none'"],
+      'script-src': ["'self'", 'https://a.example'],
+      'upgrade-insecure-requests': [],
+    });
+  });
+});
+
+describe('securityHeaderOptions', () => {
+  it('replaces helmet’s default policy, denies framing, sets the referrer policy and no HSTS', () => {
+    const options = securityHeaderOptions({ trackingTagUrl: TAG });
+    expect(options.contentSecurityPolicy).toEqual({
+      useDefaults: false,
+      directives: contentSecurityPolicyDirectives({ trackingTagUrl: TAG }),
+    });
+    expect(options.referrerPolicy).toEqual({ policy: REFERRER_POLICY });
+    expect(options.xFrameOptions).toEqual({ action: 'deny' });
+    expect(options.strictTransportSecurity).toBe(false);
+    expect(options.xContentTypeOptions).toBe(true);
+  });
+});
+
+describe('the local server', () => {
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = await apiServer({ trackingTagUrl: TAG, apiOrigin: API });
+  });
+  afterAll(() => app.close());
+
+  const expected = contentSecurityPolicyDirectives({
+    trackingTagUrl: TAG,
+    apiOrigin: API,
+  });
+
+  it.each([
+    ['GET', '/signup', 200],
+    ['GET', '/', 200],
+    ['GET', '/landing.css', 200],
+    ['GET', '/no-such-page', 404],
+    ['POST', SIGN_UP_PATH, 200],
+    ['POST', SIGN_UP_PATH, 400],
+  ] as const)(
+    'sends the headers on %s %s (%i)',
+    async (method, url, status) => {
+      const response = await app.inject({
+        method,
+        url,
+        ...(method === 'POST' && {
+          headers: { 'content-type': FORM },
+          payload: (status === 200
+            ? validSignUp()
+            : validSignUp({ newsletter: 'yes' })
+          ).toString(),
+        }),
+      });
+      expect(response.statusCode).toBe(status);
+      const csp = response.headers['content-security-policy'];
+      expect(typeof csp).toBe('string');
+      expect(parseContentSecurityPolicy(String(csp))).toEqual(expected);
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['referrer-policy']).toBe(REFERRER_POLICY);
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      expect(response.headers['strict-transport-security']).toBeUndefined();
+    },
+  );
+
+  it('serves a landing page with no inline style or script, and its stylesheet', async () => {
+    const page = await app.inject({ url: '/' });
+    expect(page.body).not.toMatch(/<style|<script|\sstyle=|\son[a-z]+=/i);
+    expect(page.body).toContain('<link rel="stylesheet" href="/landing.css">');
+    const css = await app.inject({ url: '/landing.css' });
+    expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
+    expect(css.body).toContain('background:#f1f5f9');
+  });
+});
