@@ -199,7 +199,8 @@ export async function buildServer(
     setHeaders(reply, path) {
       reply.header(
         'cache-control',
-        path.endsWith('.html')
+        // The HTML may come as its precompressed twin (index.html.br/.gz).
+        /\.html(?:\.(?:br|gz))?$/.test(path)
           ? 'no-cache'
           : 'public, max-age=31536000, immutable',
       );

@@ -9,6 +9,7 @@ import type {
 } from '../../machines/signUpMachine';
 import { ErrorSummary } from './ErrorSummary';
 import { TextField } from './TextField';
+import { whenIdleOrInteracted } from './whenIdle';
 
 export interface SignUpFormProps {
   /** The sign-up machine with the page's effects provided (src/main.tsx). */
@@ -47,10 +48,26 @@ export function SignUpForm({
   useEffect(() => {
     if (errorsShown > 0) summaryRef.current?.focus();
   }, [errorsShown]);
-  const [compactCaptcha] = useState(
-    // Google's widget is 304 px wide; below that it comes in its compact size.
-    () => window.matchMedia?.('(max-width: 379px)').matches ?? false,
-  );
+  // The widget (and with it Google's script) mounts on the first
+  // interaction with the form or when the browser is idle, never on the
+  // critical path; the prerendered page and its hydration show the empty,
+  // reserved box. Undefined: not mounted yet.
+  const formRef = useRef<HTMLFormElement>(null);
+  const [captchaSize, setCaptchaSize] = useState<'normal' | 'compact'>();
+  useEffect(() => {
+    const form = formRef.current;
+    if (captchaSize || !form) return;
+    return whenIdleOrInteracted(form, () =>
+      setCaptchaSize(
+        // Google's widget is 304 px wide; below that it comes in its compact
+        // size (the box's reserved height follows the same media query).
+        window.matchMedia?.('(max-width: 379px)').matches
+          ? 'compact'
+          : 'normal',
+      ),
+    );
+  }, [captchaSize]);
+  const compactCaptcha = captchaSize === 'compact';
   const values = useSelector(actorRef, (state) => state.context.values);
   const errors = useSelector(actorRef, (state) => state.context.errors);
   const failure = useSelector(actorRef, (state) => state.context.failure);
@@ -70,6 +87,7 @@ export function SignUpForm({
 
   return (
     <form
+      ref={formRef}
       id="signup-form"
       className="signup-form"
       noValidate
@@ -176,20 +194,22 @@ export function SignUpForm({
               : 'captcha__box'
           }
         >
-          <ReCAPTCHA
-            ref={captchaRef}
-            sitekey={recaptchaSiteKey}
-            size={compactCaptcha ? 'compact' : 'normal'}
-            onChange={(token) =>
-              actorRef.send(
-                token
-                  ? { type: 'captcha.solve', token }
-                  : { type: 'captcha.expire' },
-              )
-            }
-            onExpired={() => actorRef.send({ type: 'captcha.expire' })}
-            onErrored={() => actorRef.send({ type: 'captcha.expire' })}
-          />
+          {captchaSize && (
+            <ReCAPTCHA
+              ref={captchaRef}
+              sitekey={recaptchaSiteKey}
+              size={compactCaptcha ? 'compact' : 'normal'}
+              onChange={(token) =>
+                actorRef.send(
+                  token
+                    ? { type: 'captcha.solve', token }
+                    : { type: 'captcha.expire' },
+                )
+              }
+              onExpired={() => actorRef.send({ type: 'captcha.expire' })}
+              onErrored={() => actorRef.send({ type: 'captcha.expire' })}
+            />
+          )}
         </div>
       </div>
 

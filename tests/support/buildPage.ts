@@ -1,7 +1,10 @@
 /**
- * Vitest global setup of the browser project: builds the page with Parcel
- * for each configuration in {@link TEST_BUILDS} (the build of `npm start`
- * with the tests' environment), so the tests drive what visitors get.
+ * Vitest global setup of the browser project: builds the page for each
+ * configuration in {@link TEST_BUILDS} with the build of `npm run build`
+ * (scripts/build.ts: Parcel, then the prerender into index.html) and the
+ * tests' environment, so the tests drive what visitors get. The tagged
+ * build keeps its source maps: the byte budgets (tests/browser/budgets.test.ts)
+ * read them to tell our code from the libraries'.
  */
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -10,15 +13,12 @@ import { PROJECT_ROOT, TEST_BUILDS } from './paths';
 export default function buildPage(): void {
   for (const [name, { distDir, env }] of Object.entries(TEST_BUILDS)) {
     execFileSync(
-      resolve(PROJECT_ROOT, 'node_modules/.bin/parcel'),
+      resolve(PROJECT_ROOT, 'node_modules/.bin/tsx'),
       [
-        'build',
-        'index.html',
+        'scripts/build.ts',
         '--dist-dir',
         distDir,
-        '--public-url',
-        '/',
-        '--no-source-maps',
+        ...(name === 'tagged' ? [] : ['--no-source-maps']),
         // One cache per configuration: builds never borrow another's env.
         '--cache-dir',
         resolve(PROJECT_ROOT, `.parcel-cache/test-${name}`),

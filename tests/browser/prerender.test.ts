@@ -1,0 +1,243 @@
+/**
+ * The prerendered page (scripts/build.ts, src/main.tsx): the HTML response
+ * carries the page's markup before any JavaScript runs, with no inline
+ * script; in Chromium the default visit hydrates that markup (React keeps
+ * every prerendered node), while a visit with address parameters or a
+ * stored consent renders afresh; no visit logs an error or a warning or
+ * shifts the layout; Google's reCAPTCHA script waits for the first
+ * interaction or an idle browser.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/chromium';
+import { useFakeRecaptcha } from '../support/fakeRecaptcha';
+import { useFakeTag } from '../support/fakeTag';
+import { DESKTOP, PHONE } from '../support/signUpPage';
+import { startTestServer, type TestServer } from '../support/testServer';
+
+/** What the init script keeps in the page. */
+interface PrerenderProbe {
+  /** Nodes React removed from inside `#root` (none when it hydrated). */
+  removedFromRoot: number;
+  /** Sum of the layout shifts not caused by input (CLS's raw material). */
+  layoutShift: number;
+}
+
+/** Runs before the page's scripts: counts removals and layout shifts. */
+function probe(): void {
+  const state: PrerenderProbe = { removedFromRoot: 0, layoutShift: 0 };
+  (window as unknown as { __prerender: PrerenderProbe }).__prerender = state;
+  new MutationObserver((records) => {
+    for (const record of records) {
+      const root = document.getElementById('root');
+      if (root?.contains(record.target) && record.removedNodes.length > 0) {
+        state.removedFromRoot += record.removedNodes.length;
+      }
+    }
+  }).observe(document, { childList: true, subtree: true });
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const shift = entry as PerformanceEntry & {
+        value: number;
+        hadRecentInput: boolean;
+      };
+      if (!shift.hadRecentInput) state.layoutShift += shift.value;
+    }
+  }).observe({ type: 'layout-shift', buffered: true });
+}
+
+interface Visit {
+  context: BrowserContext;
+  page: Page;
+  /** Console errors and warnings, and uncaught exceptions. */
+  problems: string[];
+}
+
+async function visit(
+  browser: Browser,
+  origin: string,
+  options: {
+    query?: string;
+    storedConsent?: string;
+    viewport?: { width: number; height: number };
+  } = {},
+): Promise<Visit> {
+  const context = await browser.newContext({
+    viewport: options.viewport ?? DESKTOP,
+  });
+  if (options.storedConsent !== undefined) {
+    await context.addCookies([
+      {
+        name: 'Vigil_COOKIE_CONSENT',
+        value: options.storedConsent,
+        url: origin,
+      },
+    ]);
+  }
+  await useFakeTag(context);
+  const page = await context.newPage();
+  await useFakeRecaptcha(page);
+  await page.addInitScript(probe);
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') {
+      problems.push(`${message.type()}: ${message.text()}`);
+    }
+  });
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  await page.goto(`${origin}/signup${options.query ?? ''}`);
+  // Mounted without interaction once the browser is idle.
+  await page.getByTestId('fake-captcha').waitFor();
+  return { context, page, problems };
+}
+
+function readProbe(page: Page): Promise<PrerenderProbe> {
+  return page.evaluate(
+    () => (window as unknown as { __prerender: PrerenderProbe }).__prerender,
+  );
+}
+
+let browser: Browser;
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('the prerendered page', () => {
+  it('is in the HTML response, with no inline script', async () => {
+    const response = await fetch(`${server.origin}/signup`);
+    const html = await response.text();
+    expect(html).toMatch(/<form id="signup-form"/);
+    expect(html).toContain('<title>Create your Vigil account</title>');
+    for (const name of ['name', 'email', 'url', 'newsletter', 'tos']) {
+      expect(html).toContain(`name="${name}"`);
+    }
+    expect(html).toContain('class="captcha__box"');
+    // Every script is a file (Content-Security-Policy: no inline script).
+    const scripts = html.match(/<script\b[^>]*>/g) ?? [];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const tag of scripts) expect(tag).toMatch(/\ssrc=/);
+  });
+
+  it('shows the form with JavaScript turned off', async () => {
+    const context = await browser.newContext({
+      viewport: PHONE,
+      javaScriptEnabled: false,
+    });
+    const page = await context.newPage();
+    await page.goto(`${server.origin}/signup`);
+    await expect(page.getByLabel('Your name').isVisible()).resolves.toBe(true);
+    await expect(
+      page.getByRole('button', { name: 'Create account' }).isVisible(),
+    ).resolves.toBe(true);
+    await context.close();
+  });
+
+  it('is hydrated on a default visit: no node replaced, nothing logged, no shift', async () => {
+    for (const viewport of [DESKTOP, PHONE]) {
+      const { context, page, problems } = await visit(browser, server.origin, {
+        viewport,
+      });
+      const { removedFromRoot, layoutShift } = await readProbe(page);
+      expect(problems).toEqual([]);
+      expect(removedFromRoot).toBe(0);
+      expect(layoutShift).toBe(0);
+      // Hydrated: the prerendered inputs answer React.
+      await page.getByLabel('Your name').fill('Ada');
+      await expect(page.getByLabel('Your name').inputValue()).resolves.toBe(
+        'Ada',
+      );
+      expect(problems).toEqual([]);
+      await context.close();
+    }
+  });
+
+  it('renders afresh, without errors or shift, with a prefill and utm_source', async () => {
+    const { context, page, problems } = await visit(browser, server.origin, {
+      query: '?name=Ada&email=a@example.com&utm_source=google',
+    });
+    await page.getByTestId('consent-modal').waitFor();
+    await expect(page.locator('input[name=name]').inputValue()).resolves.toBe(
+      'Ada',
+    );
+    await expect(page.locator('input[name=email]').inputValue()).resolves.toBe(
+      'a@example.com',
+    );
+    const { layoutShift, removedFromRoot } = await readProbe(page);
+    expect(problems).toEqual([]);
+    expect(layoutShift).toBe(0);
+    // Rendered afresh: React emptied the container (the probe sees it).
+    expect(removedFromRoot).toBeGreaterThan(0);
+    await context.close();
+  });
+
+  it('renders afresh, without errors or shift, with a stored consent', async () => {
+    const { context, page, problems } = await visit(browser, server.origin, {
+      storedConsent: '1',
+    });
+    await page.getByTestId('consent-settings').waitFor();
+    const { layoutShift } = await readProbe(page);
+    expect(problems).toEqual([]);
+    expect(layoutShift).toBe(0);
+    await context.close();
+  });
+});
+
+describe("Google's reCAPTCHA script", () => {
+  it('is requested after the first paint, without interaction', async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    await useFakeRecaptcha(page);
+    // When the captcha's script element is inserted, and whether the page
+    // had painted its content by then.
+    await page.addInitScript(() => {
+      const log = { insertedAt: -1, paintedBefore: false };
+      (window as unknown as { __captchaScript: typeof log }).__captchaScript =
+        log;
+      new MutationObserver(() => {
+        if (log.insertedAt >= 0) return;
+        if (document.querySelector('script[src*="/recaptcha/"]')) {
+          log.insertedAt = performance.now();
+          log.paintedBefore =
+            performance.getEntriesByName('first-contentful-paint').length > 0;
+        }
+      }).observe(document, { childList: true, subtree: true });
+    });
+    await page.goto(`${server.origin}/signup`);
+    await page.getByTestId('fake-captcha').waitFor();
+    const log = await page.evaluate(
+      () =>
+        (
+          window as unknown as {
+            __captchaScript: { insertedAt: number; paintedBefore: boolean };
+          }
+        ).__captchaScript,
+    );
+    expect(log.insertedAt).toBeGreaterThan(0);
+    expect(log.paintedBefore).toBe(true);
+    await context.close();
+  });
+
+  it('is requested at once on the first interaction with the form', async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    await useFakeRecaptcha(page);
+    // A browser that is never idle: only the interaction can mount it.
+    await page.addInitScript(() => {
+      window.requestIdleCallback = () => 0;
+    });
+    await page.goto(`${server.origin}/signup`);
+    await page.waitForTimeout(3000);
+    await expect(page.getByTestId('fake-captcha').count()).resolves.toBe(0);
+    await page.getByLabel('Your name').focus();
+    await page.getByTestId('fake-captcha').waitFor({ timeout: 5000 });
+    await context.close();
+  });
+});
