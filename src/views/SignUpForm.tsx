@@ -11,6 +11,14 @@ import { ErrorSummary } from './ErrorSummary';
 import { TextField } from './TextField';
 import { whenIdleOrInteracted } from './whenIdle';
 
+/** The ids of the fields' errors: page hooks of CONTRACT.md. */
+const ERROR_IDS = {
+  name: 'name-error',
+  email: 'email-error',
+  url: 'url-error',
+  tos: 'tos-error',
+} as const;
+
 export interface SignUpFormProps {
   /** The sign-up machine with the page's effects provided (src/main.tsx). */
   machine: typeof signUpMachine;
@@ -80,6 +88,7 @@ export function SignUpForm({
     name: field,
     value: values[field],
     error: errors[field],
+    errorId: ERROR_IDS[field],
     locked,
     onValueChange: (value: string) =>
       actorRef.send({ type: 'field.change', field, value }),
@@ -151,7 +160,7 @@ export function SignUpForm({
 
       <div className={errors.tos ? 'field field--error' : 'field'}>
         {errors.tos && (
-          <p id="tos-error" className="field__error">
+          <p id={ERROR_IDS.tos} className="field__error">
             <span className="visually-hidden">Error: </span>
             {errors.tos}
           </p>
@@ -165,7 +174,7 @@ export function SignUpForm({
             checked={values.tos}
             aria-disabled={locked || undefined}
             aria-invalid={errors.tos ? true : undefined}
-            aria-describedby={errors.tos ? 'tos-error' : undefined}
+            aria-describedby={errors.tos ? ERROR_IDS.tos : undefined}
             onChange={(event) =>
               actorRef.send({
                 type: 'checkbox.change',

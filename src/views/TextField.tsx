@@ -4,8 +4,10 @@ export interface TextFieldProps extends Pick<
   InputHTMLAttributes<HTMLInputElement>,
   'type' | 'autoComplete' | 'inputMode' | 'spellCheck' | 'autoCapitalize'
 > {
-  /** The input's `name` and `id`; the error is `#{name}-error` (CONTRACT.md). */
+  /** The input's `name` and `id` (CONTRACT.md "Page hooks"). */
   name: 'name' | 'email' | 'url';
+  /** The error paragraph's id, referenced by `aria-describedby` while shown. */
+  errorId: string;
   label: string;
   hint?: string;
   value: string;
@@ -27,13 +29,13 @@ export function TextField({
   hint,
   value,
   error,
+  errorId,
   locked,
   onValueChange,
   ...inputProps
 }: TextFieldProps) {
   const hintId = hint ? `${name}-hint` : undefined;
-  const errorId = error ? `${name}-error` : undefined;
-  const describedBy = [hintId, errorId].filter(Boolean).join(' ');
+  const describedBy = [hintId, error && errorId].filter(Boolean).join(' ');
   return (
     <div className={error ? 'field field--error' : 'field'}>
       <label className="field__label" htmlFor={name}>

@@ -126,3 +126,23 @@ export function coverage(defined: string[], walked: Iterable<string>) {
     missing,
   };
 }
+
+/**
+ * Prints `<machine id>: walked X of Y transitions in N paths (<level>)`
+ * and returns the transitions no path walked (a test expects none).
+ */
+export function reportWalked(
+  machine: AnyStateMachine,
+  records: TransitionRecord[],
+  paths: number,
+  level: string,
+): string[] {
+  const result = coverage(
+    definedTransitions(machine),
+    records.flatMap((record) => record.transitions),
+  );
+  console.log(
+    `${machine.id}Machine: walked ${result.walked} of ${result.total} transitions in ${paths} paths (${level})`,
+  );
+  return result.missing;
+}
