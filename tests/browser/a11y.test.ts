@@ -5,11 +5,11 @@
  * sign up; focus goes to the error summary and never gets lost.
  */
 import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { EventObject } from 'xstate';
 import type { ConsentInput } from '../../machines/consentMachine';
-import { launchChromium } from '../support/chromium';
+import { useChromiumAndServer } from '../support/browserSuite';
 import {
   holdSignUpRequests,
   performConsent,
@@ -32,20 +32,11 @@ import {
   validEntry,
   PHONE,
 } from '../support/signUpPage';
-import { startTestServer, type TestServer } from '../support/testServer';
+import { startTestServer } from '../support/testServer';
 
 const WCAG_22_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 
-let browser: Browser;
-let server: TestServer;
-
-beforeAll(async () => {
-  [browser, server] = await Promise.all([launchChromium(), startTestServer()]);
-});
-
-afterAll(async () => {
-  await Promise.all([browser?.close(), server?.close()]);
-});
+const suite = useChromiumAndServer();
 
 async function axeViolations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).withTags(WCAG_22_AA).analyze();
@@ -89,10 +80,14 @@ describe('axe-core finds no WCAG 2.2 AA violation', () => {
           path.events.at(-1)?.type === 'xstate.done.actor.submitSignUp';
         // The model signs up one e-mail address: each success needs its own
         // (in-memory) API.
-        const api = succeeds ? await startTestServer() : server;
-        const { context, page } = await openSignUpPage(browser, api.origin, {
-          ...(viewport && { viewport }),
-        });
+        const api = succeeds ? await startTestServer() : suite.server;
+        const { context, page } = await openSignUpPage(
+          suite.browser,
+          api.origin,
+          {
+            ...(viewport && { viewport }),
+          },
+        );
         const held = await holdSignUpRequests(page);
         for (const event of path.events as SignUpModelEvent[]) {
           await performSignUp(page, held, event);
@@ -104,7 +99,7 @@ describe('axe-core finds no WCAG 2.2 AA violation', () => {
         }
         await expect(axeViolations(page)).resolves.toEqual([]);
         await context.close();
-        if (api !== server) await api.close();
+        if (api !== suite.server) await api.close();
       });
     }
   }
@@ -112,12 +107,16 @@ describe('axe-core finds no WCAG 2.2 AA violation', () => {
   for (const path of planStatePaths(consentModel)) {
     it(describePath(consentModel, path, describeConsentInput), async () => {
       const input: ConsentInput = path.input;
-      const { context, page } = await openSignUpPage(browser, server.origin, {
-        query: input.utmSource ? `?utm_source=${input.utmSource}` : '',
-        ...(input.storedChoice !== 'unset' && {
-          storedConsent: input.storedChoice === 'accepted' ? '1' : '0',
-        }),
-      });
+      const { context, page } = await openSignUpPage(
+        suite.browser,
+        suite.server.origin,
+        {
+          query: input.utmSource ? `?utm_source=${input.utmSource}` : '',
+          ...(input.storedChoice !== 'unset' && {
+            storedConsent: input.storedChoice === 'accepted' ? '1' : '0',
+          }),
+        },
+      );
       for (const event of path.events as EventObject[]) {
         await performConsent(page, event);
       }
@@ -129,7 +128,10 @@ describe('axe-core finds no WCAG 2.2 AA violation', () => {
 
 describe('keyboard and focus', () => {
   it('a keyboard alone signs up: Tab, typing, Space and Enter', async () => {
-    const { context, page } = await openSignUpPage(browser, server.origin);
+    const { context, page } = await openSignUpPage(
+      suite.browser,
+      suite.server.origin,
+    );
     const entry = validEntry();
     const tabTo = async (id: string) => {
       for (let presses = 0; presses < 12; presses += 1) {
@@ -153,12 +155,15 @@ describe('keyboard and focus', () => {
       page.evaluate(() => document.activeElement?.getAttribute('type')),
     ).resolves.toBe('submit');
     await page.keyboard.press('Enter');
-    await page.waitForURL(`${server.origin}/`);
+    await page.waitForURL(`${suite.server.origin}/`);
     await context.close();
   });
 
   it('a failed submit moves focus to the error summary, whose links focus each field', async () => {
-    const { context, page } = await openSignUpPage(browser, server.origin);
+    const { context, page } = await openSignUpPage(
+      suite.browser,
+      suite.server.origin,
+    );
     await submitButton(page).focus();
     await page.keyboard.press('Enter');
     await expect.poll(() => focusedId(page)).toBe('error-summary');
@@ -178,7 +183,10 @@ describe('keyboard and focus', () => {
   });
 
   it('while submitting, focus stays on the pressed control; a server failure takes it to the message', async () => {
-    const { context, page } = await openSignUpPage(browser, server.origin);
+    const { context, page } = await openSignUpPage(
+      suite.browser,
+      suite.server.origin,
+    );
     const held = await holdSignUpRequests(page);
     const fill = signUpCases.filter(
       (event) =>

@@ -4,10 +4,10 @@
  * exactly one general error, inputs enabled, the captcha reset, every typed
  * value still there, and a second attempt signs up through the local API.
  */
-import type { Browser, Page, Route } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page, Route } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_DEADLINE_MS } from '../../src/signUpClient';
-import { launchChromium } from '../support/chromium';
+import { useChromiumAndServer } from '../support/browserSuite';
 import { holdSignUpRequests } from '../support/model/browserDriver';
 import {
   captchaResets,
@@ -17,18 +17,8 @@ import {
   validEntry,
   type FormEntry,
 } from '../support/signUpPage';
-import { startTestServer, type TestServer } from '../support/testServer';
 
-let browser: Browser;
-let server: TestServer;
-
-beforeAll(async () => {
-  [browser, server] = await Promise.all([launchChromium(), startTestServer()]);
-});
-
-afterAll(async () => {
-  await Promise.all([browser?.close(), server?.close()]);
-});
+const suite = useChromiumAndServer();
 
 const html = (status: number) => ({
   status,
@@ -117,7 +107,7 @@ describe('faults: one general error, nothing lost, a second attempt works', () =
   for (const [fault, answer] of FAULTS) {
     it(fault, async () => {
       const { context, page, signUpRequests, pageErrors } =
-        await openSignUpPage(browser, server.origin);
+        await openSignUpPage(suite.browser, suite.server.origin);
       await page.clock.install();
       const entry = validEntry({
         name: '  Zoë O’Brien ',
@@ -136,7 +126,7 @@ describe('faults: one general error, nothing lost, a second attempt works', () =
       await page.unroute('**/2/account/signup/');
       await page.getByTestId('fake-captcha').check();
       await submitButton(page).click();
-      await page.waitForURL(`${server.origin}/`);
+      await page.waitForURL(`${suite.server.origin}/`);
       expect(signUpRequests).toHaveLength(2);
       expect(pageErrors).toEqual([]);
       await context.close();
@@ -144,7 +134,10 @@ describe('faults: one general error, nothing lost, a second attempt works', () =
   }
 
   it('a reply after the visitor tried to change a field changes nothing typed', async () => {
-    const { context, page } = await openSignUpPage(browser, server.origin);
+    const { context, page } = await openSignUpPage(
+      suite.browser,
+      suite.server.origin,
+    );
     const entry = validEntry();
     await fillSignUpForm(page, entry);
     const held = await holdSignUpRequests(page);
@@ -187,8 +180,8 @@ describe('double submission sends exactly one request', () => {
   for (const [label, submitTwice] of cases) {
     it(label, async () => {
       const { context, page, signUpRequests } = await openSignUpPage(
-        browser,
-        server.origin,
+        suite.browser,
+        suite.server.origin,
       );
       await fillSignUpForm(page, validEntry());
       const held = await holdSignUpRequests(page);
@@ -197,7 +190,7 @@ describe('double submission sends exactly one request', () => {
       expect(signUpRequests).toHaveLength(1);
       await page.unroute('**/2/account/signup/');
       await (held.shift() as Route).continue();
-      await page.waitForURL(`${server.origin}/`);
+      await page.waitForURL(`${suite.server.origin}/`);
       expect(signUpRequests).toHaveLength(1);
       await context.close();
     });
@@ -215,8 +208,8 @@ describe('markup in the address is shown as text and never runs', () => {
       utm_campaign: '<script>window.__xss=5</script>',
     });
     const { context, page, pageErrors } = await openSignUpPage(
-      browser,
-      server.origin,
+      suite.browser,
+      suite.server.origin,
       {
         query: `?${query}`,
       },

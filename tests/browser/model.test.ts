@@ -6,11 +6,10 @@
  * the network's reply for each failure (Playwright `route`). After each
  * step the page must show what the model's state calls for.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EventObject } from 'xstate';
 import type { ConsentInput } from '../../machines/consentMachine';
-import { launchChromium } from '../support/chromium';
+import { useChromiumAndServer } from '../support/browserSuite';
 import {
   consentModel,
   describeConsentInput,
@@ -34,18 +33,8 @@ import {
   readSignUpView,
 } from '../support/model/views';
 import { openSignUpPage } from '../support/signUpPage';
-import { startTestServer, type TestServer } from '../support/testServer';
 
-let browser: Browser;
-let server: TestServer;
-
-beforeAll(async () => {
-  [browser, server] = await Promise.all([launchChromium(), startTestServer()]);
-});
-
-afterAll(async () => {
-  await Promise.all([browser?.close(), server?.close()]);
-});
+const suite = useChromiumAndServer();
 
 function reportStates<TInput>(
   name: string,
@@ -68,8 +57,8 @@ describe('signUpMachine, browser level (Chromium, built page, local API)', () =>
   for (const path of paths) {
     it(describePath(signUpModel, path), async () => {
       const { context, page, pageErrors } = await openSignUpPage(
-        browser,
-        server.origin,
+        suite.browser,
+        suite.server.origin,
       );
       const held = await holdSignUpRequests(page);
       const model = modelSnapshots(signUpModel, path);
@@ -83,7 +72,7 @@ describe('signUpMachine, browser level (Chromium, built page, local API)', () =>
         const expected = model.after[index];
         if (!expected) throw new Error('the model has no snapshot for a step');
         if (expected.matches('success')) {
-          await page.waitForURL(`${server.origin}/`);
+          await page.waitForURL(`${suite.server.origin}/`);
           const names = (await context.cookies()).map((c) => c.name);
           expect(names).toEqual(
             expect.arrayContaining([
@@ -129,8 +118,8 @@ describe('consentMachine, browser level (Chromium, built page)', () => {
             ? '0'
             : null;
       const { context, page, pageErrors } = await openSignUpPage(
-        browser,
-        server.origin,
+        suite.browser,
+        suite.server.origin,
         {
           query: input.utmSource ? `?utm_source=${input.utmSource}` : '',
           ...(storedCookie !== null && { storedConsent: storedCookie }),

@@ -2,10 +2,10 @@
  * The sign-up path end to end: the built page in headless Chromium, the real
  * local API, only Google's captcha script replaced by a local fake.
  */
-import type { Browser, Cookie, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Cookie, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { messages } from '../../src/validation';
-import { launchChromium } from '../support/chromium';
+import { useChromiumAndServer } from '../support/browserSuite';
 import {
   captchaResets,
   fillSignUpForm,
@@ -14,20 +14,11 @@ import {
   validEntry,
   type FormEntry,
 } from '../support/signUpPage';
-import { startTestServer, type TestServer } from '../support/testServer';
+import { startTestServer } from '../support/testServer';
 
 const DAY_SECONDS = 24 * 60 * 60;
 
-let browser: Browser;
-let server: TestServer;
-
-beforeAll(async () => {
-  [browser, server] = await Promise.all([launchChromium(), startTestServer()]);
-});
-
-afterAll(async () => {
-  await Promise.all([browser?.close(), server?.close()]);
-});
+const suite = useChromiumAndServer();
 
 function cookieNamed(cookies: Cookie[], name: string): Cookie {
   const cookie = cookies.find((c) => c.name === name);
@@ -61,8 +52,8 @@ async function inputsDisabled(page: Page): Promise<boolean[]> {
 describe('a visitor signs up', () => {
   it('posts the spec payload, sets the login cookies and goes to /', async () => {
     const { context, page, signUpRequests, pageErrors } = await openSignUpPage(
-      browser,
-      server.origin,
+      suite.browser,
+      suite.server.origin,
     );
     const entry = validEntry({
       name: '  Grace Hopper ',
@@ -80,7 +71,7 @@ describe('a visitor signs up', () => {
       await route.fulfill({ response });
     });
     await submitButton(page).click();
-    await page.waitForURL(`${server.origin}/`);
+    await page.waitForURL(`${suite.server.origin}/`);
 
     expect(signUpRequests).toHaveLength(1);
     const [request] = signUpRequests;
@@ -120,12 +111,12 @@ describe('a visitor signs up', () => {
 
   it('sends newsletter=0 when unticked, and the URL as typed with its protocol', async () => {
     const { context, page, signUpRequests } = await openSignUpPage(
-      browser,
-      server.origin,
+      suite.browser,
+      suite.server.origin,
     );
     await fillSignUpForm(page, validEntry({ url: 'http://example.org/' }));
     await submitButton(page).click();
-    await page.waitForURL(`${server.origin}/`);
+    await page.waitForURL(`${suite.server.origin}/`);
     const sent = new URLSearchParams(signUpRequests[0]?.postData() ?? '');
     expect(sent.get('newsletter')).toBe('0');
     expect(sent.get('url')).toBe('http://example.org/');
@@ -135,13 +126,13 @@ describe('a visitor signs up', () => {
   it('prefills from the address, rewrites it to /signup, and sends utm_campaign', async () => {
     const email = validEntry().email;
     const { context, page, signUpRequests } = await openSignUpPage(
-      browser,
-      server.origin,
+      suite.browser,
+      suite.server.origin,
       {
         query: `?name=Ada%20L&email=${encodeURIComponent(email)}&url=example.net&utm_source=newsletter&utm_campaign=spring-2026`,
       },
     );
-    expect(page.url()).toBe(`${server.origin}/signup`);
+    expect(page.url()).toBe(`${suite.server.origin}/signup`);
     await expect(page.locator('input[name=name]').inputValue()).resolves.toBe(
       'Ada L',
     );
@@ -153,7 +144,7 @@ describe('a visitor signs up', () => {
     );
     await fillSignUpForm(page, { tos: true, captcha: true });
     await submitButton(page).click();
-    await page.waitForURL(`${server.origin}/`);
+    await page.waitForURL(`${suite.server.origin}/`);
     const sent = new URLSearchParams(signUpRequests[0]?.postData() ?? '');
     expect(sent.get('utm_campaign')).toBe('spring-2026');
     expect(sent.get('url')).toBe('https://example.net');
@@ -161,10 +152,14 @@ describe('a visitor signs up', () => {
   });
 
   it('does not prefill an invalid e-mail address or URL', async () => {
-    const { context, page } = await openSignUpPage(browser, server.origin, {
-      query: '?name=Ada&email=not-an-email&url=http://localhost:8080',
-    });
-    expect(page.url()).toBe(`${server.origin}/signup`);
+    const { context, page } = await openSignUpPage(
+      suite.browser,
+      suite.server.origin,
+      {
+        query: '?name=Ada&email=not-an-email&url=http://localhost:8080',
+      },
+    );
+    expect(page.url()).toBe(`${suite.server.origin}/signup`);
     await expect(page.locator('input[name=name]').inputValue()).resolves.toBe(
       'Ada',
     );
@@ -206,8 +201,8 @@ describe('client-side errors block the request (spec sections 5, 8)', () => {
 
   it.each(cases)('%s', async (_label, override, selector, message) => {
     const { context, page, signUpRequests } = await openSignUpPage(
-      browser,
-      server.origin,
+      suite.browser,
+      suite.server.origin,
     );
     const entry = validEntry(override);
     await fillSignUpForm(page, entry);
@@ -247,7 +242,10 @@ describe('client-side errors block the request (spec sections 5, 8)', () => {
   });
 
   it('typing in a field clears its error', async () => {
-    const { context, page } = await openSignUpPage(browser, server.origin);
+    const { context, page } = await openSignUpPage(
+      suite.browser,
+      suite.server.origin,
+    );
     await submitButton(page).click();
     await page.locator('#name-error').waitFor();
     await page.locator('input[name=name]').pressSequentially('A');
@@ -275,8 +273,8 @@ describe('server errors (spec section 8) against the local API', () => {
 
   it('a name the API refuses marks the name field', async () => {
     const { context, page, signUpRequests } = await openSignUpPage(
-      browser,
-      server.origin,
+      suite.browser,
+      suite.server.origin,
     );
     await fillSignUpForm(
       page,
@@ -297,13 +295,16 @@ describe('server errors (spec section 8) against the local API', () => {
 
   it('any other failure (an e-mail already signed up) shows the general error', async () => {
     const entry = validEntry();
-    const first = await openSignUpPage(browser, server.origin);
+    const first = await openSignUpPage(suite.browser, suite.server.origin);
     await fillSignUpForm(first.page, entry);
     await submitButton(first.page).click();
-    await first.page.waitForURL(`${server.origin}/`);
+    await first.page.waitForURL(`${suite.server.origin}/`);
     await first.context.close();
 
-    const { context, page } = await openSignUpPage(browser, server.origin);
+    const { context, page } = await openSignUpPage(
+      suite.browser,
+      suite.server.origin,
+    );
     await fillSignUpForm(page, { ...entry });
     const resets = await captchaResets(page);
     await submitButton(page).click();
@@ -320,13 +321,16 @@ describe('server errors (spec section 8) against the local API', () => {
   it('the rate limit shows the rate-limit error', async () => {
     const limited = await startTestServer({ rateLimit: 1 });
     try {
-      const first = await openSignUpPage(browser, limited.origin);
+      const first = await openSignUpPage(suite.browser, limited.origin);
       await fillSignUpForm(first.page, validEntry());
       await submitButton(first.page).click();
       await first.page.waitForURL(`${limited.origin}/`);
       await first.context.close();
 
-      const { context, page } = await openSignUpPage(browser, limited.origin);
+      const { context, page } = await openSignUpPage(
+        suite.browser,
+        limited.origin,
+      );
       await fillSignUpForm(page, validEntry());
       const resets = await captchaResets(page);
       await submitButton(page).click();
@@ -340,7 +344,10 @@ describe('server errors (spec section 8) against the local API', () => {
   });
 
   it('locks the form while the request runs, then a failure clears earlier errors', async () => {
-    const { context, page } = await openSignUpPage(browser, server.origin);
+    const { context, page } = await openSignUpPage(
+      suite.browser,
+      suite.server.origin,
+    );
     // First a client-side error, then a server failure: only the latter shows.
     await fillSignUpForm(
       page,
