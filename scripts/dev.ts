@@ -5,20 +5,13 @@
  * server/start.ts.
  */
 import { spawn } from 'node:child_process';
-import { readConfig } from '../src/config';
 import { buildServer } from '../server/app';
+import { serverOptionsFrom } from '../server/environment';
 
 const API_PORT = 1235;
-const config = readConfig(process.env);
-const api = await buildServer({
-  distDir: new URL('../dist', import.meta.url).pathname,
-  productName: config.productName,
-  rateLimit: Number(process.env.SIGNUP_RATE_LIMIT ?? 5),
-  recaptchaSecret: process.env.RECAPTCHA_SECRET?.trim() || undefined,
-  trackingTagUrl: config.trackingTagUrl,
-  apiOrigin: config.apiOrigin,
-  sentryDsn: config.sentryDsn,
-});
+const api = await buildServer(
+  serverOptionsFrom(process.env, new URL('../dist', import.meta.url).pathname),
+);
 await api.listen({ port: API_PORT, host: 'localhost' });
 
 const parcel = spawn(

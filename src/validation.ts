@@ -13,7 +13,7 @@ export type ErrorField = 'name' | 'email' | 'url' | 'tos' | 'captcha';
 export type FieldErrors = Partial<Record<ErrorField, string>>;
 
 /** What {@link validateSignUp} looks at: the form as typed, plus the captcha token. */
-export interface SignUpInput {
+export interface FormToValidate {
   name: string;
   email: string;
   url: string;
@@ -184,7 +184,7 @@ const signUpSchema = object({
  *
  * @returns field → first message; `{}` when the form may be sent
  */
-export function validateSignUp(input: SignUpInput): FieldErrors {
+export function validateSignUp(input: FormToValidate): FieldErrors {
   try {
     signUpSchema.validateSync(
       { ...input, captcha: input.captchaToken },

@@ -3,10 +3,12 @@ import { useEffect, useRef, useState } from 'react';
 import ReCAPTCHA from 'react-google-recaptcha';
 import type { InspectionEvent } from 'xstate';
 import type {
+  CheckboxField as CheckboxFieldName,
   SignUpInput,
   TextField as TextFieldName,
   signUpMachine,
 } from '../../machines/signUpMachine';
+import { CheckboxField } from './CheckboxField';
 import { ErrorSummary } from './ErrorSummary';
 import { TextField } from './TextField';
 import { whenIdleOrInteracted } from './whenIdle';
@@ -93,6 +95,13 @@ export function SignUpForm({
     onValueChange: (value: string) =>
       actorRef.send({ type: 'field.change', field, value }),
   });
+  const checkboxField = (field: CheckboxFieldName) => ({
+    name: field,
+    checked: values[field],
+    locked,
+    onCheckedChange: (checked: boolean) =>
+      actorRef.send({ type: 'checkbox.change', field, checked }),
+  });
 
   return (
     <form
@@ -137,57 +146,17 @@ export function SignUpForm({
         autoCapitalize="none"
       />
 
-      <div className="checkbox">
-        <input
-          className="checkbox__input"
-          type="checkbox"
-          id="newsletter"
-          name="newsletter"
-          checked={values.newsletter}
-          aria-disabled={locked || undefined}
-          onChange={(event) =>
-            actorRef.send({
-              type: 'checkbox.change',
-              field: 'newsletter',
-              checked: event.target.checked,
-            })
-          }
-        />
-        <label className="checkbox__label" htmlFor="newsletter">
-          Send me occasional product news by email (optional)
-        </label>
-      </div>
-
-      <div className={errors.tos ? 'field field--error' : 'field'}>
-        {errors.tos && (
-          <p id={ERROR_IDS.tos} className="field__error">
-            <span className="visually-hidden">Error: </span>
-            {errors.tos}
-          </p>
-        )}
-        <div className="checkbox">
-          <input
-            className="checkbox__input"
-            type="checkbox"
-            id="tos"
-            name="tos"
-            checked={values.tos}
-            aria-disabled={locked || undefined}
-            aria-invalid={errors.tos ? true : undefined}
-            aria-describedby={errors.tos ? ERROR_IDS.tos : undefined}
-            onChange={(event) =>
-              actorRef.send({
-                type: 'checkbox.change',
-                field: 'tos',
-                checked: event.target.checked,
-              })
-            }
-          />
-          <label className="checkbox__label" htmlFor="tos">
-            I agree to the {productName} terms of service
-          </label>
-        </div>
-      </div>
+      <CheckboxField
+        {...checkboxField('newsletter')}
+        label="Send me occasional product news by email (optional)"
+      />
+      <CheckboxField
+        {...checkboxField('tos')}
+        label={`I agree to the ${productName} terms of service`}
+        error={
+          errors.tos ? { id: ERROR_IDS.tos, message: errors.tos } : undefined
+        }
+      />
 
       <div className="captcha" id="captcha" tabIndex={-1}>
         {errors.captcha && (

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildServer } from '../../server/app';
-import { readConfig } from '../../src/config';
+import { serverOptionsFrom } from '../../server/environment';
 import { TEST_BUILDS, TEST_PRODUCT_HOST, type TestBuild } from './paths';
 
 export interface TestServer {
@@ -66,13 +66,8 @@ export async function startTestServer(
   options: { rateLimit?: number; build?: TestBuild; https?: boolean } = {},
 ): Promise<TestServer> {
   const build = TEST_BUILDS[options.build ?? 'tagged'];
-  const config = readConfig(build.env);
   const app = await buildServer({
-    distDir: build.distDir,
-    productName: config.productName,
-    trackingTagUrl: config.trackingTagUrl,
-    apiOrigin: config.apiOrigin,
-    sentryDsn: config.sentryDsn,
+    ...serverOptionsFrom(build.env, build.distDir),
     // Generous unless a test is about the limit: every test signs up.
     rateLimit: options.rateLimit ?? 1000,
     ...(options.https && { https: selfSignedCertificate() }),

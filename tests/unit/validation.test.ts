@@ -4,7 +4,7 @@ import {
   isValidEmail,
   messages,
   validateSignUp,
-  type SignUpInput,
+  type FormToValidate,
   type SiteUrlProblem,
 } from '../../src/validation';
 
@@ -182,7 +182,7 @@ describe('isValidEmail', () => {
 });
 
 describe('validateSignUp', () => {
-  const valid: SignUpInput = {
+  const valid: FormToValidate = {
     name: 'Ada Lovelace',
     email: 'ada@example.com',
     url: 'example.com',
@@ -205,52 +205,54 @@ describe('validateSignUp', () => {
     ).toEqual({});
   });
 
-  it.each<[string, Partial<SignUpInput>, ReturnType<typeof validateSignUp>]>([
-    ['an empty name', { name: '' }, { name: messages.nameRequired }],
+  it.each<[string, Partial<FormToValidate>, ReturnType<typeof validateSignUp>]>(
     [
-      'a whitespace-only name',
-      { name: '  \t ' },
-      { name: messages.nameRequired },
+      ['an empty name', { name: '' }, { name: messages.nameRequired }],
+      [
+        'a whitespace-only name',
+        { name: '  \t ' },
+        { name: messages.nameRequired },
+      ],
+      ['an empty e-mail', { email: '' }, { email: messages.emailRequired }],
+      [
+        'a whitespace-only e-mail',
+        { email: '   ' },
+        { email: messages.emailRequired },
+      ],
+      ['an invalid e-mail', { email: 'ada' }, { email: messages.emailInvalid }],
+      [
+        'an e-mail without a dot in the domain',
+        { email: 'ada@localhost' },
+        { email: messages.emailInvalid },
+      ],
+      ['an empty URL', { url: '' }, { url: messages.urlRequired }],
+      ['a whitespace-only URL', { url: '  ' }, { url: messages.urlRequired }],
+      ['a malformed URL', { url: 'example' }, { url: messages.urlInvalid }],
+      [
+        'another protocol',
+        { url: 'ftp://example.com' },
+        { url: messages.urlProtocol },
+      ],
+      ['localhost', { url: 'localhost:3000' }, { url: messages.urlLocal }],
+      ['an IP address', { url: '127.0.0.1' }, { url: messages.urlIp }],
+      [
+        'credentials in the URL',
+        { url: 'user:pass@example.com' },
+        { url: messages.urlCredentials },
+      ],
+      ['unticked terms', { tos: false }, { tos: messages.tosRequired }],
+      [
+        'no captcha token',
+        { captchaToken: null },
+        { captcha: messages.captchaRequired },
+      ],
+      [
+        'an empty captcha token',
+        { captchaToken: '' },
+        { captcha: messages.captchaRequired },
+      ],
     ],
-    ['an empty e-mail', { email: '' }, { email: messages.emailRequired }],
-    [
-      'a whitespace-only e-mail',
-      { email: '   ' },
-      { email: messages.emailRequired },
-    ],
-    ['an invalid e-mail', { email: 'ada' }, { email: messages.emailInvalid }],
-    [
-      'an e-mail without a dot in the domain',
-      { email: 'ada@localhost' },
-      { email: messages.emailInvalid },
-    ],
-    ['an empty URL', { url: '' }, { url: messages.urlRequired }],
-    ['a whitespace-only URL', { url: '  ' }, { url: messages.urlRequired }],
-    ['a malformed URL', { url: 'example' }, { url: messages.urlInvalid }],
-    [
-      'another protocol',
-      { url: 'ftp://example.com' },
-      { url: messages.urlProtocol },
-    ],
-    ['localhost', { url: 'localhost:3000' }, { url: messages.urlLocal }],
-    ['an IP address', { url: '127.0.0.1' }, { url: messages.urlIp }],
-    [
-      'credentials in the URL',
-      { url: 'user:pass@example.com' },
-      { url: messages.urlCredentials },
-    ],
-    ['unticked terms', { tos: false }, { tos: messages.tosRequired }],
-    [
-      'no captcha token',
-      { captchaToken: null },
-      { captcha: messages.captchaRequired },
-    ],
-    [
-      'an empty captcha token',
-      { captchaToken: '' },
-      { captcha: messages.captchaRequired },
-    ],
-  ])('maps %s to its one message', (_case, change, errors) => {
+  )('maps %s to its one message', (_case, change, errors) => {
     expect(validateSignUp({ ...valid, ...change })).toEqual(errors);
   });
 
