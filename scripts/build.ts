@@ -1,29 +1,55 @@
 /**
  * The page's build (`npm run build`, and the browser tests' builds through
  * tests/support/buildPage.ts): Parcel bundles index.html into the dist
- * folder, then the page is prerendered into the emitted index.html with
- * react-dom/server, so its markup paints before any JavaScript runs; the
- * entry point (src/main.tsx) hydrates it. The prerender reads the same
- * configuration as the bundle (`readConfig(process.env)`, which Parcel
- * inlines), renders the default state (no address parameters, no cookies),
- * and rewrites index.html's precompressed `.gz` and `.br` copies.
+ * folder, then the emitted index.html is finished for the first paint:
+ *
+ * - the page is prerendered into it with react-dom/server, so its markup
+ *   paints before any JavaScript runs; the entry point (src/main.tsx)
+ *   hydrates it. The prerender reads the same configuration as the bundle
+ *   (`readConfig(process.env)`, which Parcel inlines) and renders the
+ *   default state (no address parameters, no cookies);
+ * - the stylesheet (about 2 KB compressed) is inlined as a `<style>`, so
+ *   nothing blocks rendering;
+ * - the module script is replaced by the inline early script
+ *   (src/earlyScript.ts), which holds a submit made before the app runs and
+ *   starts the app after the first paint;
+ * - the SHA-256 hashes of both inline blocks are written to
+ *   {@link INLINE_HASHES_FILE}, from which the server builds its
+ *   Content-Security-Policy (never `'unsafe-inline'`);
+ * - index.html's precompressed `.gz` and `.br` copies are rewritten.
  *
  * Usage: `tsx scripts/build.ts [--dist-dir dist] [--cache-dir DIR]
  * [--no-source-maps]`
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { buildSync } from 'esbuild';
 import { createElement, StrictMode } from 'react';
 import { renderToString } from 'react-dom/server';
+import {
+  INLINE_HASHES_FILE,
+  type InlineHashes,
+} from '../server/securityHeaders';
 import { startSignUpApp } from '../src/app';
-import { readConfig, type ConfigEnvironment } from '../src/config';
+import {
+  pageConfigEnvironment,
+  readConfig,
+  type ConfigEnvironment,
+} from '../src/config';
+import { SIGN_UP_FORM_ID } from '../src/earlyScript';
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..');
 /** The empty container of index.html, as Parcel's minifier writes it. */
 const EMPTY_ROOT = /<div id="?root"?>\s*<\/div>/;
+/** Parcel's `<link>` of the page's stylesheet; group 1: its path. */
+const STYLESHEET_LINK = /<link rel="?stylesheet"? href="?\/([^"\s>]+\.css)"?>/;
+/** Parcel's module script of the app; group 1: its path. */
+const MODULE_SCRIPT =
+  /<script type="?module"? src="?(\/[^"\s>]+\.js)"?[^>]*><\/script>/;
 
 export interface BuildOptions {
   /** Parcel's output folder; emptied first, so it holds this build only. */
@@ -71,18 +97,72 @@ export function renderDefaultPage(env: ConfigEnvironment): string {
   }
 }
 
+/** A CSP hash source of an inline block's text (CSP Level 3, "hash-source"). */
+export function hashSource(text: string): string {
+  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+}
+
 /**
- * Writes the prerendered page into a built index.html (and its title, as
- * src/main.tsx sets it), then rewrites its `.gz` and `.br` copies.
- *
- * @throws Error when index.html has no empty `#root` container
+ * The early script (src/earlyScript.ts) as one minified classic script that
+ * holds submits of the sign-up form and starts `appScript` after the first
+ * paint.
  */
-export function prerender(distDir: string, env: ConfigEnvironment): void {
+export function earlyScript(appScript: string): string {
+  const { outputFiles } = buildSync({
+    stdin: {
+      contents: `import { startEarlyScript } from './src/earlyScript';
+startEarlyScript(window, ${JSON.stringify(SIGN_UP_FORM_ID)}, ${JSON.stringify(appScript)});`,
+      resolveDir: PROJECT_ROOT,
+      loader: 'ts',
+    },
+    bundle: true,
+    format: 'iife',
+    minify: true,
+    // The same browsers as the bundle (package.json "browserslist").
+    target: ['es2020'],
+    write: false,
+  });
+  const [output] = outputFiles;
+  if (!output) throw new Error('esbuild wrote no early script');
+  return output.text.trim();
+}
+
+function removeAsset(distDir: string, name: string): void {
+  for (const file of readdirSync(distDir)) {
+    if (file === name || file.startsWith(`${name}.`)) {
+      rmSync(join(distDir, file));
+    }
+  }
+}
+
+/**
+ * Finishes a Parcel-built index.html for the first paint (see the module's
+ * comment): prerenders the page and its title (as src/main.tsx sets it),
+ * inlines the stylesheet, replaces the module script with the early
+ * script, writes {@link INLINE_HASHES_FILE}, then rewrites index.html's
+ * `.gz` and `.br` copies. The inlined stylesheet's files are removed.
+ *
+ * @returns the hashes of the inline blocks
+ * @throws Error when index.html lacks the empty `#root` container, the
+ *   stylesheet's `<link>` or the module script
+ */
+export function prerender(
+  distDir: string,
+  env: ConfigEnvironment,
+): InlineHashes {
   const path = join(distDir, 'index.html');
   const html = readFileSync(path, 'utf8');
-  if (!EMPTY_ROOT.test(html)) {
-    throw new Error(`${path} has no empty <div id="root"> to prerender into`);
+  const stylesheet = STYLESHEET_LINK.exec(html)?.[1];
+  const appScript = MODULE_SCRIPT.exec(html)?.[1];
+  if (!EMPTY_ROOT.test(html) || !stylesheet || !appScript) {
+    throw new Error(
+      `${path} lacks the empty <div id="root">, the stylesheet's <link> or the module script`,
+    );
   }
+  const css = readFileSync(join(distDir, stylesheet), 'utf8')
+    .replace(/\/\*# sourceMappingURL=[^*]*\*\/\s*$/, '')
+    .trim();
+  const script = earlyScript(appScript);
   const { productName } = readConfig(env);
   const page = renderDefaultPage(env);
   const output = html
@@ -90,7 +170,15 @@ export function prerender(distDir: string, env: ConfigEnvironment): void {
     .replace(
       /<title>[^<]*<\/title>/,
       () => `<title>Create your ${escapeHtml(productName)} account</title>`,
-    );
+    )
+    .replace(STYLESHEET_LINK, () => `<style>${css}</style>`)
+    .replace(MODULE_SCRIPT, () => `<script>${script}</script>`);
+  const hashes: InlineHashes = {
+    script: [hashSource(script)],
+    style: [hashSource(css)],
+  };
+  removeAsset(distDir, stylesheet);
+  writeFileSync(join(distDir, INLINE_HASHES_FILE), JSON.stringify(hashes));
   const bytes = Buffer.from(output);
   writeFileSync(path, bytes);
   writeFileSync(`${path}.gz`, gzipSync(bytes, { level: 9 }));
@@ -103,6 +191,7 @@ export function prerender(distDir: string, env: ConfigEnvironment): void {
       },
     }),
   );
+  return hashes;
 }
 
 /**
@@ -129,10 +218,13 @@ export function buildPage(options: BuildOptions): void {
       cwd: PROJECT_ROOT,
       stdio: 'inherit',
       // A test runner's NODE_ENV=test would build React's development copy.
-      env: { ...env, NODE_ENV: 'production' },
+      env: { ...env, ...pageConfigEnvironment(env), NODE_ENV: 'production' },
     },
   );
-  prerender(distDir, env);
+  const hashes = prerender(distDir, env);
+  console.log(
+    `Inline blocks of index.html, allowed by the server's CSP: script-src ${hashes.script.join(' ')}; style-src ${hashes.style.join(' ')}`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

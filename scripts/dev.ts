@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { buildServer } from '../server/app';
 import { serverOptionsFrom } from '../server/environment';
+import { pageConfigEnvironment } from '../src/config';
 
 const API_PORT = 1235;
 const api = await buildServer(
@@ -17,7 +18,10 @@ await api.listen({ port: API_PORT, host: 'localhost' });
 const parcel = spawn(
   'parcel',
   ['serve', 'index.html', '--port', process.env.PORT ?? '1234'],
-  { stdio: 'inherit' },
+  {
+    stdio: 'inherit',
+    env: { ...process.env, ...pageConfigEnvironment(process.env) },
+  },
 );
 parcel.on('exit', async (code) => {
   await api.close();

@@ -6,7 +6,8 @@
  * response carries the security headers of server/securityHeaders.ts.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
@@ -14,7 +15,11 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { SIGN_UP_PATH } from '../src/signUpClient';
 import { checkFormContentType, FormBodyError, parseFormBody } from './formBody';
 import { SnapshotRateLimitStore } from './rateLimitStore';
-import { securityHeaderOptions } from './securityHeaders';
+import {
+  INLINE_HASHES_FILE,
+  securityHeaderOptions,
+  type InlineHashes,
+} from './securityHeaders';
 import {
   readSignUp,
   refusal,
@@ -54,6 +59,17 @@ export interface ServerOptions {
 const RATE_LIMIT_WINDOW = '15 minutes';
 // A sign-up form is a few hundred bytes; anything near this is abuse.
 const BODY_LIMIT_BYTES = 16 * 1024;
+
+/**
+ * The hashes of the built page's inline blocks, from the build's
+ * {@link INLINE_HASHES_FILE}; none when the folder has no such file (a
+ * build without inline blocks).
+ */
+function readInlineHashes(distDir: string): InlineHashes | undefined {
+  const path = join(distDir, INLINE_HASHES_FILE);
+  if (!existsSync(path)) return undefined;
+  return JSON.parse(readFileSync(path, 'utf8')) as InlineHashes;
+}
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -182,6 +198,7 @@ export async function buildServer(
       trackingTagUrl: options.trackingTagUrl,
       apiOrigin: options.apiOrigin,
       sentryDsn: options.sentryDsn,
+      inlineHashes: readInlineHashes(distDir),
     }),
   );
   // The plugin's own store miscounts simultaneous requests (see
@@ -210,6 +227,19 @@ export async function buildServer(
   app.get('/signup', (_request, reply) =>
     reply.header('cache-control', 'no-cache').sendFile('index.html'),
   );
+  // The browser's own submission of the form (`method="post"`), which the
+  // page never makes while its script runs. Its body is never read (nothing
+  // typed reaches a log); the visitor is sent back to the page, which says
+  // that signing up needs JavaScript.
+  await app.register(async (page) => {
+    page.removeAllContentTypeParsers();
+    page.addContentTypeParser('*', (_request, _payload, done) =>
+      done(null, undefined),
+    );
+    page.post('/signup', (_request, reply) =>
+      reply.code(303).header('location', '/signup').send(),
+    );
+  });
   app.get('/', (_request, reply) =>
     reply
       .type('text/html; charset=utf-8')

@@ -17,7 +17,22 @@ export interface PageOrigins {
   apiOrigin?: string | undefined;
   /** `SENTRY_DSN`: error reports go to its host; undefined: none are sent. */
   sentryDsn?: string | undefined;
+  /** Hashes of the built page's inline blocks (scripts/build.ts). */
+  inlineHashes?: InlineHashes | undefined;
 }
+
+/**
+ * The CSP hash sources (`'sha256-…'`) of the inline `<script>` and
+ * `<style>` blocks of the built index.html, which the build writes to
+ * {@link INLINE_HASHES_FILE} in the dist folder.
+ */
+export interface InlineHashes {
+  script: string[];
+  style: string[];
+}
+
+/** The file in the dist folder that holds the {@link InlineHashes}. */
+export const INLINE_HASHES_FILE = 'inline-hashes.json';
 
 /** Directive name → its sources, in the order they are sent. */
 export type CspDirectives = Readonly<Record<string, readonly string[]>>;
@@ -67,15 +82,18 @@ function originOf(setting: string, value: string): string {
  * The Content-Security-Policy of every response of the local server.
  *
  * Everything is refused (`default-src 'none'`) except: scripts from the page
- * itself, reCAPTCHA and the tag's origin (no inline script, no eval);
- * stylesheets from the page itself, plus `style` attributes, which Google's
+ * itself, reCAPTCHA and the tag's origin, and the build's inline script by
+ * its hash (no other inline script, no eval); stylesheets from the page
+ * itself and the build's inline stylesheet by its hash (never
+ * `'unsafe-inline'`), plus `style` attributes, which Google's
  * widget (and the tests' fake of it) sets on the elements it creates;
  * images from the page itself; requests (`fetch`) to the page itself, the
  * API origin and the error-report host; reCAPTCHA's frames; forms posting to the page itself. No
  * site may frame the page (`frame-ancestors 'none'`), `<base>` and plugins
  * are refused.
  *
- * @param origins the tag URL, API origin and Sentry DSN of the configuration
+ * @param origins the tag URL, API origin and Sentry DSN of the configuration,
+ *   and the hashes of the built page's inline blocks
  * @returns the directives, in the order they are sent
  * @throws Error naming the variable when one is not an http(s) URL
  */
@@ -95,8 +113,13 @@ export function contentSecurityPolicyDirectives(
   const unique = (sources: string[]) => [...new Set(sources)];
   return {
     'default-src': ["'none'"],
-    'script-src': unique(["'self'", ...RECAPTCHA_SCRIPT_SOURCES, ...tag]),
-    'style-src': ["'self'"],
+    'script-src': unique([
+      "'self'",
+      ...(origins.inlineHashes?.script ?? []),
+      ...RECAPTCHA_SCRIPT_SOURCES,
+      ...tag,
+    ]),
+    'style-src': unique(["'self'", ...(origins.inlineHashes?.style ?? [])]),
     'style-src-attr': ["'unsafe-inline'"],
     'img-src': ["'self'"],
     'connect-src': unique(["'self'", ...api, ...reports]),
@@ -153,7 +176,8 @@ export function parseContentSecurityPolicy(header: string): CspDirectives {
  * `Strict-Transport-Security` (the local server is not the production host;
  * README "Security headers" says what production sends).
  *
- * @param origins the tag URL, API origin and Sentry DSN of the configuration
+ * @param origins the tag URL, API origin and Sentry DSN of the configuration,
+ *   and the hashes of the built page's inline blocks
  * @throws Error naming the variable when one is not an http(s) URL
  */
 export function securityHeaderOptions(

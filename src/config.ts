@@ -99,3 +99,19 @@ export function readConfig(env: ConfigEnvironment): AppConfig {
     sentryDsn,
   });
 }
+
+/** The variable through which the build hands the page its configuration. */
+export const PAGE_CONFIG_VARIABLE = 'VIGIL_PAGE_CONFIG';
+
+/**
+ * The environment a Parcel build of the page needs beside `env`: the
+ * configuration read and checked from `env`, as JSON in
+ * {@link PAGE_CONFIG_VARIABLE} (src/env.ts).
+ *
+ * @throws Error naming the variable when a setting is invalid
+ */
+export function pageConfigEnvironment(
+  env: ConfigEnvironment,
+): Record<typeof PAGE_CONFIG_VARIABLE, string> {
+  return { [PAGE_CONFIG_VARIABLE]: JSON.stringify(readConfig(env)) };
+}

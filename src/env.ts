@@ -1,15 +1,23 @@
-import { readConfig, type AppConfig } from './config';
+import type { AppConfig } from './config';
 
 /**
- * The configuration the page was built with. Parcel replaces each literal
- * `process.env.NAME` below with its build-time value, so only these five
- * variables reach the bundle (never the rest of the build environment).
+ * The configuration the page was built with. The build (scripts/build.ts,
+ * and scripts/dev.ts for the development server) reads and checks it with
+ * `readConfig` and hands the result to Parcel as one JSON variable,
+ * {@link PAGE_CONFIG_VARIABLE}, which Parcel inlines here: only these
+ * values reach the bundle (never the rest of the build environment), and
+ * the checks do not ship to every visitor.
+ *
+ * @throws Error when the bundle was built without it (Parcel run directly)
  */
-export const config: AppConfig = readConfig({
-  PRODUCT_NAME: process.env.PRODUCT_NAME,
-  COOKIE_DOMAIN: process.env.COOKIE_DOMAIN,
-  RECAPTCHA_SITE_KEY: process.env.RECAPTCHA_SITE_KEY,
-  TRACKING_TAG_URL: process.env.TRACKING_TAG_URL,
-  API_ORIGIN: process.env.API_ORIGIN,
-  SENTRY_DSN: process.env.SENTRY_DSN,
-});
+function builtConfig(): AppConfig {
+  const json = process.env.VIGIL_PAGE_CONFIG;
+  if (!json) {
+    throw new Error(
+      'VIGIL_PAGE_CONFIG is not set: build the page with npm run build or npm run dev',
+    );
+  }
+  return Object.freeze(JSON.parse(json) as AppConfig);
+}
+
+export const config: AppConfig = builtConfig();

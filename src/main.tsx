@@ -4,19 +4,19 @@
  * Stately's inspector to both actors.
  *
  * The built index.html carries the page prerendered in its default state
- * (scripts/build.ts): no prefill, no consent stored, no modal. When the
- * visit starts in that state the markup is hydrated; otherwise (a prefill
- * from the address, `utm_source` opening the modal, a stored choice showing
- * "Cookie settings") the first render would differ from it, so the page is
- * rendered afresh into the same container instead, with no mismatch.
+ * (scripts/build.ts): no prefill, no consent stored, no modal. Every visit
+ * hydrates it, so React adopts the markup the visitor may already be typing
+ * into: the first render equals the prerender (input values are not
+ * compared; the consent views show their default until hydrated,
+ * src/views/hydration.ts), and what was typed reaches the machine through
+ * src/views/earlyInput.ts. The development server (`npm run dev`) has no
+ * prerender: there the page is rendered afresh.
  */
 import { StrictMode } from 'react';
 import { createRoot, hydrateRoot, type RootOptions } from 'react-dom/client';
 import type { InspectionEvent } from 'xstate';
 import { startSignUpApp } from './app';
 import { config } from './env';
-import { readAddressParameters } from './prefill';
-import { choiceOf, type ConsentActor } from './views/ConsentDialog';
 
 async function developmentInspector(): Promise<
   ((event: InspectionEvent) => void) | undefined
@@ -31,26 +31,13 @@ async function developmentInspector(): Promise<
   return createBrowserInspector().inspect.next;
 }
 
-/**
- * Whether the page's first render equals the prerendered default: nothing
- * prefilled from the address, no consent choice stored, the modal closed.
- */
-function startsInDefaultState(search: string, consent: ConsentActor): boolean {
-  const snapshot = consent.getSnapshot();
-  return (
-    Object.keys(readAddressParameters(search).values).length === 0 &&
-    choiceOf(snapshot) === 'unset' &&
-    !snapshot.hasTag('modal')
-  );
-}
-
 // Read before startSignUpApp takes the parameters out of the address bar.
 const search = window.location.search;
 // Yield once between evaluating the bundle and starting the page: two
 // shorter tasks instead of one long one (the browser can handle input and
 // paint between them; Total Blocking Time).
 await new Promise((resolve) => setTimeout(resolve, 0));
-const { element, reporter, consent } = startSignUpApp({
+const { element, reporter } = startSignUpApp({
   config,
   search,
   hostname: window.location.hostname,
@@ -79,9 +66,8 @@ const options: RootOptions = {
   onRecoverableError: (error) => reporter.reportException(error),
 };
 const page = <StrictMode>{element}</StrictMode>;
-if (root.firstElementChild && startsInDefaultState(search, consent)) {
+if (root.firstElementChild) {
   hydrateRoot(root, page, options);
 } else {
-  // React empties the container (the prerendered default) on first commit.
   createRoot(root, options).render(page);
 }

@@ -9,20 +9,29 @@ import {
   captureException,
   captureMessage,
   init,
-  type BrowserOptions,
 } from '@sentry/browser';
+import { keepBreadcrumb, redactEvent } from './errorScrubbing';
 
 export interface SentryClient {
   captureException: typeof captureException;
   captureMessage: typeof captureMessage;
 }
 
-/** Starts the SDK with the page's options (no global handlers of its own). */
-export function startSentry(
-  options: Pick<BrowserOptions, 'dsn' | 'beforeSend' | 'beforeBreadcrumb'>,
-): SentryClient {
+/**
+ * Starts the SDK (no global handlers of its own) with events scrubbed of
+ * anything typed (src/errorScrubbing.ts).
+ *
+ * @param options.dsn where reports go (`SENTRY_DSN`)
+ * @param options.ownOrigin the page's origin: its URLs stay in reports
+ */
+export function startSentry(options: {
+  dsn: string;
+  ownOrigin: string;
+}): SentryClient {
   init({
-    ...options,
+    dsn: options.dsn,
+    beforeSend: (event) => redactEvent(event, options.ownOrigin),
+    beforeBreadcrumb: keepBreadcrumb,
     // Our own handlers decide what is reported; no global wrapping.
     defaultIntegrations: false,
     integrations: [breadcrumbsIntegration({ dom: false })],

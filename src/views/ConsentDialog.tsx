@@ -5,6 +5,7 @@ import type {
   ConsentChoice,
   consentMachine,
 } from '../../machines/consentMachine';
+import { useHydrated } from './hydration';
 
 export type ConsentActor = ActorRefFrom<typeof consentMachine>;
 
@@ -15,6 +16,26 @@ export function choiceOf(
   if (snapshot.matches('accepted')) return 'accepted';
   if (snapshot.matches('rejected')) return 'rejected';
   return 'unset';
+}
+
+export interface ConsentView {
+  /** The modal is open. */
+  open: boolean;
+  choice: ConsentChoice;
+}
+
+/**
+ * What the consent views show. The prerendered page knows no stored choice
+ * and no address, so while React adopts it the views show its default
+ * (modal closed, no choice); the actor's real state shows in the render
+ * right after, which keeps the hydration free of mismatches whatever the
+ * visit's cookies and address say.
+ */
+export function useConsentView(consent: ConsentActor): ConsentView {
+  const hydrated = useHydrated();
+  const open = useSelector(consent, (snapshot) => snapshot.hasTag('modal'));
+  const choice = useSelector(consent, choiceOf);
+  return hydrated ? { open, choice } : { open: false, choice: 'unset' };
 }
 
 const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled])';
@@ -50,8 +71,7 @@ export function ConsentDialog({
   consent: ConsentActor;
   productName: string;
 }) {
-  const open = useSelector(consent, (snapshot) => snapshot.hasTag('modal'));
-  const choice = useSelector(consent, choiceOf);
+  const { open, choice } = useConsentView(consent);
   const dialogRef = useRef<HTMLDivElement>(null);
   const openerRef = useRef<Element | null>(null);
 
@@ -148,11 +168,8 @@ export function ConsentDialog({
 
 /** "Cookie settings": shown only once a choice exists (spec section 4). */
 export function ConsentSettingsLink({ consent }: { consent: ConsentActor }) {
-  const hasChoice = useSelector(
-    consent,
-    (snapshot) => choiceOf(snapshot) !== 'unset',
-  );
-  if (!hasChoice) return null;
+  const { choice } = useConsentView(consent);
+  if (choice === 'unset') return null;
   return (
     <button
       type="button"

@@ -8,7 +8,9 @@ import type {
   TextField as TextFieldName,
   signUpMachine,
 } from '../../machines/signUpMachine';
+import { SIGN_UP_FORM_ID } from '../earlyScript';
 import { CheckboxField } from './CheckboxField';
+import { useEarlyInput } from './earlyInput';
 import { ErrorSummary } from './ErrorSummary';
 import { TextField } from './TextField';
 import { whenIdleOrInteracted } from './whenIdle';
@@ -58,11 +60,12 @@ export function SignUpForm({
   useEffect(() => {
     if (errorsShown > 0) summaryRef.current?.focus();
   }, [errorsShown]);
+  const formRef = useRef<HTMLFormElement>(null);
+  useEarlyInput(formRef, actorRef);
   // The widget (and with it Google's script) mounts on the first
   // interaction with the form or when the browser is idle, never on the
   // critical path; the prerendered page and its hydration show the empty,
   // reserved box. Undefined: not mounted yet.
-  const formRef = useRef<HTMLFormElement>(null);
   const [captchaSize, setCaptchaSize] = useState<'normal' | 'compact'>();
   useEffect(() => {
     const form = formRef.current;
@@ -106,8 +109,11 @@ export function SignUpForm({
   return (
     <form
       ref={formRef}
-      id="signup-form"
+      id={SIGN_UP_FORM_ID}
       className="signup-form"
+      // Never a GET: should the browser ever submit the form itself, no
+      // field may end up in an address, a history entry or a server log.
+      method="post"
       noValidate
       aria-busy={submitting}
       onSubmit={(event) => {

@@ -1,7 +1,7 @@
-import { useSelector } from '@xstate/react';
 import {
   ConsentDialog,
   ConsentSettingsLink,
+  useConsentView,
   type ConsentActor,
 } from './ConsentDialog';
 import { SignUpForm, type SignUpFormProps } from './SignUpForm';
@@ -18,9 +18,7 @@ export interface SignUpPageProps extends SignUpFormProps {
  */
 export function SignUpPage({ consent, ...formProps }: SignUpPageProps) {
   const { productName } = formProps;
-  const modalOpen = useSelector(consent, (snapshot) =>
-    snapshot.hasTag('modal'),
-  );
+  const { open: modalOpen } = useConsentView(consent);
   return (
     <>
       <div className="page" inert={modalOpen}>

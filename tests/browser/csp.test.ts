@@ -8,10 +8,14 @@
  * tag are answered by `route` at Google's and the tag's real addresses, so
  * the policy judges them as it would the real ones.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   contentSecurityPolicyDirectives,
+  INLINE_HASHES_FILE,
   parseContentSecurityPolicy,
   REFERRER_POLICY,
   type CspDirectives,
@@ -108,14 +112,30 @@ const pageViolations = (page: Page) =>
 const inlineRan = (page: Page) =>
   page.evaluate(() => (window as TestWindow).__inlineRan);
 
-/** The policy a build's configuration calls for. */
+/** The policy a build's configuration and its inline blocks call for. */
 function policyOf(build: keyof typeof TEST_BUILDS): CspDirectives {
-  const config = readConfig(TEST_BUILDS[build].env);
+  const { env, distDir } = TEST_BUILDS[build];
+  const config = readConfig(env);
   return contentSecurityPolicyDirectives({
     trackingTagUrl: config.trackingTagUrl,
     apiOrigin: config.apiOrigin,
     sentryDsn: config.sentryDsn,
+    inlineHashes: JSON.parse(
+      readFileSync(join(distDir, INLINE_HASHES_FILE), 'utf8'),
+    ) as { script: string[]; style: string[] },
   });
+}
+
+/** The CSP hash source of each `<tag>` block of an HTML text. */
+function inlineBlockHashes(html: string, tag: 'script' | 'style'): string[] {
+  return [
+    ...html.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g')),
+  ].map(
+    ([, text]) =>
+      `'sha256-${createHash('sha256')
+        .update(text ?? '')
+        .digest('base64')}'`,
+  );
 }
 
 /** What the test server must send for the tagged build. */
@@ -219,6 +239,43 @@ describe('a full visit raises no policy violation', () => {
       page.evaluate(() => getComputedStyle(document.body).backgroundColor),
     ).resolves.toBe('rgb(241, 245, 249)');
 
+    await page.waitForTimeout(300);
+    await expect(pageViolations(page)).resolves.toEqual([]);
+    expect(visit.violations).toEqual([]);
+    expect(visit.consoleErrors).toEqual([]);
+    await visit.context.close();
+  });
+});
+
+describe("the page's inline blocks", () => {
+  it('are allowed each by its hash, never by unsafe-inline', async () => {
+    const response = await fetch(`${server.origin}/signup`);
+    const html = await response.text();
+    const policy = parseContentSecurityPolicy(
+      response.headers.get('content-security-policy') ?? '',
+    );
+    const scripts = inlineBlockHashes(html, 'script');
+    const styles = inlineBlockHashes(html, 'style');
+    expect(scripts).toHaveLength(1);
+    expect(styles).toHaveLength(1);
+    expect(policy['script-src']).toEqual(expect.arrayContaining(scripts));
+    expect(policy['style-src']).toEqual(expect.arrayContaining(styles));
+    expect(policy['script-src']).not.toContain("'unsafe-inline'");
+    expect(policy['style-src']).not.toContain("'unsafe-inline'");
+  });
+
+  it('run and apply under the policy: the page is styled, the app starts and takes a submit', async () => {
+    const visit = await startVisit(browser);
+    const { page } = visit;
+    // Blocked styles would leave the body white; a blocked early script
+    // would never start the app.
+    await page.goto(`${server.origin}/signup`);
+    await expect(
+      page.evaluate(() => getComputedStyle(document.body).backgroundColor),
+    ).resolves.toBe('rgb(241, 245, 249)');
+    await page.locator('#signup-form button[type=submit]').click();
+    await page.getByTestId('notice-captcha').waitFor();
+    expect(new URL(page.url()).search).toBe('');
     await page.waitForTimeout(300);
     await expect(pageViolations(page)).resolves.toEqual([]);
     expect(visit.violations).toEqual([]);

@@ -36,6 +36,23 @@ describe('contentSecurityPolicyDirectives', () => {
     });
   });
 
+  it("allows the build's inline blocks by their hashes, never unsafe-inline", () => {
+    const inlineHashes = {
+      script: ["'sha256-c2NyaXB0'"],
+      style: ["'sha256-c3R5bGU='"],
+    };
+    const policy = contentSecurityPolicyDirectives({ inlineHashes });
+    expect(policy['script-src']).toEqual([
+      "'self'",
+      "'sha256-c2NyaXB0'",
+      ...RECAPTCHA_SCRIPT_SOURCES,
+    ]);
+    expect(policy['style-src']).toEqual(["'self'", "'sha256-c3R5bGU='"]);
+    for (const directive of ['script-src', 'style-src'] as const) {
+      expect(policy[directive]).not.toContain("'unsafe-inline'");
+    }
+  });
+
   it('lists reCAPTCHA v2 as Google documents it', () => {
     const policy = contentSecurityPolicyDirectives();
     expect(policy['script-src']).toEqual(

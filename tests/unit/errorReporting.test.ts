@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ErrorEvent } from '@sentry/browser';
-import { keepBreadcrumb, redactEvent, scrub } from '../../src/errorReporting';
+import { keepBreadcrumb, redactEvent, scrub } from '../../src/errorScrubbing';
 
 const ORIGIN = 'https://vigil.example';
 
