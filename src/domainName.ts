@@ -10,7 +10,7 @@
  * ASCII hyphens inside a label, and the four label dots of RFC 3490 §3.1,
  * judged by Unicode 15.0's tables (src/unicodeBaseline.ts).
  */
-import punycode from 'punycode/punycode.js';
+import { decode, encode } from 'punycode/punycode.es6.js';
 import { NEWER_THAN_UNICODE_15 } from './unicodeBaseline';
 
 /** Why a host is refused; `format` covers everything but IP and localhost. */
@@ -38,20 +38,29 @@ const ASCII_TLD = /^[a-z]{2,63}$/;
 // RFC 5893 (the Bidi Rule, which UTS #46 applies with CheckBidi) on the only
 // characters a label can hold here: letters and digits of the right-to-left
 // blocks are R or AL, the Arabic-Indic digits AN, ASCII and extended
-// Arabic-Indic digits EN, "-" ES, non-spacing and enclosing marks NSM, and
-// everything else L.
+// Arabic-Indic digits EN, "-" ES, non-spacing and enclosing marks NSM, bar
+// the few exceptions below, and everything else L. Checked against the
+// Bidi_Class of every letter, mark and digit of Unicode 15.0 (ICU 72).
 const RTL_BLOCK =
   /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
 const ARABIC_NUMBER = /[\u0660-\u0669\u{10d30}-\u{10d39}]/u;
 const EUROPEAN_NUMBER = /[\d\u06f0-\u06f9]/;
 const NON_SPACING_MARK = /[\p{Mn}\p{Me}]/u;
+// Modifier letters that are Other Neutral (ʹ, ˆ, ˈ, ꜗ…), and non-spacing
+// marks that are Left-to-right (two Kannada vowel signs, three Zanabazar
+// Square and Bhaiksuki signs).
+const NEUTRAL_LETTER =
+  /[\u02b9\u02ba\u02c6-\u02cf\u02ec\u2e2f\ua67f\ua717-\ua71f\ua788]/;
+const LEFT_TO_RIGHT_MARK = /[\u0cbf\u0cc6\u{11a07}\u{11a08}\u{11c3f}]/u;
 
-type BidiClass = 'R' | 'AN' | 'EN' | 'ES' | 'NSM' | 'L';
+type BidiClass = 'R' | 'AN' | 'EN' | 'ES' | 'NSM' | 'ON' | 'L';
 
 function bidiClass(char: string): BidiClass {
   if (char === '-') return 'ES';
   if (ARABIC_NUMBER.test(char)) return 'AN';
   if (EUROPEAN_NUMBER.test(char)) return 'EN';
+  if (NEUTRAL_LETTER.test(char)) return 'ON';
+  if (LEFT_TO_RIGHT_MARK.test(char)) return 'L';
   if (NON_SPACING_MARK.test(char)) return 'NSM';
   return RTL_BLOCK.test(char) ? 'R' : 'L';
 }
@@ -96,7 +105,7 @@ function isUnicodeLabel(label: string): boolean {
 }
 
 /** NFKC, lower case, NFKC again (lower-casing İ leaves a combining dot). */
-export function mapHost(host: string): string {
+function mapHost(host: string): string {
   return host
     .normalize('NFKC')
     .toLowerCase()
@@ -114,6 +123,8 @@ function readLabel(
 ): { unicode: string; ascii: string } | undefined {
   if (label === '') return undefined;
   if (ASCII_LABEL.test(label)) {
+    // RFC 1035 §2.3.4; checked before any Punycode work on a pasted essay.
+    if (label.length > 63) return undefined;
     if (!label.startsWith('xn--')) {
       return LDH_LABEL.test(label)
         ? { unicode: label, ascii: label }
@@ -123,7 +134,7 @@ function readLabel(
     // accepts, written the one way Punycode writes it (RFC 5891 §5.4).
     let unicode: string;
     try {
-      unicode = punycode.decode(label.slice(4));
+      unicode = decode(label.slice(4));
     } catch {
       return undefined;
     }
@@ -132,11 +143,14 @@ function readLabel(
       mapHost(unicode) === unicode &&
       !NEWER_THAN_UNICODE_15.test(unicode) &&
       isUnicodeLabel(unicode) &&
-      `xn--${punycode.encode(unicode)}` === label;
+      `xn--${encode(unicode)}` === label;
     return valid ? { unicode, ascii: label } : undefined;
   }
-  if (!isUnicodeLabel(label)) return undefined;
-  return { unicode: label, ascii: `xn--${punycode.encode(label)}` };
+  // Every code point takes at least one octet of the A-label after "xn--",
+  // so a longer label cannot fit in 63; and Punycode would overflow on a
+  // long enough one (RFC 3492 §6.4).
+  if (!isUnicodeLabel(label) || [...label].length > 59) return undefined;
+  return { unicode: label, ascii: `xn--${encode(label)}` };
 }
 
 /**

@@ -151,6 +151,9 @@ export function checkSiteUrl(raw: string): SiteUrlCheck {
   if (authority.includes('@')) return refuse('credentials');
   // "https:///example.com": the parser would skip the extra slash.
   if (authority === '') return refuse('format');
+  // First, so that an engine whose Unicode tables know such a character
+  // cannot give it another message than one whose tables do not.
+  if (NEWER_THAN_UNICODE_15.test(authority)) return refuse('format');
   if (INVISIBLE.test(authority) || INVISIBLE.test(authority.normalize('NFKC')))
     return refuse('invisible');
   if ([...authority].some(isLookalike)) return refuse('lookalike');

@@ -39,7 +39,8 @@ function verdicts(raw: string) {
  * The property every generated input must hold: our rule and the oracle
  * agree on accept/refuse, an accepted URL is the trimmed input with
  * `https://` prepended only when no protocol was typed, and the problems the
- * spec singles out (empty, localhost, IP) are named as such.
+ * spec singles out (empty, localhost, IP) and the hidden or look-alike
+ * characters the rule refuses in a host are named as such.
  */
 function agrees(raw: string): void {
   const v = verdicts(raw);
@@ -56,7 +57,13 @@ function agrees(raw: string): void {
     );
   }
   const kind = v.oracleSays.split(':')[0];
-  const expected = { empty: 'empty', ip: 'ip', local: 'local' }[kind ?? ''];
+  const expected = {
+    empty: 'empty',
+    ip: 'ip',
+    local: 'local',
+    invisible: 'invisible',
+    lookalike: 'lookalike',
+  }[kind ?? ''];
   if (expected !== undefined) {
     expect(v.ourProblem, `${JSON.stringify(raw)}: ${v.oracleSays}`).toBe(
       expected,
@@ -398,6 +405,18 @@ const PUNYCODE_HOST = UNICODE_HOST.map((host) => {
     return host;
   }
 });
+
+// Right-to-left and left-to-right letters, the three kinds of digits, marks
+// and neutral modifier letters mixed in labels: the Bidi Rule (RFC 5893)
+// decides, and tr46 states it for the oracle.
+const BIDI_LABEL_CHARS =
+  'az09بيא٠١۱ߊ߁ދܐकक०中αдßـʹˆꜗಕ\u064e\u0301\u0903\u20dd\u0cbf\u0670\u{10d30}\u{1e900}';
+const BIDI_HOST = fc
+  .tuple(
+    fc.array(text(BIDI_LABEL_CHARS, 4, 1), { minLength: 1, maxLength: 2 }),
+    fc.constantFrom('com', 'مثال', 'xn--mgbh0fb', 'קום', 'рф'),
+  )
+  .map(([labels, tld]) => [...labels, tld].join('.'));
 
 const FUZZ = fc.oneof(
   text('aehtps:/.@[]%#?\\ 0179xlocmw-_<>', 30),
@@ -970,6 +989,10 @@ describe('site URL: our rule against the oracle', () => {
     it('Unicode names and their punycode', () => {
       holds('Unicode', around(UNICODE_HOST), 1000);
       holds('punycode', around(PUNYCODE_HOST), 500);
+    });
+
+    it('right-to-left names: the Bidi Rule', () => {
+      holds('bidi', around(BIDI_HOST), 1500);
     });
 
     it('anything URL-shaped', () => {

@@ -153,6 +153,14 @@ describe('checkSiteUrl', () => {
     expect(checkSiteUrl(raw)).toEqual({ ok: false, problem });
   });
 
+  it('refuses a label too long for Punycode’s integers, without throwing', () => {
+    const label = `a${'\u{2a6d6}'.repeat(3000)}${'é'.repeat(3000)}`;
+    expect(checkSiteUrl(`${label}.com`)).toEqual({
+      ok: false,
+      problem: 'format',
+    });
+  });
+
   it.each([
     // compatibility forms of letters, digits and label dots stay accepted
     ['ｅｘａｍｐｌｅ．ｃｏｍ', 'https://ｅｘａｍｐｌｅ．ｃｏｍ'],
