@@ -207,8 +207,8 @@ describe('fields', () => {
     },
   );
 
-  // DECISIONS (campaign): a campaign the page's rule would not keep is
-  // ignored, so it can never block a sign-up.
+  // docs/url-and-email-rules.md, "Campaign": a campaign the page's rule would
+  // not keep is ignored, so it can never block a sign-up.
   it.each([
     ['repeated', ['spring', 'autumn']],
     ['201 characters long', ['c'.repeat(201)]],

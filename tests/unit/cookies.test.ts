@@ -209,8 +209,9 @@ describe('createCookieJar', () => {
     expect(jar.readCampaign()).toBe('summer sale; 50% "off" é/2025');
   });
 
-  // DECISIONS (campaign): only a campaign of 1–200 printable characters is
-  // stored; anything else is ignored, so it never reaches a sign-up.
+  // docs/url-and-email-rules.md, "Campaign": only a campaign of 1–200
+  // printable characters is stored; anything else is ignored, so it never
+  // reaches a sign-up.
   it('stores the campaign trimmed', () => {
     const jar = createCookieJar(onLocalhost);
     jar.writeCampaign('  spring-sale\t');

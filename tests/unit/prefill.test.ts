@@ -114,8 +114,8 @@ describe('readAddressParameters', () => {
     ).toEqual({ values: {}, utmSource: undefined, utmCampaign: undefined });
   });
 
-  // DECISIONS (campaign): the value trimmed, kept when it has 1–200
-  // printable characters, otherwise ignored.
+  // docs/url-and-email-rules.md, "Campaign": the value trimmed, kept when it
+  // has 1–200 printable characters, otherwise ignored.
   it.each([
     ['%20spring%20', 'spring'],
     ['c'.repeat(200), 'c'.repeat(200)],

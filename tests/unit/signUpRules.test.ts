@@ -113,9 +113,9 @@ describe('readSignUp', () => {
     );
   });
 
-  // DECISIONS (campaign): page and API apply one campaign rule, and a
-  // campaign can never block a sign-up: what the rule does not keep is
-  // ignored.
+  // docs/url-and-email-rules.md, "Campaign": page and API apply one campaign
+  // rule, and a campaign can never block a sign-up: what the rule does not keep
+  // is ignored.
   it.each<[string, FormBody['utm_campaign'], string | undefined]>([
     ['trims it', '  spring-sale  ', 'spring-sale'],
     ['keeps 200 characters', 'c'.repeat(200), 'c'.repeat(200)],

@@ -174,8 +174,9 @@ describe('checkSiteUrl', () => {
   });
 });
 
-// DECISIONS (one verdict): before the rule stopped asking the runtime's URL
-// parser, these got one verdict in Chromium and another in Node 20.
+// docs/url-and-email-rules.md, "One verdict": before the rule stopped asking
+// the runtime's URL parser, these got one verdict in Chromium and another in
+// Node 20.
 describe('checkSiteUrl without a URL parser', () => {
   afterEach(() => {
     vi.unstubAllGlobals();
@@ -248,8 +249,8 @@ describe('isValidEmail', () => {
   });
 });
 
-// DECISIONS (campaign): trimmed; kept with 1–200 printable characters,
-// otherwise ignored.
+// docs/url-and-email-rules.md, "Campaign": trimmed; kept with 1–200 printable
+// characters, otherwise ignored.
 describe('keptCampaign', () => {
   it.each([
     ['spring-sale', 'spring-sale'],
