@@ -2,7 +2,7 @@
  * The local stand-in for the product's sign-up API rules (CONTRACT.md
  * "HTTP"). Pure: decides on one form body and the accounts seen so far.
  */
-import { checkSiteUrl, isValidEmail } from '../src/validation';
+import { checkSiteUrl, isValidEmail, keptCampaign } from '../src/validation';
 
 export type ApiAnswer =
   | {
@@ -64,10 +64,12 @@ export interface NewAccount {
  * Checks a body field by field, in the order of the payload (spec section 3).
  *
  * @param body the parsed body; fields that are neither absent nor a single
- *   string (repeated, or not a string at all) are refused
+ *   string (repeated, or not a string at all) are refused, bar `utm_campaign`
  * @returns the account to create, or the refusal to answer with
  *   (`CSAPI_INVALID_PARAMETER` with the field as `info`, or
- *   `CSAPI_CAPTCHA_MISSING` for a missing captcha token)
+ *   `CSAPI_CAPTCHA_MISSING` for a missing captcha token); `utm_campaign` is
+ *   never refused: the campaign rule ({@link keptCampaign}) keeps it or
+ *   ignores it
  */
 export function readSignUp(body: UntrustedBody): NewAccount | ApiAnswer {
   const single = (key: string): string | undefined | null => {
@@ -102,16 +104,17 @@ export function readSignUp(body: UntrustedBody): NewAccount | ApiAnswer {
   if (url === null || (url !== undefined && !checkUrlWithProtocol(url))) {
     return refusal('CSAPI_INVALID_PARAMETER', 'url');
   }
-  const utmCampaign = single('utm_campaign');
-  if (utmCampaign === null || (utmCampaign?.length ?? 0) > 200) {
-    return refusal('CSAPI_INVALID_PARAMETER', 'utm_campaign');
-  }
+  // The page's campaign rule: a campaign it would not keep (too long,
+  // unprintable, repeated, not a string) is ignored, never refused.
+  const utmCampaign = keptCampaign(
+    Object.hasOwn(body, 'utm_campaign') ? body.utm_campaign : undefined,
+  );
   return {
     name: name.trim(),
     email: email.trim(),
     newsletter: newsletter === '1',
     url: url?.trim(),
-    utmCampaign: utmCampaign || undefined,
+    utmCampaign,
     captchaToken,
   };
 }

@@ -65,7 +65,9 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   });
   // DECISIONS.md: the address's campaign is written on load (last touch
   // wins); the payload carries the cookie's value, or the address's where
-  // cookies are blocked.
+  // cookies are blocked. Both pass the campaign rule (keptCampaign, in the
+  // prefill and the cookie jar), the API's too, so no campaign blocks a
+  // sign-up.
   if (address.utmCampaign) cookies.writeCampaign(address.utmCampaign);
   const utmCampaign = cookies.readCampaign() ?? address.utmCampaign;
 

@@ -8,6 +8,7 @@
  */
 import Cookies from 'js-cookie';
 import type { Session } from '../machines/signUpMachine';
+import { keptCampaign } from './validation';
 
 export const DEFAULT_LIFETIME_DAYS = 365;
 export const CAMPAIGN_LIFETIME_DAYS = 30;
@@ -157,15 +158,24 @@ export function createCookieJar(options: CookieJarOptions) {
       }
       return found;
     },
-    /** The stored campaign value, if any. */
+    /**
+     * The stored campaign, if the campaign rule ({@link keptCampaign}) keeps
+     * it: one written before the rule, or by hand, may be too long.
+     */
     readCampaign(): string | undefined {
-      return Cookies.get(names.campaign);
+      return keptCampaign(Cookies.get(names.campaign));
     },
-    /** `{product}_CAMPAIGN`, 30 days, across all subdomains (spec section 9). */
+    /**
+     * `{product}_CAMPAIGN`, 30 days, across all subdomains (spec section 9):
+     * the value as the campaign rule keeps it (trimmed); a value it ignores
+     * leaves the stored campaign as it was.
+     */
     writeCampaign(value: string): void {
+      const campaign = keptCampaign(value);
+      if (campaign === undefined) return;
       Cookies.set(
         names.campaign,
-        value,
+        campaign,
         cookieAttributes(options, {
           days: CAMPAIGN_LIFETIME_DAYS,
           acrossSubdomains: true,

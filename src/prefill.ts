@@ -4,7 +4,7 @@
  * `utm_campaign` are read for consent and the payload.
  */
 import type { SignUpValues } from '../machines/signUpMachine';
-import { checkSiteUrl, isValidEmail } from './validation';
+import { checkSiteUrl, isValidEmail, keptCampaign } from './validation';
 
 export interface AddressParameters {
   values: Partial<Pick<SignUpValues, 'name' | 'email' | 'url'>>;
@@ -15,7 +15,8 @@ export interface AddressParameters {
 /**
  * @param search `location.search`, e.g. `?name=Ada&utm_source=google`
  * @returns the prefill (e-mail trimmed; URL as given, trimmed) and the two
- *   UTM values (undefined when absent or blank)
+ *   UTM values (undefined when absent or blank; the campaign as the campaign
+ *   rule, {@link keptCampaign}, keeps it, else undefined)
  */
 export function readAddressParameters(search: string): AddressParameters {
   const query = new URLSearchParams(search);
@@ -33,6 +34,6 @@ export function readAddressParameters(search: string): AddressParameters {
   return {
     values,
     utmSource: text('utm_source'),
-    utmCampaign: text('utm_campaign'),
+    utmCampaign: keptCampaign(query.get('utm_campaign')),
   };
 }

@@ -5,6 +5,8 @@
  * API reuse the e-mail and site-URL rules.
  */
 import { boolean, object, string, ValidationError } from 'yup';
+import { checkHostName } from './domainName';
+import { NEWER_THAN_UNICODE_15 } from './unicodeBaseline';
 
 /** The fields that can carry an error message; `captcha` is the captcha notice. */
 export type ErrorField = 'name' | 'email' | 'url' | 'tos' | 'captcha';
@@ -41,6 +43,10 @@ export const messages = {
     'Enter the domain name of your website, like example.com, not an IP address',
   urlCredentials:
     'Enter the website address without a user name or password, like example.com',
+  urlInvisible:
+    'Enter the website address without invisible characters, such as zero-width spaces',
+  urlLookalike:
+    'Enter the website address with ordinary “/”, “:”, “@” and “%” signs, not full-width or look-alike ones',
   tosRequired: 'Agree to the terms of service to create your account',
   captchaRequired: 'Tick “I’m not a robot” to show you are a person',
 } as const;
@@ -63,7 +69,14 @@ export function isValidEmail(raw: string): boolean {
 
 /** Why a site URL is refused; each has its own message. */
 export type SiteUrlProblem =
-  'empty' | 'format' | 'protocol' | 'local' | 'ip' | 'credentials';
+  | 'empty'
+  | 'format'
+  | 'protocol'
+  | 'local'
+  | 'ip'
+  | 'credentials'
+  | 'invisible'
+  | 'lookalike';
 
 export type SiteUrlCheck =
   { ok: true; url: string } | { ok: false; problem: SiteUrlProblem };
@@ -74,81 +87,128 @@ export type SiteUrlCheck =
 // well-known schemes that never take "//" count ("mailto:", "javascript:").
 const HAS_PROTOCOL =
   /^(?:[a-z][a-z\d+.-]*:\/\/|(?:about|blob|data|file|javascript|mailto|sms|tel|urn|vbscript|view-source):)/i;
-// RFC 1123 section 2.1 / RFC 5890: letters, digits and inner hyphens, 1–63
-// octets; the URL parser has already turned Unicode labels into punycode.
-const DNS_LABEL = /^[a-z\d](?:[a-z\d-]{0,61}[a-z\d])?$/i;
-// A top-level domain is alphabetic (RFC 3696 section 2) or an IDN (xn--).
-const TOP_LEVEL_DOMAIN = /^(?:[a-z]{2,63}|xn--[a-z\d-]{1,59})$/i;
-// The WHATWG URL parser rewrites every IPv4 notation (127.1, 2130706433,
-// 0x7f.0.0.1, 0177.0.0.1) to dotted decimal, so one pattern catches them all.
-const DOTTED_IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+// Zero-width and other invisible characters: format characters (soft
+// hyphen, zero-width space and joiners, bidirectional controls, word joiner)
+// and the default-ignorable code points (variation selectors, Hangul
+// fillers, combining grapheme joiner). UTS #46 deletes some, refuses others,
+// and each parser's version decides which.
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+// ASCII punctuation: what a compatibility form ("％", "／", "＼", "＠", "：",
+// "﹫", "℀") turns into under NFKC, which a parser may or may not apply.
+const ASCII_PUNCTUATION = /[!-/:-@[-`{-~\u3002]/;
+// RFC 3490 section 3.1: the ideographic, full-width and half-width full
+// stops are label dots; other forms of them (U+FE12, "︒") are not.
+const LABEL_DOTS = '\u3002\uff0e\uff61';
+const IPV6_LITERAL = /^\[[\da-f:.]*:[\da-f:.]*\]$/i;
+const PORT = /^\d*$/;
+
+/** Whether a character outside ASCII becomes URL punctuation under NFKC. */
+function isLookalike(char: string): boolean {
+  return (
+    char > '\x7f' &&
+    !LABEL_DOTS.includes(char) &&
+    ASCII_PUNCTUATION.test(char.normalize('NFKC'))
+  );
+}
 
 /**
- * Checks a site URL (spec section 5, DECISIONS.md): trimmed; `https://`
- * prepended when no protocol is given; `http:`/`https:` only; no user name or
- * password; the host a domain name with a top-level domain, neither
- * `localhost` (nor a name under it) nor an IP address in any notation. The
- * URL is sent as typed, so it must be one as typed, not only once the WHATWG
- * parser has repaired it: no whitespace or control characters, no `<` or
- * `>`, a host right after the `//` written without `%` escapes or
- * backslashes, and no port 0.
+ * Checks a site URL (spec section 5, docs/url-and-email-rules.md): trimmed;
+ * `https://` prepended when no protocol is given; `http:`/`https:` only; no
+ * user name or password; the host a domain name with a top-level domain,
+ * neither `localhost` (nor a name under it) nor an IP address in any
+ * notation (see {@link checkHostName}). The URL is sent as typed, so it must
+ * be one as typed: no whitespace or control characters, no `<` or `>`, a
+ * host right after the `//` without `%` escapes, backslashes, invisible
+ * characters or compatibility forms of `%`, `/`, `\`, `@`, `:` (checked as
+ * typed and after NFKC), and a port of 1–65535 in ASCII digits if any.
+ *
+ * The verdict is this function's alone: it never calls the runtime's URL
+ * parser, so Node's and every browser's give the same answer.
  *
  * @param raw the field as typed
  * @returns `{ ok: true, url }` with the URL to send (trimmed, with its
  *   protocol, otherwise as typed), or `{ ok: false, problem }`
  */
 export function checkSiteUrl(raw: string): SiteUrlCheck {
+  const refuse = (problem: SiteUrlProblem): SiteUrlCheck => ({
+    ok: false,
+    problem,
+  });
   const trimmed = raw.trim();
-  if (trimmed === '') return { ok: false, problem: 'empty' };
+  if (trimmed === '') return refuse('empty');
   // The URL parser silently drops tabs and newlines inside a URL, and control
   // characters at its ends; a visitor who typed a space or pasted two lines
   // did not mean one address.
-  if (/[\s\p{Cc}]/u.test(trimmed)) return { ok: false, problem: 'format' };
+  if (/[\s\p{Cc}]/u.test(trimmed)) return refuse('format');
   // "//example.com" is not an address a visitor means to give as is.
-  if (trimmed.startsWith('/')) return { ok: false, problem: 'format' };
+  if (trimmed.startsWith('/')) return refuse('format');
   const url = HAS_PROTOCOL.test(trimmed) ? trimmed : `https://${trimmed}`;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return { ok: false, problem: 'format' };
+  const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') return refuse('protocol');
+  // RFC 3986 section 3.2: the authority runs from "//" to the first "/",
+  // "?" or "#"; an "@" in it, even with an empty user name, is a credential.
+  const authority = url.slice(scheme.length + 3).split(/[/?#]/, 1)[0] ?? '';
+  if (authority.includes('@')) return refuse('credentials');
+  // "https:///example.com": the parser would skip the extra slash.
+  if (authority === '') return refuse('format');
+  // First, so that an engine whose Unicode tables know such a character
+  // cannot give it another message than one whose tables do not.
+  if (NEWER_THAN_UNICODE_15.test(authority)) return refuse('format');
+  if (INVISIBLE.test(authority) || INVISIBLE.test(authority.normalize('NFKC')))
+    return refuse('invisible');
+  if ([...authority].some(isLookalike)) return refuse('lookalike');
+  // What a parser repairs but a reader of the typed URL would not: "%"
+  // escapes in the host ("%65xample.com") and backslashes, which a parser
+  // reads as "/" ("https://example.com\path"). "<" and ">", which RFC 3986
+  // excludes and a browser escapes, are refused last, so that an IP address
+  // or localhost still gets its own message.
+  if (/[%\\]/.test(authority)) return refuse('format');
+  if (authority.startsWith('[')) {
+    const literal = authority.slice(0, authority.indexOf(']') + 1);
+    return refuse(IPV6_LITERAL.test(literal) ? 'ip' : 'format');
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    return { ok: false, problem: 'protocol' };
-  }
-  // The parser drops an empty user name and password ("https://@host"), so
-  // look for the "@" itself in the authority (RFC 3986 section 3.2).
-  const authority = url.slice(url.indexOf('//') + 2).split(/[/?#]/, 1)[0];
-  if (
-    parsed.username !== '' ||
-    parsed.password !== '' ||
-    authority?.includes('@')
-  ) {
-    return { ok: false, problem: 'credentials' };
-  }
-  // The parser skips extra slashes: "https:///example.com" has no host.
-  if (!authority) return { ok: false, problem: 'format' };
-  const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
-  if (host.startsWith('[') || DOTTED_IPV4.test(host)) {
-    return { ok: false, problem: 'ip' };
-  }
-  if (host === 'localhost' || host.endsWith('.localhost')) {
-    return { ok: false, problem: 'local' };
-  }
-  // What the parser repairs but a reader of the typed URL would not: a host
-  // with "%" escapes ("%65xample.com") or a backslash, which it reads as "/"
-  // ("https://example.com\path"); "<" and ">", which RFC 3986 excludes and
-  // a browser escapes; and port 0, which no server listens on.
-  if (/[%\\]/.test(authority) || /[<>]/.test(trimmed) || parsed.port === '0') {
-    return { ok: false, problem: 'format' };
-  }
-  const labels = host.split('.');
-  const isDomainName =
-    host.length <= 253 &&
-    labels.length >= 2 &&
-    labels.every((label) => DNS_LABEL.test(label)) &&
-    TOP_LEVEL_DOMAIN.test(labels[labels.length - 1] ?? '');
-  return isDomainName ? { ok: true, url } : { ok: false, problem: 'format' };
+  const colon = authority.indexOf(':');
+  const host = colon === -1 ? authority : authority.slice(0, colon);
+  const hostCheck = checkHostName(host);
+  if (!hostCheck.ok) return refuse(hostCheck.problem);
+  // RFC 3986 section 3.2.3: port = *DIGIT; 0 is no port a server listens on.
+  const port = colon === -1 ? '' : authority.slice(colon + 1);
+  const portNumber = Number(port);
+  const portOk =
+    PORT.test(port) &&
+    (port === '' || (portNumber >= 1 && portNumber <= 65535));
+  if (!portOk || /[<>]/.test(trimmed)) return refuse('format');
+  return { ok: true, url };
+}
+
+/** The most characters (code points) a stored campaign may have. */
+export const CAMPAIGN_MAX_LENGTH = 200;
+
+// Not printable: controls, format (invisible) characters, line and paragraph
+// separators, lone surrogates, private-use and unassigned code points, and
+// those newer than the Unicode version every engine knows.
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/u;
+
+/**
+ * The campaign rule (docs/url-and-email-rules.md, "Campaign"), the one the
+ * page applies before it writes `{product}_CAMPAIGN` and before it sends
+ * `utm_campaign`, and the local API applies to what it receives: the value
+ * trimmed is kept when it has 1–{@link CAMPAIGN_MAX_LENGTH} printable
+ * characters; anything else is ignored, never refused, so a campaign cannot
+ * block a sign-up.
+ *
+ * @param raw whatever arrived: the address's or the cookie's value, or a
+ *   body field (a string, absent, or something no form sends)
+ * @returns the campaign to keep, or undefined to ignore it
+ */
+export function keptCampaign(raw: unknown): string | undefined {
+  if (typeof raw !== 'string') return undefined;
+  const value = raw.trim();
+  const printable =
+    !UNPRINTABLE.test(value) && !NEWER_THAN_UNICODE_15.test(value);
+  return value !== '' && [...value].length <= CAMPAIGN_MAX_LENGTH && printable
+    ? value
+    : undefined;
 }
 
 const SITE_URL_MESSAGES: Record<SiteUrlProblem, string> = {
@@ -158,6 +218,8 @@ const SITE_URL_MESSAGES: Record<SiteUrlProblem, string> = {
   local: messages.urlLocal,
   ip: messages.urlIp,
   credentials: messages.urlCredentials,
+  invisible: messages.urlInvisible,
+  lookalike: messages.urlLookalike,
 };
 
 const signUpSchema = object({

@@ -17,7 +17,9 @@ const valid = {
 };
 
 describe('readSignUp on values of other types', () => {
-  const fields = Object.keys(valid) as (keyof typeof valid)[];
+  const fields = (Object.keys(valid) as (keyof typeof valid)[]).filter(
+    (field) => field !== 'utm_campaign',
+  );
   const odd: [string, unknown][] = [
     ['a number', 5],
     ['null', null],
@@ -34,6 +36,22 @@ describe('readSignUp on values of other types', () => {
       });
     });
   }
+});
+
+describe('readSignUp on a campaign of another type', () => {
+  // The campaign rule ignores what it does not keep; a campaign never
+  // blocks a sign-up.
+  it.each([5, null, true, { toString: () => 'spring' }, ['spring']])(
+    'ignores %j and accepts the sign-up',
+    (value) => {
+      expect(readSignUp({ ...valid, utm_campaign: value })).toEqual(
+        expect.objectContaining({
+          name: 'Ada Lovelace',
+          utmCampaign: undefined,
+        }),
+      );
+    },
+  );
 });
 
 describe('readSignUp reads own fields only', () => {

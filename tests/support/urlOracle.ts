@@ -3,17 +3,24 @@
  * (spec section 5, DECISIONS.md "Site URL" and "E-mail").
  *
  * They are built only from well-kept code — `validator` (`isURL`, `isFQDN`,
- * `isIP`, `isEmail`) and the WHATWG URL parser (`URL`) — plus the product's
- * decisions, written down here a second time and in a different way. This
- * module must never import `src/validation.ts`: the property tests compare the
- * two, and an oracle that shares code with the rules under test proves
- * nothing.
+ * `isIP`, `isEmail`), the WHATWG URL Standard's reference parser
+ * (`whatwg-url`) and its UTS #46 (`tr46`) — plus the product's decisions,
+ * written down here a second time and in a different way. The parser is the
+ * pinned JavaScript one, not the runtime's `URL`, so the oracle's verdict does
+ * not depend on the Node version either (docs/url-and-email-rules.md). This
+ * module must never import `src/validation.ts` or `src/domainName.ts`: the
+ * property tests compare the two, and an oracle that shares code with the
+ * rules under test proves nothing. It shares only data: the table of
+ * characters newer than Unicode 15.0 (`src/unicodeBaseline.ts`).
  *
  * Where the product deliberately departs from what validator or the parser
  * would say on their own, the oracle does the same, says why in a comment,
  * and lists the departure in {@link KEPT_DISAGREEMENTS}.
  */
+import { toASCII, toUnicode } from 'tr46';
 import validator from 'validator';
+import { URL as StandardUrl } from 'whatwg-url';
+import { NEWER_THAN_UNICODE_15 } from '../../src/unicodeBaseline';
 
 /** The oracle's verdict: `url` is what the form would send when accepted. */
 export interface OracleVerdict {
@@ -25,6 +32,8 @@ export interface OracleVerdict {
 /** A place where the product knowingly differs from validator or the parser. */
 export interface KeptDisagreement {
   rule: 'url' | 'email';
+  /** Whose verdict the product departs from. */
+  from: 'validator' | 'parser' | 'html';
   example: string;
   reason: string;
 }
@@ -36,60 +45,98 @@ export interface KeptDisagreement {
 export const KEPT_DISAGREEMENTS: readonly KeptDisagreement[] = [
   {
     rule: 'url',
+    from: 'validator',
     example: 'example.com.',
     reason:
       'a trailing dot is the absolute form of the same name (RFC 1034 §3.1); validator refuses it by default',
   },
   {
     rule: 'url',
+    from: 'validator',
     example: 'ｅｘａｍｐｌｅ．ｃｏｍ',
     reason:
       'full-width host characters are mapped to ASCII by UTS #46, as browsers do for IME typing; validator refuses them',
   },
   {
     rule: 'url',
+    from: 'validator',
     example: '例子。中国',
     reason:
       'U+3002, U+FF0E and U+FF61 are label dots (RFC 3490 §3.1, UTS #46); validator splits labels only at "."',
   },
   {
     rule: 'url',
+    from: 'validator',
     example: 'example.com/\u0001',
     reason:
       'control characters are refused like whitespace; validator only refuses whitespace, "<" and ">"',
   },
   {
     rule: 'url',
+    from: 'validator',
     example: `example.com/${'a'.repeat(2100)}`,
     reason:
       "isURL's 2,084-character cap is Internet Explorer's, not a URL rule; the rule sets none (the API's body limit bounds it)",
   },
   {
     rule: 'url',
+    from: 'validator',
     example: `${'a.'.repeat(126)}com`,
     reason:
       'a domain name has at most 253 characters (RFC 1035 §2.3.4); isFQDN checks only each label',
   },
   {
     rule: 'url',
+    from: 'validator',
     example: 'example.xn1a',
     reason:
       'a TLD is alphabetic or an xn-- A-label (RFC 3696 §2); isFQDN lets any "xn…" TLD with digits through',
   },
   {
+    rule: 'url',
+    from: 'parser',
+    example: 'exa\u00admple.com',
+    reason:
+      'invisible characters in the host are refused; UTS #46 deletes a soft hyphen, and which ones it deletes depends on its version',
+  },
+  {
+    rule: 'url',
+    from: 'parser',
+    example: 'ｅｘａｍｐｌｅ－ｓｉｔｅ.com',
+    reason:
+      'compatibility forms of URL punctuation in the host are refused; UTS #46 maps the full-width hyphen to "-"',
+  },
+  {
+    rule: 'url',
+    from: 'parser',
+    example: '♥.net',
+    reason:
+      'a label holds letters, marks, digits and hyphens (IDNA2008, RFC 5892); UTS #46 also lets symbols through',
+  },
+  {
+    rule: 'url',
+    from: 'parser',
+    example: '\u{1e5d0}\u{1e5d1}.com',
+    reason:
+      'characters newer than Unicode 15.0, the oldest tables among the supported engines, are refused; tr46 knows Unicode 17.0',
+  },
+  {
     rule: 'email',
+    from: 'html',
     example: '\u00a0name@example.com\u3000',
     reason:
       'the spec says "trimmed": String#trim drops Unicode spaces too; HTML sanitization strips only ASCII whitespace',
   },
   {
     rule: 'email',
+    from: 'html',
     example: 'name@exam\nple.com',
     reason:
       'a newline inside is refused; HTML sanitization deletes it, but prefill and the API get the raw value',
   },
   {
     rule: 'email',
+    from: 'html',
     example: 'name@localhost',
     reason:
       'DECISIONS: a dot in the domain; the HTML standard accepts a one-label domain',
@@ -192,12 +239,39 @@ function asUts46WouldRead(authority: string): string {
   return authority.normalize('NFKC').replace(/[\u3002\uff0e\uff61]/g, '.');
 }
 
+// Kept (docs/url-and-email-rules.md): what the host may not hold as typed,
+// whatever a parser would make of it. Invisible characters: format
+// characters and default-ignorable code points.
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+// Kept: characters whose NFKC form holds URL punctuation (RFC 3986 §2.2
+// delimiters and the rest of ASCII's punctuation), bar the label dots of
+// RFC 3490 §3.1 ("。", "．", "｡"); a second reading, character by character.
+function isPunctuationLookalike(char: string): boolean {
+  if (char.charCodeAt(0) < 0x80 || '。．｡'.includes(char)) return false;
+  return [...char.normalize('NFKC')].some(
+    (c) =>
+      c === '。' ||
+      (c.charCodeAt(0) < 0x80 && !/[a-z0-9]/i.test(c) && c.trim() !== ''),
+  );
+}
+// Kept: a label is letters, marks, digits and inner hyphens (IDNA2008's
+// PVALID, RFC 5892, in the main, and RFC 5891 §4.2.3.1 for the hyphens);
+// UTS #46 also takes symbols such as "♥", and hyphens at the ends.
+const U_LABEL = /^(?!-)[\p{L}\p{M}\p{Nd}-]+(?<!-)$/u;
+// Kept: characters newer than Unicode 15.0, the oldest tables among the
+// engines, are refused: tr46 (Unicode 17.0) would judge them as only the
+// newest engines do. Which characters those are is Unicode's data, shared
+// with the rule; the test of src/unicodeBaseline.ts checks it.
+
 /**
  * The oracle for the site-URL field: trimmed; `https://` prepended when no
  * protocol was typed; `http:`/`https:` only, with `//` and a host; no
- * credentials; the host neither an IP address in any notation (decided by
- * `isIP` on the WHATWG parser's normalised host) nor `localhost` nor a name
- * under it, and a domain name with a TLD (`isFQDN` on the punycode host).
+ * credentials; nothing in the host that a parser could read two ways
+ * (invisible characters, compatibility forms of punctuation, `%` escapes,
+ * backslashes); the host neither an IP address in any notation (decided by
+ * `isIP` on the standard parser's host) nor `localhost` nor a name under it,
+ * and a domain name with a TLD (`isFQDN` on the punycode host, tr46 on its
+ * labels).
  */
 export function oracleSiteUrl(raw: string): OracleVerdict {
   const typed = raw.trim();
@@ -224,10 +298,28 @@ export function oracleSiteUrl(raw: string): OracleVerdict {
   // The parser forgets an empty user name and password ("https://@host");
   // the "@" as typed still means credentials.
   if (parts.authority.includes('@')) return reject('credentials: "@" typed');
+  const authority = parts.authority;
+  if (
+    INVISIBLE.test(authority) ||
+    INVISIBLE.test(authority.normalize('NFKC'))
+  ) {
+    return reject('invisible: an invisible character in the host');
+  }
+  if ([...authority].some(isPunctuationLookalike)) {
+    return reject('lookalike: a compatibility form of punctuation in the host');
+  }
+  // Kept: the parser decodes "%" escapes and reads "\\" as "/"; the typed
+  // host must need neither.
+  if (/[%\\]/.test(authority)) {
+    return reject('format: "%" or "\\" in the host as typed');
+  }
+  if (NEWER_THAN_UNICODE_15.test(authority)) {
+    return reject('format: a script newer than Unicode 15.0 in the host');
+  }
 
-  let parsed: URL;
+  let parsed: StandardUrl;
   try {
-    parsed = new URL(url);
+    parsed = new StandardUrl(url);
   } catch {
     return reject('format: the WHATWG URL parser refuses it');
   }
@@ -252,7 +344,7 @@ export function oracleSiteUrl(raw: string): OracleVerdict {
   }
 
   const asTyped =
-    `${parts.scheme ?? ''}://${asUts46WouldRead(parts.authority)}` +
+    `${parts.scheme ?? ''}://${asUts46WouldRead(authority)}` +
     `${parts.path}${parts.query === undefined ? '' : `?${parts.query}`}` +
     `${parts.fragment === undefined ? '' : `#${parts.fragment}`}`;
   if (!validator.isURL(asTyped, AS_TYPED)) {
@@ -266,12 +358,28 @@ export function oracleSiteUrl(raw: string): OracleVerdict {
   if (name.length > 253) {
     return reject('format: host longer than 253 characters');
   }
-  // Kept: isFQDN accepts any TLD "xn" + 2 letters or digits; a TLD is
-  // alphabetic or an IDNA A-label (the parser has already checked that an
-  // "xn--" label decodes).
-  const tld = name.slice(name.lastIndexOf('.') + 1);
-  if (!/^(?:[a-z]+|xn--[a-z0-9-]+)$/.test(tld)) {
-    return reject(`format: TLD ${tld} is neither alphabetic nor an A-label`);
+  // Kept: every label is an A-label that tr46 decodes strictly (valid
+  // Punycode, Bidi Rule, joiners) and re-encodes to itself, or plain LDH;
+  // and its U-label holds letters, marks, digits and hyphens only.
+  for (const label of name.split('.')) {
+    const { domain, error } = toUnicode(label, {
+      checkBidi: true,
+      checkJoiners: true,
+    });
+    if (error || toASCII(domain) !== label || !U_LABEL.test(domain)) {
+      return reject(`format: ${label} is no valid label`);
+    }
+  }
+  // tr46 checks the Bidi Rule label by label above; the rule applies to the
+  // whole name once any label is right-to-left.
+  if (toASCII(name, { checkBidi: true }) === null) {
+    return reject(`format: ${name} breaks the Bidi Rule`);
+  }
+  // Kept: the TLD is alphabetic: ASCII letters, or an A-label whose U-label
+  // has letters and marks only (isFQDN lets any "xn…" TLD through).
+  const tld = toUnicode(name.slice(name.lastIndexOf('.') + 1)).domain;
+  if (!/^(?:[a-z]{2,}|[\p{L}\p{M}]*[^\0-\x7f][\p{L}\p{M}]*)$/u.test(tld)) {
+    return reject(`format: TLD ${tld} is not alphabetic`);
   }
   return accept(
     protocol === undefined ? 'valid; https:// prepended' : 'valid',

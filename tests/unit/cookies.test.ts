@@ -209,6 +209,40 @@ describe('createCookieJar', () => {
     expect(jar.readCampaign()).toBe('summer sale; 50% "off" é/2025');
   });
 
+  // docs/url-and-email-rules.md, "Campaign": only a campaign of 1–200
+  // printable characters is stored; anything else is ignored, so it never
+  // reaches a sign-up.
+  it('stores the campaign trimmed', () => {
+    const jar = createCookieJar(onLocalhost);
+    jar.writeCampaign('  spring-sale\t');
+    expect(Cookies.get('Vigil_CAMPAIGN')).toBe('spring-sale');
+  });
+
+  it.each([
+    ['201 characters', 'c'.repeat(201)],
+    ['a control character', 'spring\u0007sale'],
+    ['a zero-width space', 'spring\u200bsale'],
+    ['whitespace only', ' \t '],
+  ])('ignores a campaign of %s and keeps the stored one', (_case, value) => {
+    const jar = createCookieJar(onLocalhost);
+    jar.writeCampaign('spring-sale');
+    jar.writeCampaign(value);
+    expect(Cookies.get('Vigil_CAMPAIGN')).toBe('spring-sale');
+    expect(jar.readCampaign()).toBe('spring-sale');
+  });
+
+  it('stores a campaign of exactly 200 characters', () => {
+    const jar = createCookieJar(onLocalhost);
+    jar.writeCampaign('é'.repeat(200));
+    expect(jar.readCampaign()).toBe('é'.repeat(200));
+  });
+
+  it('ignores a stored campaign the rule would not keep', () => {
+    // As one written before the rule, or by hand, may be.
+    Cookies.set('Vigil_CAMPAIGN', 'c'.repeat(201), { path: '/' });
+    expect(createCookieJar(onLocalhost).readCampaign()).toBeUndefined();
+  });
+
   it('writes the campaign for 30 days across all subdomains', () => {
     const set = vi.spyOn(Cookies, 'set').mockReturnValue(undefined);
     createCookieJar({

@@ -114,6 +114,21 @@ describe('readAddressParameters', () => {
     ).toEqual({ values: {}, utmSource: undefined, utmCampaign: undefined });
   });
 
+  // docs/url-and-email-rules.md, "Campaign": the value trimmed, kept when it
+  // has 1–200 printable characters, otherwise ignored.
+  it.each([
+    ['%20spring%20', 'spring'],
+    ['c'.repeat(200), 'c'.repeat(200)],
+    ['c'.repeat(201), undefined],
+    ['spring%00sale', undefined],
+    ['spring%0Asale', undefined],
+    ['spring%E2%80%8Bsale', undefined],
+  ])('reads utm_campaign=%s as %j', (query, campaign) => {
+    expect(readAddressParameters(`?utm_campaign=${query}`).utmCampaign).toBe(
+      campaign,
+    );
+  });
+
   it.each([
     ['<script>alert(1)</script>'],
     ['<b>Ada</b>'],

@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  CAMPAIGN_MAX_LENGTH,
   checkSiteUrl,
   isValidEmail,
+  keptCampaign,
   messages,
   validateSignUp,
   type FormToValidate,
@@ -125,8 +127,74 @@ describe('checkSiteUrl', () => {
     // a protocol and nothing else
     ['https://', 'format'],
     ['http://', 'format'],
+    // invisible characters in the host, as typed or after NFKC
+    ['exa\u200bmple.com', 'invisible'], // zero-width space
+    ['exa\u00admple.com', 'invisible'], // soft hyphen
+    ['exa\u200cmple.com', 'invisible'], // zero-width non-joiner
+    ['exa\u200dmple.com', 'invisible'], // zero-width joiner
+    ['exa\u2060mple.com', 'invisible'], // word joiner
+    ['exa\u180emple.com', 'invisible'], // Mongolian vowel separator
+    ['exa\u202emple.com', 'invisible'], // right-to-left override
+    ['exa\ufe0fmple.com', 'invisible'], // variation selector
+    ['\u3164.com', 'invisible'], // Hangul filler, a "letter"
+    ['https://\u200bexample.com/', 'invisible'],
+    ['example.com:80\u200b', 'invisible'],
+    // compatibility forms of %, /, \, @ and : in the host
+    ['http://％４１.com', 'lookalike'], // full-width %
+    ['example.com／evil', 'lookalike'],
+    ['example.com＼evil', 'lookalike'],
+    ['user＠example.com', 'lookalike'],
+    ['example.com﹫evil.com', 'lookalike'], // small commercial at
+    ['example.com：8080', 'lookalike'],
+    ['https：//example.com', 'lookalike'],
+    ['a℀b.com', 'lookalike'], // NFKC: "a/c"
+    ['exa︒mple.com', 'lookalike'], // a vertical full stop, no label dot
   ])('refuses %j as %s', (raw, problem) => {
     expect(checkSiteUrl(raw)).toEqual({ ok: false, problem });
+  });
+
+  it('refuses a label too long for Punycode’s integers, without throwing', () => {
+    const label = `a${'\u{2a6d6}'.repeat(3000)}${'é'.repeat(3000)}`;
+    expect(checkSiteUrl(`${label}.com`)).toEqual({
+      ok: false,
+      problem: 'format',
+    });
+  });
+
+  it.each([
+    // compatibility forms of letters, digits and label dots stay accepted
+    ['ｅｘａｍｐｌｅ．ｃｏｍ', 'https://ｅｘａｍｐｌｅ．ｃｏｍ'],
+    ['例子。中国', 'https://例子。中国'],
+    ['ⓔxample.com', 'https://ⓔxample.com'],
+    // in the path, such characters are the path's business
+    ['example.com/a\u200bb', 'https://example.com/a\u200bb'],
+    ['example.com/a／b', 'https://example.com/a／b'],
+  ])('accepts %j and sends %j', (raw, url) => {
+    expect(checkSiteUrl(raw)).toEqual({ ok: true, url });
+  });
+});
+
+// docs/url-and-email-rules.md, "One verdict": before the rule stopped asking
+// the runtime's URL parser, these got one verdict in Chromium and another in
+// Node 20.
+describe('checkSiteUrl without a URL parser', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it.each<[string, boolean]>([
+    ['http://a.b.c.xn--pokxncvks', false], // symbols in an A-label
+    ['http://％４１.com', false],
+    ['xn--a.xn--zca', false], // invalid Punycode
+    ['xn--0.com', false],
+    ['look\u206bout.net', false], // an invisible bidirectional control
+    ['Ӏ.com', true], // a Cyrillic letter Node 20's parser refuses
+    ['㛼.com', true],
+    ['Ↄ.com', true],
+    ['xn--bcher-kva.de', true],
+  ])('decides %j (accepted: %s) with no URL parser at all', (raw, ok) => {
+    vi.stubGlobal('URL', undefined);
+    expect(checkSiteUrl(raw).ok).toBe(ok);
   });
 });
 
@@ -178,6 +246,44 @@ describe('isValidEmail', () => {
     `name@${'a'.repeat(64)}.com`,
   ])('refuses %j', (email) => {
     expect(isValidEmail(email)).toBe(false);
+  });
+});
+
+// docs/url-and-email-rules.md, "Campaign": trimmed; kept with 1–200 printable
+// characters, otherwise ignored.
+describe('keptCampaign', () => {
+  it.each([
+    ['spring-sale', 'spring-sale'],
+    ['  summer sale\t', 'summer sale'],
+    ['summer sale; 50% "off" é/2025', 'summer sale; 50% "off" é/2025'],
+    ['<script>x</script>', '<script>x</script>'],
+    ['x'.repeat(CAMPAIGN_MAX_LENGTH), 'x'.repeat(CAMPAIGN_MAX_LENGTH)],
+    ['😀'.repeat(200), '😀'.repeat(200)], // 200 characters, 400 UTF-16 units
+  ])('keeps %j as %j', (raw, kept) => {
+    expect(keptCampaign(raw)).toBe(kept);
+  });
+
+  it.each<[string, unknown]>([
+    ['201 characters', 'x'.repeat(201)],
+    ['blank', ' \t '],
+    ['empty', ''],
+    ['a NUL', 'a\u0000b'],
+    ['a newline inside', 'a\nb'],
+    ['a DEL', 'a\u007fb'],
+    ['a C1 control', 'a\u0085b'],
+    ['a zero-width space', 'a\u200bb'],
+    ['a right-to-left override', 'a\u202eb'],
+    ['a line separator', 'a\u2028b'],
+    ['a lone surrogate', 'a\ud800b'],
+    ['a private-use character', 'a\ue000b'],
+    ['an unassigned code point', 'a\u0378b'],
+    ['a character newer than Unicode 15.0', 'a\u{1e5d0}b'],
+    ['undefined', undefined],
+    ['null', null],
+    ['a number', 5],
+    ['an array', ['spring']],
+  ])('ignores %s', (_case, raw) => {
+    expect(keptCampaign(raw)).toBeUndefined();
   });
 });
 
@@ -298,6 +404,11 @@ describe('messages', () => {
     const texts = Object.values(messages);
     for (const text of texts) expect(text.trim()).not.toBe('');
     expect(new Set(texts).size).toBe(texts.length);
+  });
+
+  it('tells the visitor what to do about hidden and look-alike characters', () => {
+    expect(messages.urlInvisible).toMatch(/^Enter .*without invisible/);
+    expect(messages.urlLookalike).toMatch(/^Enter .*“\/”, “:”, “@” and “%”/);
   });
 
   it('shows an example of a valid website address in every URL message', () => {

@@ -1,0 +1,200 @@
+// @vitest-environment node
+/**
+ * One verdict (docs/url-and-email-rules.md): over every Web Platform Tests
+ * input (tests/data/wpt/), the page's rules, the local API's rules and the
+ * page's rules bundled for browsers (run here in a bare `node:vm` context,
+ * without `URL`) give the same verdict, and each verdict follows the
+ * documented rule, as the independent oracles of tests/support/urlOracle.ts
+ * state it. Runs in Node, as the server does; the browser tests run the same
+ * bundle in each engine.
+ */
+import vm from 'node:vm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readSignUp } from '../../server/signUpRules';
+import { checkHostName } from '../../src/domainName';
+import { checkSiteUrl, messages } from '../../src/validation';
+import { oracleEmail, oracleSiteUrl } from '../support/urlOracle';
+import {
+  browserVerdictScript,
+  nodeVerdicts,
+  verdictCases,
+  wptData,
+  type Verdict,
+  type VerdictCase,
+} from '../support/verdicts';
+
+const cases = verdictCases();
+const page = nodeVerdicts(cases);
+const tally = { disagreements: 0 };
+
+/** A body the API accepts, but for the one field the case is about. */
+function apiBody(kind: VerdictCase['kind'], value: string) {
+  return {
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    'g-recaptcha-response': 'captcha-token',
+    newsletter: '1',
+    url: 'https://example.com',
+    [kind]: value,
+  };
+}
+
+/**
+ * The API's verdict on what the page does with an input: an accepted URL is
+ * sent with its protocol (spec section 3), a refused one would only reach
+ * the API as typed, by hand.
+ */
+function apiAccepts({ input, kind }: VerdictCase): boolean {
+  const check = kind === 'url' ? checkSiteUrl(input) : undefined;
+  const sent = check?.ok ? check.url : input;
+  const answer = readSignUp(apiBody(kind, sent));
+  return !('success' in answer);
+}
+
+const printable = (input: string) =>
+  JSON.stringify(input).replace(
+    /[^\x20-\x7e]/g,
+    (c) => `\\u{${c.codePointAt(0)?.toString(16)}}`,
+  );
+
+afterAll(() => {
+  const urls = new Set(wptData.urls().map((c) => c.input)).size;
+  const hosts = new Set(wptData.hosts().map((c) => c.input)).size;
+  const emails = new Set(wptData.emails().map((c) => c.input)).size;
+  console.log(
+    `WPT verdicts: ${urls} URL inputs, ${hosts} hosts, ${emails} e-mails, ${tally.disagreements} disagreements (node)`,
+  );
+});
+
+describe('the WPT cases', () => {
+  it('hold every input of the three files', () => {
+    expect(cases.filter((c) => c.source === 'urltestdata')).toHaveLength(
+      new Set(wptData.urls().map((c) => c.input)).size,
+    );
+    const hosts = new Set(wptData.hosts().map((c) => c.input)).size;
+    expect(cases.filter((c) => c.source === 'toascii host')).toHaveLength(
+      hosts,
+    );
+    expect(cases.filter((c) => c.source === 'toascii url')).toHaveLength(hosts);
+    expect(cases.filter((c) => c.kind === 'email')).toHaveLength(
+      new Set(wptData.emails().map((c) => c.input)).size,
+    );
+    // The data is what the files' README says it is.
+    expect(cases.length).toBeGreaterThan(900);
+  });
+});
+
+describe('page and API agree', () => {
+  it.each(cases.map((c, i) => [printable(c.input), c, page[i]] as const))(
+    '%s',
+    (_title, verdictCase, verdict) => {
+      const agrees = apiAccepts(verdictCase) === verdict?.ok;
+      if (!agrees) tally.disagreements += 1;
+      expect(apiAccepts(verdictCase), verdictCase.source).toBe(verdict?.ok);
+    },
+  );
+});
+
+describe('the bundle for browsers agrees with Node', () => {
+  it('gives the same verdicts in a bare context without URL or a DOM', async () => {
+    const script = await browserVerdictScript();
+    expect(script).toMatch(/^[\x20-\x7e\n\t]*$/); // ASCII, any page's charset
+    const context = vm.createContext({});
+    vm.runInContext(script, context);
+    const json = vm.runInContext(
+      `JSON.stringify(__vigilVerdicts(${JSON.stringify(cases)}))`,
+      context,
+    ) as string;
+    const bundled = JSON.parse(json) as Verdict[];
+    const differing = bundled.filter(
+      (verdict, i) => JSON.stringify(verdict) !== JSON.stringify(page[i]),
+    );
+    tally.disagreements += differing.length;
+    expect(differing).toEqual([]);
+    expect(bundled).toHaveLength(cases.length);
+  });
+});
+
+// The oracle's reasons that name a problem with its own message; for
+// "format" (and the protocol and credentials cases it reads differently),
+// the rule's order of checks decides the message.
+const MESSAGE_OF_REASON: Record<string, string> = {
+  empty: messages.urlRequired,
+  ip: messages.urlIp,
+  local: messages.urlLocal,
+  invisible: messages.urlInvisible,
+  lookalike: messages.urlLookalike,
+};
+
+describe('each URL verdict follows the documented rule', () => {
+  const urlCases = cases
+    .map((c, i) => [printable(c.input), c, page[i]] as const)
+    .filter(([, c]) => c.kind === 'url');
+
+  it.each(urlCases)('%s', (_title, { input }, verdict) => {
+    const oracle = oracleSiteUrl(input);
+    expect(verdict?.ok, oracle.reason).toBe(oracle.accept);
+    const expected = MESSAGE_OF_REASON[oracle.reason.split(':')[0] ?? ''];
+    if (expected !== undefined) expect(verdict?.message).toBe(expected);
+  });
+});
+
+describe('the rule never accepts what the URL Standard refuses', () => {
+  // toascii.json: `output` null means the standard's host parser fails; an
+  // accepted host is the one the standard computes, in ASCII.
+  it.each(wptData.hosts().map((c) => [printable(c.input), c] as const))(
+    '%s',
+    (_title, { input, output }) => {
+      if (checkSiteUrl(`http://${input}/`).ok) {
+        expect(output).not.toBeNull();
+        const host = checkHostName(input);
+        expect(host.ok && host.ascii).toBe(output?.replace(/\.$/, ''));
+      }
+      // Typed alone, the host is trimmed first (" lookout.net").
+      if (checkSiteUrl(input).ok && input === input.trim()) {
+        expect(output).not.toBeNull();
+      }
+    },
+  );
+
+  // urltestdata.json: a failure that does not come from the base (there is
+  // none, or the input is an absolute http(s) URL with an authority).
+  it('accepts no URL test input the standard fails on', () => {
+    const failures = wptData
+      .urls()
+      .filter(
+        (c) => c.failure && (c.base === null || /^https?:\/\//i.test(c.input)),
+      );
+    expect(failures.length).toBeGreaterThan(100);
+    const accepted = failures.filter((c) => checkSiteUrl(c.input).ok);
+    expect(accepted.map((c) => c.input)).toEqual([]);
+  });
+});
+
+// Where the rule (trimmed, the HTML standard's valid e-mail address, a dot
+// in the domain) and what wpt expects of browsers' <input type=email> part.
+const EMAIL_DEPARTURES: Record<string, string> = {
+  'a@a': 'a dot in the domain (name@localhost cannot get our mail)',
+  'a@123': 'a dot in the domain',
+  'a@ñ':
+    "the HTML standard's grammar is ASCII; wpt expects browsers to punycode the domain first",
+  'ñ@ñ': "the HTML standard's grammar is ASCII",
+  'a@[::1]': "brackets are not in the HTML standard's grammar",
+  'a@123.123.123.123.123':
+    "the HTML standard's grammar takes labels of digits; wpt expects the URL host parser, which reads a name ending in a number as an IPv4 address",
+};
+
+describe('each e-mail verdict follows the documented rule', () => {
+  it.each(wptData.emails().map((c) => [c.input, c] as const))(
+    '%s',
+    (_title, { input, valid }) => {
+      const verdict = page.find((v) => v.kind === 'email' && v.input === input);
+      expect(verdict?.ok).toBe(oracleEmail(input).accept);
+      if (!verdict?.ok) expect(verdict?.message).toBe(messages.emailInvalid);
+      const departure = EMAIL_DEPARTURES[input];
+      expect(verdict?.ok, departure ?? 'as wpt expects').toBe(
+        departure === undefined ? valid : !valid,
+      );
+    },
+  );
+});
