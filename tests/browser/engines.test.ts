@@ -115,6 +115,15 @@ async function fillValidForm(page: EnginePage) {
   return entry;
 }
 
+/**
+ * Saves `test-results/engines/<engine>-<name>.png` for people to look at
+ * (the whole page in Chromium and Firefox, the viewport in WebKit).
+ */
+async function saveScreenshot(page: EnginePage, name: string) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot(resolve(SCREENSHOTS, `${page.engine}-${name}.png`));
+}
+
 /** Whether the page scrolls sideways, and which visible elements stick out. */
 function horizontalOverflow() {
   const width = document.documentElement.clientWidth;
@@ -299,6 +308,7 @@ describe.each(ENGINES)('%s', (engine) => {
                 ?.textContent,
           ),
         ).resolves.toBe('There is a problem');
+        await saveScreenshot(page, 'error-summary-desktop');
         await page.click('.error-summary a[href="#email"]');
         await expect.poll(() => focusedName(page)).toBe('email');
         await page.evaluate(() =>
@@ -444,14 +454,7 @@ describe.each(ENGINES)('%s', (engine) => {
           }),
         ).resolves.toEqual([164, 144]);
         await expect(axeViolations(page)).resolves.toEqual([]);
-        mkdirSync(SCREENSHOTS, { recursive: true });
-        await page.screenshot(
-          resolve(SCREENSHOTS, `${engine}-error-summary-320.png`),
-        );
-        await page.setViewport({ width: 1280, height: 900 });
-        await page.screenshot(
-          resolve(SCREENSHOTS, `${engine}-error-summary-desktop.png`),
-        );
+        await saveScreenshot(page, 'error-summary-320');
       });
     });
 
@@ -471,10 +474,7 @@ describe.each(ENGINES)('%s', (engine) => {
           outside: [],
         });
         await expect(axeViolations(page)).resolves.toEqual([]);
-        mkdirSync(SCREENSHOTS, { recursive: true });
-        await page.screenshot(
-          resolve(SCREENSHOTS, `${engine}-consent-modal-320.png`),
-        );
+        await saveScreenshot(page, 'consent-modal-320');
       });
     });
   });

@@ -67,7 +67,7 @@ export interface EnginePage {
   setCookie: (name: string, value: string) => Promise<void>;
   /** The viewport's size in CSS pixels. */
   setViewport: (viewport: Viewport) => Promise<void>;
-  /** Saves a PNG of the page. */
+  /** Saves a PNG: the whole page (puppeteer), or the viewport (classic WebDriver has no more). */
   screenshot: (path: string) => Promise<void>;
   /**
    * Exceptions the page did not catch, where the driver reports them
