@@ -24,7 +24,7 @@
  *   WebDriver deletes those of the current document) and leaves it blank.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,6 +108,7 @@ export async function launchWebKitEngine(
     throw new Error('WebKit needs MiniBrowser and xvfb-run');
   }
   const port = await freePort();
+  const configHome = gtkConfigHome();
   // Its own process group, so that closing ends Xvfb and the driver too.
   const driver = spawn(
     xvfbRun,
@@ -115,13 +116,14 @@ export async function launchWebKitEngine(
     {
       detached: true,
       stdio: 'ignore',
-      env: { ...process.env, XDG_CONFIG_HOME: gtkConfigHome() },
+      env: { ...process.env, XDG_CONFIG_HOME: configHome },
     },
   );
   const stop = () => {
     if (driver.pid && driver.exitCode === null) {
       process.kill(-driver.pid, 'SIGTERM');
     }
+    rmSync(configHome, { recursive: true, force: true });
   };
   try {
     await driverReady(port, driver);
