@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 /**
  * Three projects: `unit` (pure modules, machines and views in jsdom),
  * `server` (the local server and its API in Node, under abuse and load on
- * loopback) and `browser` (the built page in headless Chromium against the
- * local server).
+ * loopback) and `browser` (the built page against the local server: in
+ * Chromium, Firefox and WebKit in tests/browser/engines.test.ts, in Chromium
+ * in the other files).
  */
 export default defineConfig({
   test: {
@@ -38,7 +39,7 @@ export default defineConfig({
           globalSetup: ['tests/support/buildPage.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          // One Chromium at a time: this machine has two cores.
+          // One browser at a time: this machine has two cores.
           fileParallelism: false,
         },
       },

@@ -139,7 +139,9 @@ export function createCookieJar(options: CookieJarOptions) {
     },
     /**
      * Deletes every {@link TRACKER_COOKIE} the page can see, host-only and
-     * on the host, its parent domains and the configured cookie domain.
+     * on the host, its parent domains and the configured cookie domain when
+     * the host lies within it (a Domain outside it is refused, and Firefox
+     * logs each refusal as an error).
      *
      * @returns the names it deleted
      */
@@ -147,9 +149,10 @@ export function createCookieJar(options: CookieJarOptions) {
       const found = Object.keys(Cookies.get()).filter((name) =>
         TRACKER_COOKIE.test(name),
       );
+      const productDomain = cookieDomainFor(options);
       const domains = new Set([
         ...candidateCookieDomains(options.hostname),
-        ...(options.cookieDomain ? [options.cookieDomain] : []),
+        ...(productDomain ? [productDomain] : []),
       ]);
       for (const name of found) {
         Cookies.remove(name, { path: '/' });

@@ -8,7 +8,6 @@ import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_DEADLINE_MS } from '../../src/signUpClient';
 import { useChromiumAndServer } from '../support/browserSuite';
-import { holdSignUpRequests } from '../support/model/browserDriver';
 import {
   captchaResets,
   fillSignUpForm,
@@ -19,6 +18,15 @@ import {
 } from '../support/signUpPage';
 
 const suite = useChromiumAndServer();
+
+/** Holds every sign-up request until the test answers it. */
+async function holdSignUpRequests(page: Page): Promise<Route[]> {
+  const held: Route[] = [];
+  await page.route('**/2/account/signup/', (route) => {
+    held.push(route);
+  });
+  return held;
+}
 
 const html = (status: number) => ({
   status,

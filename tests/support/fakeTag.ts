@@ -17,7 +17,8 @@ export const FAKE_TAG_COOKIES = [
   '_fbp',
 ] as const;
 
-const FAKE_TAG_SCRIPT = `(() => {
+/** The fake tag's source: sets {@link FAKE_TAG_COOKIES} as a tag would. */
+export const FAKE_TAG_SCRIPT = `(() => {
   window.__tagRuns = (window.__tagRuns || 0) + 1;
   const names = ${JSON.stringify(FAKE_TAG_COOKIES)};
   for (const name of names) {

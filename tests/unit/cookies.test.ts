@@ -384,4 +384,15 @@ describe('tracker cookies', () => {
       ['_ga', { path: '/', domain: '.vigil.example' }],
     ]);
   });
+
+  it('outside the product domain (localhost) tries no Domain the browser would refuse', () => {
+    Cookies.set('_ga', 'x', { path: '/' });
+    const remove = vi.spyOn(Cookies, 'remove');
+    createCookieJar({
+      productName: 'Vigil',
+      cookieDomain: '.vigil.example',
+      hostname: 'localhost',
+    }).deleteTrackerCookies();
+    expect(remove.mock.calls).toEqual([['_ga', { path: '/' }]]);
+  });
 });

@@ -1,50 +1,57 @@
 /**
- * Drives the built page in Chromium through a model path's events, as a
- * visitor would (tests/browser/model.test.ts, tests/browser/a11y.test.ts).
- * The sign-up request is held until the path says how it ends: a success
- * goes on to the local API, a failure gets its reply from `route`.
+ * Drives the built page in any engine (tests/support/engines/browser.ts)
+ * through a model path's events, as a visitor would: pointer clicks and
+ * keyboard typing (tests/browser/engines.test.ts). The sign-up request is
+ * held by the tests' proxy until the path says how it ends: a success goes
+ * on to the local API, a failure gets its reply in the API's place.
  */
 import { expect } from 'vitest';
-import type { Page, Route } from 'playwright-core';
 import type { EventObject } from 'xstate';
+import type { EnginePage } from '../engines/browser';
+import type { HeldSignUp } from '../engines/network';
 import { replyFor } from './serverReplies';
 import type { SignUpModelEvent } from './signUpModel';
 
-/** Holds every sign-up request until {@link performSignUp} answers it. */
-export async function holdSignUpRequests(page: Page): Promise<Route[]> {
-  const held: Route[] = [];
-  await page.route('**/2/account/signup/', (route) => {
-    held.push(route);
-  });
-  return held;
+const isChecked = (page: EnginePage, selector: string) =>
+  page.evaluate(
+    (css: string) =>
+      document.querySelector<HTMLInputElement>(css)?.checked ?? false,
+    selector,
+  );
+
+/**
+ * Replaces a text field's value by typing: click into it, select what is
+ * there, type over it. An empty value is typed and erased (`x`, Backspace),
+ * so the page sees an edit even when the field was empty.
+ */
+export async function typeInto(page: EnginePage, name: string, value: string) {
+  const selector = `#signup-form input[name="${name}"]`;
+  await page.click(selector);
+  await page.evaluate(
+    (css: string) => document.querySelector<HTMLInputElement>(css)?.select(),
+    selector,
+  );
+  await page.type(value || 'x');
+  if (!value) await page.press('Backspace');
 }
 
 export async function performSignUp(
-  page: Page,
-  held: Route[],
+  page: EnginePage,
+  held: HeldSignUp[],
   event: SignUpModelEvent,
 ) {
   switch (event.type) {
-    case 'field.change': {
-      const input = page.locator(`#signup-form input[name=${event.field}]`);
-      await input.fill(event.value);
-      if (!event.value) {
-        await input.pressSequentially('x');
-        await input.press('Backspace');
-      }
-      return;
-    }
+    case 'field.change':
+      return typeInto(page, event.field, event.value);
     case 'checkbox.change': {
-      const box = page.locator(`#signup-form input[name=${event.field}]`);
-      if ((await box.isChecked()) === event.checked) await box.click();
-      await box.click();
-      return;
+      const box = `#signup-form input[name="${event.field}"]`;
+      if ((await isChecked(page, box)) === event.checked) await page.click(box);
+      return page.click(box);
     }
     case 'captcha.solve': {
-      const box = page.getByTestId('fake-captcha');
-      if (await box.isChecked()) await box.click();
-      await box.click();
-      return;
+      const box = '[data-testid="fake-captcha"]';
+      if (await isChecked(page, box)) await page.click(box);
+      return page.click(box);
     }
     case 'captcha.expire':
       await page.evaluate(() =>
@@ -54,43 +61,33 @@ export async function performSignUp(
       );
       return;
     case 'submit':
-      await page.locator('#signup-form button[type=submit]').click();
-      return;
+      return page.click('#signup-form button[type="submit"]');
     case 'xstate.done.actor.submitSignUp':
     case 'xstate.error.actor.submitSignUp': {
       await expect.poll(() => held.length).toBeGreaterThan(0);
-      const route = held.shift() as Route;
-      if (event.type === 'xstate.done.actor.submitSignUp') {
-        // A success comes from the local API itself.
-        await route.continue();
-        return;
-      }
-      const reply = replyFor(event);
-      if (reply.kind === 'network-error') await route.abort('failed');
-      else if (reply.kind === 'timeout') await route.abort('timedout');
-      else {
-        await route.fulfill({
-          status: reply.status,
-          contentType: reply.contentType,
-          body: reply.body,
-        });
-      }
+      const request = held.shift() as HeldSignUp;
+      // A success comes from the local API itself.
+      request.settle(
+        event.type === 'xstate.done.actor.submitSignUp'
+          ? 'pass'
+          : replyFor(event),
+      );
       return;
     }
   }
 }
 
 /** Clicks or presses what a visitor would for a consent event. */
-export async function performConsent(page: Page, event: EventObject) {
+export async function performConsent(page: EnginePage, event: EventObject) {
   switch (event.type) {
     case 'consent.accept':
-      return page.getByTestId('consent-accept').click();
+      return page.click('[data-testid="consent-accept"]');
     case 'consent.reject':
-      return page.getByTestId('consent-reject').click();
+      return page.click('[data-testid="consent-reject"]');
     case 'settings.open':
-      return page.getByTestId('consent-settings').click();
+      return page.click('[data-testid="consent-settings"]');
     case 'modal.close':
-      return page.keyboard.press('Escape');
+      return page.press('Escape');
     default:
       throw new Error(`no visitor action for ${event.type}`);
   }

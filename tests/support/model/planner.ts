@@ -12,7 +12,6 @@
  * reading its inspection events, never inferred from the graph.
  */
 import {
-  createActor,
   type ActorLogic,
   type AnyMachineSnapshot,
   type AnyStateMachine,
@@ -24,7 +23,7 @@ import {
   getShortestPaths,
   type TraversalOptions,
 } from 'xstate/graph';
-import { recordTransitions } from './transitions';
+import { replayTransitions } from './transitions';
 
 export interface ModelSpec<TInput> {
   /** The machine the page runs. */
@@ -60,10 +59,7 @@ export function replayCoverage<TInput>(
   input: TInput,
   events: EventObject[],
 ): string[] {
-  const { record, inspect } = recordTransitions(spec.machine.id);
-  const actor = createActor(spec.replayLogic, { input, inspect }).start();
-  for (const event of events) actor.send(event);
-  actor.stop();
+  const record = replayTransitions(spec.replayLogic, input, events);
   return [
     ...record.transitions,
     ...record.taken.map(({ key, event }) => `${key} ⟨${spec.caseName(event)}⟩`),
@@ -142,46 +138,4 @@ function greedyCover<TInput>(
     for (const item of best.covers) uncovered.delete(item);
   }
   return chosen.sort((a, b) => a.events.length - b.events.length);
-}
-
-/**
- * The shortest path to every state value of the machine, over all inputs
- * (the browser level walks these: one page load per state).
- */
-export function planStatePaths<TInput>(
-  spec: ModelSpec<TInput>,
-): PlannedPath<TInput>[] {
-  const byState = new Map<string, PlannedPath<TInput>>();
-  for (const input of spec.inputs) {
-    const logic = spec.machine as unknown as ActorLogic<
-      AnyMachineSnapshot,
-      EventObject,
-      TInput
-    >;
-    // Traverse with the fine abstraction (a state value alone would hide the
-    // way out of `idle`), then keep the shortest path per state value.
-    const paths = getShortestPaths(logic, {
-      input,
-      events: (snapshot) => spec.cases.filter((event) => snapshot.can(event)),
-      serializeState: (snapshot) => spec.abstract(snapshot),
-      serializeEvent: (event) => spec.caseName(event),
-    });
-    for (const path of paths) {
-      const key = JSON.stringify(path.state.value);
-      const events = path.steps
-        .map((step) => step.event)
-        .filter((event) => event.type !== 'xstate.init');
-      const known = byState.get(key);
-      if (!known || events.length < known.events.length) {
-        byState.set(key, {
-          input,
-          events,
-          covers: replayCoverage(spec, input, events),
-        });
-      }
-    }
-  }
-  return [...byState.values()].sort(
-    (a, b) => a.events.length - b.events.length,
-  );
 }

@@ -50,13 +50,6 @@ export function definedTransitions(machine: AnyStateMachine): string[] {
   return [...new Set(keys.map(transitionKey))].sort();
 }
 
-/** Every state node's id, e.g. `signUp.idle`, `consent.accepted.open`. */
-export function definedStates(machine: AnyStateMachine): string[] {
-  return getStateNodes(machine.root)
-    .map((node) => node.id)
-    .sort();
-}
-
 export interface TransitionRecord {
   /** Transition keys, in the order taken. */
   transitions: string[];
@@ -100,20 +93,21 @@ export function recordTransitions(machineId: string) {
   return { record, inspect };
 }
 
-/** The state node ids a replay of `events` passes through, transient ones included. */
-export function statesReached(
+/**
+ * Replays `events` on a running actor of `replayLogic` (the machine with
+ * actors that never settle: their outcomes are events of the path) and
+ * records the transitions it takes.
+ */
+export function replayTransitions(
   replayLogic: AnyStateMachine,
   input: unknown,
   events: EventObject[],
-): Set<string> {
+): TransitionRecord {
   const { record, inspect } = recordTransitions(replayLogic.id);
   const actor = createActor(replayLogic, { input, inspect }).start();
-  for (const node of actor.getSnapshot()._nodes) {
-    if (node.parent) record.states.add(node.id);
-  }
   for (const event of events) actor.send(event);
   actor.stop();
-  return record.states;
+  return record;
 }
 
 /** `walked X of Y transitions in N paths`, and what was not walked. */

@@ -1,0 +1,561 @@
+/**
+ * The page in Chromium, Firefox and WebKit: one definition of these tests,
+ * run once per engine (tests/support/engines/: puppeteer-core for Chromium
+ * and Firefox, WebdriverIO for WebKit, all three through the tests' proxy).
+ * Each engine runs:
+ *
+ * - the model-based paths of both machines, generated from the real
+ *   machines (tests/support/model/planner.ts): every transition is walked;
+ *   after every step the page must show what the model's state calls for,
+ *   and axe-core (WCAG 2.2 AA) must find nothing where each path ends;
+ * - a keyboard-only sign-up; the error summary taking focus, its links,
+ *   and focus while submitting;
+ * - the consent modal's focus trap and the return of focus;
+ * - reflow at 320 CSS px (WCAG 1.4.10), with axe-core there too;
+ * - the cookies' attributes as that engine stores them (spec section 9).
+ *
+ * Walked transitions are those the machine takes on the path's events
+ * (replayed with xstate's inspection events), counted once the page has
+ * shown the model's state after every one of those events.
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { AnyStateMachine } from 'xstate';
+import { consentMachine } from '../../machines/consentMachine';
+import { signUpMachine } from '../../machines/signUpMachine';
+import type { EnginePage, StoredCookie } from '../support/engines/browser';
+import { ENGINES, type Engine } from '../support/engines/find';
+import { useEngine } from '../support/engines/launch';
+import {
+  axeViolations,
+  focusedName,
+  openSignUpPage,
+  waitFor,
+} from '../support/engines/visit';
+import {
+  performConsent,
+  performSignUp,
+  typeInto,
+} from '../support/model/browserDriver';
+import {
+  consentModel,
+  describeConsentInput,
+} from '../support/model/consentModel';
+import { describePath, modelSnapshots } from '../support/model/modelRun';
+import { planPaths } from '../support/model/planner';
+import {
+  signUpCases,
+  signUpModel,
+  type SignUpModelEvent,
+} from '../support/model/signUpModel';
+import {
+  replayTransitions,
+  reportWalked,
+  type TransitionRecord,
+} from '../support/model/transitions';
+import {
+  expectedConsentView,
+  expectedSignUpView,
+  readConsentView,
+  readSignUpView,
+} from '../support/model/views';
+import { PROJECT_ROOT, TEST_COOKIE_DOMAIN } from '../support/paths';
+import { validEntry } from '../support/signUpPage';
+import { startTestServer, type TestServer } from '../support/testServer';
+
+const DAY_SECONDS = 24 * 60 * 60;
+const REFLOW = { width: 320, height: 640 };
+const SCREENSHOTS = resolve(PROJECT_ROOT, 'test-results/engines');
+const LOGIN_COOKIES = [
+  'VigilLogin',
+  'Vigil_WELCOME_MESSAGE',
+  'Vigil_FIRST_SIGNIN',
+];
+
+const signUpPaths = planPaths(signUpModel);
+const consentPaths = planPaths(consentModel);
+
+/** Runs `body` on the page, closing the page whatever happens. */
+async function using<T>(
+  page: EnginePage,
+  body: (page: EnginePage) => Promise<T>,
+) {
+  try {
+    return await body(page);
+  } finally {
+    await page.close();
+  }
+}
+
+function cookieNamed(cookies: StoredCookie[], name: string): StoredCookie {
+  const cookie = cookies.find((c) => c.name === name);
+  if (!cookie) {
+    throw new Error(
+      `no cookie ${name} in ${cookies.map((c) => c.name).join(', ')}`,
+    );
+  }
+  return cookie;
+}
+
+function expectLifetime(cookie: StoredCookie, days: number) {
+  const lifetime = (cookie.expires ?? 0) - Date.now() / 1000;
+  expect(lifetime).toBeGreaterThan(days * DAY_SECONDS - 120);
+  expect(lifetime).toBeLessThanOrEqual(days * DAY_SECONDS + 5);
+}
+
+/** Fills the form with a valid entry by pointer and keyboard. */
+async function fillValidForm(page: EnginePage) {
+  const entry = validEntry();
+  for (const field of ['name', 'email', 'url'] as const) {
+    await typeInto(page, field, entry[field]);
+  }
+  await page.click('#signup-form input[name="tos"]');
+  await page.click('[data-testid="fake-captcha"]');
+  return entry;
+}
+
+/**
+ * Saves `test-results/engines/<engine>-<name>.png` for people to look at
+ * (the whole page in Chromium and Firefox, the viewport in WebKit).
+ */
+async function saveScreenshot(page: EnginePage, name: string) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot(resolve(SCREENSHOTS, `${page.engine}-${name}.png`));
+}
+
+/** Whether the page scrolls sideways, and which visible elements stick out. */
+function horizontalOverflow() {
+  const width = document.documentElement.clientWidth;
+  const outside = [...document.querySelectorAll<HTMLElement>('body *')]
+    .filter((element) => {
+      const box = element.getBoundingClientRect();
+      return box.width > 0 && (box.right > width + 0.5 || box.left < -0.5);
+    })
+    .map(
+      (element) =>
+        `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}.${element.className}`,
+    );
+  return {
+    scrolls: document.documentElement.scrollWidth > width,
+    outside,
+  };
+}
+
+/**
+ * The test that prints the coverage line of a machine in an engine and
+ * fails unless every planned path passed and every transition was walked.
+ * A path counts once the page passed it.
+ */
+function itWalksEveryTransition(
+  machine: AnyStateMachine,
+  walked: TransitionRecord[],
+  planned: number,
+  engine: Engine,
+) {
+  it('walks every transition of the machine', () => {
+    const missing = reportWalked(
+      machine,
+      walked,
+      walked.length,
+      `browser level, ${engine}`,
+    );
+    expect(walked).toHaveLength(planned);
+    expect(missing).toEqual([]);
+  });
+}
+
+describe.each(ENGINES)('%s', (engine) => {
+  const suite = useEngine(engine);
+
+  describe('signUpMachine, browser level (built page, local API)', () => {
+    const walked: TransitionRecord[] = [];
+
+    for (const path of signUpPaths) {
+      it(describePath(signUpModel, path), async () => {
+        const succeeds =
+          path.events.at(-1)?.type === 'xstate.done.actor.submitSignUp';
+        // The model signs up one e-mail address: each success needs its
+        // own (in-memory) API.
+        const api: TestServer = succeeds
+          ? await startTestServer()
+          : suite.server;
+        try {
+          await using(await openSignUpPage(suite, api.origin), async (page) => {
+            const held = suite.network.holdSignUps();
+            const model = modelSnapshots(signUpModel, path);
+            await expect
+              .poll(() => page.evaluate(readSignUpView))
+              .toEqual(expectedSignUpView(model.initial));
+            for (const [index, event] of (
+              path.events as SignUpModelEvent[]
+            ).entries()) {
+              await performSignUp(page, held, event);
+              const expected = model.after[index];
+              if (!expected) throw new Error('no model snapshot for a step');
+              if (expected.matches('success')) {
+                await expect.poll(() => page.url()).toBe(`${api.origin}/`);
+                const names = (await page.cookies()).map((c) => c.name);
+                expect(names).toEqual(expect.arrayContaining(LOGIN_COOKIES));
+              } else {
+                await expect
+                  .poll(() => page.evaluate(readSignUpView))
+                  .toEqual(expectedSignUpView(expected));
+              }
+            }
+            await expect(axeViolations(page)).resolves.toEqual([]);
+            expect(page.uncaughtErrors?.() ?? []).toEqual([]);
+          });
+        } finally {
+          if (api !== suite.server) await api.close();
+        }
+        walked.push(
+          replayTransitions(signUpModel.replayLogic, path.input, path.events),
+        );
+      });
+    }
+
+    itWalksEveryTransition(signUpMachine, walked, signUpPaths.length, engine);
+  });
+
+  describe('consentMachine, browser level (built page)', () => {
+    const walked: TransitionRecord[] = [];
+
+    for (const path of consentPaths) {
+      it(describePath(consentModel, path, describeConsentInput), async () => {
+        const { storedChoice, utmSource } = path.input;
+        const storedCookie =
+          storedChoice === 'accepted'
+            ? '1'
+            : storedChoice === 'rejected'
+              ? '0'
+              : null;
+        const page = await openSignUpPage(suite, suite.server.origin, {
+          query: utmSource ? `?utm_source=${utmSource}` : '',
+          ...(storedCookie !== null && { storedConsent: storedCookie }),
+        });
+        await using(page, async () => {
+          const model = modelSnapshots(consentModel, path);
+          await expect
+            .poll(() => page.evaluate(readConsentView))
+            .toEqual(expectedConsentView(model.initial, storedCookie));
+          for (const [index, event] of path.events.entries()) {
+            await performConsent(page, event);
+            const expected = model.after[index];
+            if (!expected) throw new Error('no model snapshot for a step');
+            await expect
+              .poll(() => page.evaluate(readConsentView))
+              .toEqual(expectedConsentView(expected, storedCookie));
+          }
+          await expect(axeViolations(page)).resolves.toEqual([]);
+          expect(page.uncaughtErrors?.() ?? []).toEqual([]);
+        });
+        walked.push(
+          replayTransitions(consentModel.replayLogic, path.input, path.events),
+        );
+      });
+    }
+
+    itWalksEveryTransition(consentMachine, walked, consentPaths.length, engine);
+  });
+
+  describe('keyboard and focus', () => {
+    it('a keyboard alone signs up: Tab, typing, Space and Enter', async () => {
+      const page = await openSignUpPage(suite, suite.server.origin);
+      await using(page, async () => {
+        const entry = validEntry();
+        const tabTo = async (name: string) => {
+          for (let presses = 0; presses < 12; presses += 1) {
+            await page.press('Tab');
+            if ((await focusedName(page)) === name) return;
+          }
+          throw new Error(`Tab never reached ${name}`);
+        };
+        await tabTo('name');
+        await page.type(entry.name);
+        await tabTo('email');
+        await page.type(entry.email);
+        await tabTo('url');
+        await page.type(entry.url);
+        await tabTo('tos');
+        await page.press('Space');
+        await tabTo('fake-captcha');
+        await page.press('Space');
+        await page.press('Tab');
+        await expect(
+          page.evaluate(() => document.activeElement?.getAttribute('type')),
+        ).resolves.toBe('submit');
+        await page.press('Enter');
+        await expect.poll(() => page.url()).toBe(`${suite.server.origin}/`);
+        expect(suite.network.signUps).toHaveLength(1);
+      });
+    });
+
+    it('a failed submit moves focus to the error summary, whose links focus each field', async () => {
+      const page = await openSignUpPage(suite, suite.server.origin);
+      await using(page, async () => {
+        await page.evaluate(() =>
+          document
+            .querySelector<HTMLElement>('#signup-form button[type="submit"]')
+            ?.focus(),
+        );
+        await page.press('Enter');
+        await expect.poll(() => focusedName(page)).toBe('error-summary');
+        await expect(
+          page.evaluate(
+            () =>
+              document.querySelector('.error-summary [role="alert"] h2')
+                ?.textContent,
+          ),
+        ).resolves.toBe('There is a problem');
+        await saveScreenshot(page, 'error-summary-desktop');
+        await page.click('.error-summary a[href="#email"]');
+        await expect.poll(() => focusedName(page)).toBe('email');
+        await page.evaluate(() =>
+          document
+            .querySelector<HTMLElement>('.error-summary a[href="#tos"]')
+            ?.focus(),
+        );
+        await page.press('Enter');
+        await expect.poll(() => focusedName(page)).toBe('tos');
+        expect(suite.network.signUps).toHaveLength(0);
+      });
+    });
+
+    it('while submitting, focus stays on the pressed control; a server failure takes it to the message', async () => {
+      const page = await openSignUpPage(suite, suite.server.origin);
+      await using(page, async () => {
+        const held = suite.network.holdSignUps();
+        await fillValidForm(page);
+        // Enter in the URL field submits the form with focus in that field.
+        await page.click('#signup-form input[name="url"]');
+        await page.press('Enter');
+        await expect.poll(() => held.length).toBe(1);
+        await expect(focusedName(page)).resolves.toBe('url');
+        await expect(
+          page.evaluate(
+            () => document.querySelector('[role="status"]')?.textContent,
+          ),
+        ).resolves.toBe('Creating your account…');
+        const rateLimited = signUpCases.find(
+          (event) =>
+            event.type === 'xstate.error.actor.submitSignUp' &&
+            event.error.failure.kind === 'rateLimited',
+        );
+        if (!rateLimited) throw new Error('no rate-limit case');
+        await performSignUp(page, held, rateLimited);
+        await expect.poll(() => focusedName(page)).toBe('error-summary');
+        await expect(
+          page.evaluate(() =>
+            document.activeElement?.getAttribute('data-testid'),
+          ),
+        ).resolves.toBe('error-rate-limit');
+      });
+    });
+
+    it('the consent modal takes focus, traps Tab, closes on Escape and gives focus back', async () => {
+      const page = await openSignUpPage(suite, suite.server.origin, {
+        storedConsent: '0',
+      });
+      await using(page, async () => {
+        await page.evaluate(() =>
+          document
+            .querySelector<HTMLElement>('[data-testid="consent-settings"]')
+            ?.focus(),
+        );
+        await page.press('Enter');
+        await waitFor(
+          page,
+          () =>
+            document.querySelector('[data-testid="consent-modal"]') !== null,
+        );
+        await expect(
+          page.evaluate(() => {
+            const dialog = document.querySelector('[role="dialog"]');
+            const label = document.getElementById(
+              dialog?.getAttribute('aria-labelledby') ?? '',
+            );
+            return [
+              dialog?.getAttribute('aria-modal'),
+              label?.textContent?.trim(),
+            ];
+          }),
+        ).resolves.toEqual(['true', 'Marketing cookies on Vigil']);
+        const focused = () =>
+          page.evaluate(
+            () =>
+              document.activeElement?.getAttribute('data-testid') ??
+              document.activeElement?.textContent,
+          );
+        await expect.poll(focused).toBe('consent-modal');
+        const seen = [];
+        for (let i = 0; i < 4; i += 1) {
+          await page.press('Tab');
+          seen.push(await focused());
+        }
+        expect(seen).toEqual([
+          'consent-accept',
+          'consent-reject',
+          'Close and keep my choice',
+          'consent-accept',
+        ]);
+        await page.press('Shift+Tab');
+        await expect(focused()).resolves.toBe('Close and keep my choice');
+        // The page behind cannot be reached.
+        await expect(
+          page.evaluate(() =>
+            document.querySelector('.page')?.hasAttribute('inert'),
+          ),
+        ).resolves.toBe(true);
+        await page.press('Escape');
+        await waitFor(
+          page,
+          () =>
+            document.querySelector('[data-testid="consent-modal"]') === null,
+        );
+        await expect(focused()).resolves.toBe('consent-settings');
+        const consent = cookieNamed(
+          await page.cookies(),
+          'Vigil_COOKIE_CONSENT',
+        );
+        expect(consent.value).toBe('0');
+      });
+    });
+  });
+
+  describe('reflow at 320 CSS px (WCAG 1.4.10)', () => {
+    it('with every error shown: no sideways scrolling, the compact captcha, no axe violation', async () => {
+      const page = await openSignUpPage(suite, suite.server.origin, {
+        viewport: REFLOW,
+      });
+      await using(page, async () => {
+        // The viewport; a classic scrollbar (Firefox, WebKitGTK) takes its
+        // width from the layout, which must fit what is left.
+        await expect(page.evaluate(() => window.innerWidth)).resolves.toBe(
+          REFLOW.width,
+        );
+        await page.click('#signup-form button[type="submit"]');
+        await waitFor(
+          page,
+          () => document.querySelector('#error-summary') !== null,
+        );
+        await expect(page.evaluate(horizontalOverflow)).resolves.toEqual({
+          scrolls: false,
+          outside: [],
+        });
+        // Google's compact size, 164 × 144, under 380 px.
+        await expect(
+          page.evaluate(() => {
+            const box = document
+              .querySelector('[data-testid="fake-captcha"]')
+              ?.closest('label')
+              ?.getBoundingClientRect();
+            return box && [box.width, box.height];
+          }),
+        ).resolves.toEqual([164, 144]);
+        await expect(axeViolations(page)).resolves.toEqual([]);
+        await saveScreenshot(page, 'error-summary-320');
+      });
+    });
+
+    it('with the consent modal open: no sideways scrolling, no axe violation', async () => {
+      const page = await openSignUpPage(suite, suite.server.origin, {
+        viewport: REFLOW,
+        query: '?utm_source=google',
+      });
+      await using(page, async () => {
+        await waitFor(
+          page,
+          () =>
+            document.querySelector('[data-testid="consent-modal"]') !== null,
+        );
+        await expect(page.evaluate(horizontalOverflow)).resolves.toEqual({
+          scrolls: false,
+          outside: [],
+        });
+        await expect(axeViolations(page)).resolves.toEqual([]);
+        await saveScreenshot(page, 'consent-modal-320');
+      });
+    });
+  });
+
+  describe('cookies as the engine stores them (spec section 9)', () => {
+    it('on localhost: the login cookies are host-only, SameSite=Strict, not Secure, 365 days', async () => {
+      const page = await openSignUpPage(suite, suite.server.origin);
+      await using(page, async () => {
+        await fillValidForm(page);
+        await page.click('#signup-form button[type="submit"]');
+        await expect.poll(() => page.url()).toBe(`${suite.server.origin}/`);
+        const cookies = await page.cookies();
+        const login = cookieNamed(cookies, 'VigilLogin');
+        expect(
+          Object.keys(JSON.parse(decodeURIComponent(login.value))),
+        ).toEqual(['VigilToken', 'VigilSID']);
+        for (const name of LOGIN_COOKIES) {
+          const cookie = cookieNamed(cookies, name);
+          expect(cookie).toMatchObject({
+            domain: 'localhost',
+            path: '/',
+            secure: false,
+            httpOnly: false,
+            sameSite: 'Strict',
+          });
+          expectLifetime(cookie, 365);
+        }
+      });
+    });
+
+    it('on the product domain over HTTPS: consent and campaign Secure and domain-wide; reject deletes the tag’s parent-domain cookies', async () => {
+      const productHost = await startTestServer({ https: true });
+      try {
+        const page = await openSignUpPage(suite, productHost.origin, {
+          query: '?utm_source=google&utm_campaign=autumn',
+        });
+        await using(page, async () => {
+          await page.click('[data-testid="consent-accept"]');
+          await expect
+            .poll(
+              async () =>
+                (await page.cookies()).filter(
+                  (c) =>
+                    c.domain === TEST_COOKIE_DOMAIN && c.name.startsWith('_'),
+                ).length,
+            )
+            .toBe(3);
+          const cookies = await page.cookies();
+          const consent = cookieNamed(cookies, 'Vigil_COOKIE_CONSENT');
+          expect(consent).toMatchObject({
+            value: '1',
+            domain: TEST_COOKIE_DOMAIN,
+            secure: true,
+            sameSite: 'Strict',
+            path: '/',
+          });
+          expectLifetime(consent, 365);
+          const campaign = cookieNamed(cookies, 'Vigil_CAMPAIGN');
+          expect(campaign).toMatchObject({
+            value: 'autumn',
+            domain: TEST_COOKIE_DOMAIN,
+            secure: true,
+            sameSite: 'Strict',
+            path: '/',
+          });
+          expectLifetime(campaign, 30);
+
+          await page.click('[data-testid="consent-settings"]');
+          await page.click('[data-testid="consent-reject"]');
+          await expect
+            .poll(async () =>
+              (await page.cookies()).map((c) => `${c.name}@${c.domain}`).sort(),
+            )
+            .toEqual([
+              `Vigil_CAMPAIGN@${TEST_COOKIE_DOMAIN}`,
+              `Vigil_COOKIE_CONSENT@${TEST_COOKIE_DOMAIN}`,
+            ]);
+        });
+      } finally {
+        await productHost.close();
+      }
+    });
+  });
+});

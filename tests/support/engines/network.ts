@@ -1,0 +1,213 @@
+/**
+ * The network edge of the browser tests in every engine: one local
+ * intercepting HTTP(S) proxy (mockttp) that each engine sends all its
+ * traffic through, loopback included.
+ *
+ * Why a proxy: WebKit is driven over classic WebDriver, which has no request
+ * interception, while the tests must replace what we do not own (Google's
+ * reCAPTCHA script, the tracking tag) and answer the sign-up for failures
+ * the local API cannot produce on demand (a dropped connection, a 502 page).
+ * A proxy does this the same way in all three engines, at the same place a
+ * real network would, so the page runs unchanged: no test hook in the
+ * build, no per-engine interception API. It terminates TLS with its own
+ * throwaway CA, which the engines accept as they accept the HTTPS test
+ * server's self-signed certificate (`acceptInsecureCerts`).
+ *
+ * What it answers:
+ * - `https://www.google.com/recaptcha/…` (and recaptcha.net): the local fake
+ *   of Google's script (tests/support/fakeRecaptcha.ts);
+ * - {@link TEST_TAG_URL}: the fake tag (tests/support/fakeTag.ts), counted;
+ * - `POST /2/account/signup/` on this machine: recorded, and passed to the
+ *   local API, or held until the test says how it ends (see {@link holdSignUps});
+ * - hosts under {@link TEST_COOKIE_DOMAIN}: this machine (127.0.0.1), as a
+ *   DNS entry would, for the Secure and domain-wide cookies;
+ * - anything else on this machine (localhost, 127.0.0.1): passed through;
+ * - any other host (the engines' own update and telemetry calls, the error
+ *   reports' host): the connection is closed, so nothing leaves the machine.
+ */
+import {
+  generateCACertificate,
+  getLocal,
+  type CompletedRequest,
+  type Mockttp,
+  type requestSteps,
+} from 'mockttp';
+import { SIGN_UP_PATH } from '../../../src/signUpClient';
+import {
+  fakeRecaptchaScript,
+  RECAPTCHA_SCRIPT_PATTERN,
+} from '../fakeRecaptcha';
+import { FAKE_TAG_SCRIPT } from '../fakeTag';
+import type { Reply } from '../model/serverReplies';
+import { TEST_COOKIE_DOMAIN, TEST_TAG_URL } from '../paths';
+
+/** A sign-up request as it left the engine. */
+export interface SeenSignUp {
+  method: string;
+  /** Lower-case header names. */
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * A held sign-up: `pass` lets it go on to the local API; a {@link Reply}
+ * answers it in the API's place. `network-error` and `timeout` reset the
+ * connection: the page sees the network fail (its own 20 s deadline is
+ * tested in Chromium with a fake clock, tests/browser/faults.test.ts). An
+ * engine may resend a request whose connection was reset (Chromium does, on
+ * a reused connection); the same request is then reset again, as a network
+ * that is down would.
+ */
+export interface HeldSignUp extends SeenSignUp {
+  settle: (outcome: 'pass' | Reply) => void;
+}
+
+export interface NetworkEdge {
+  /** The proxy's port on 127.0.0.1. */
+  port: number;
+  /** Every sign-up request since the last {@link NetworkEdge.reset}. */
+  signUps: SeenSignUp[];
+  /** Requests that reached {@link TEST_TAG_URL} since the last reset. */
+  tagRequests: () => number;
+  /**
+   * From now until the next reset, holds each sign-up request until the
+   * test settles it; the held requests queue up in the returned array.
+   */
+  holdSignUps: () => HeldSignUp[];
+  /** Forgets what was seen, stops holding, lets held requests pass. */
+  reset: () => void;
+  stop: () => Promise<void>;
+}
+
+type CallbackRequestResult = requestSteps.CallbackRequestResult;
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function hostOf(request: CompletedRequest): string {
+  return new URL(request.url).hostname;
+}
+
+const isProductHost = (host: string) =>
+  host.endsWith(TEST_COOKIE_DOMAIN) ||
+  host === TEST_COOKIE_DOMAIN.replace(/^\./, '');
+
+/** Where a request to a product host really goes: this machine. */
+function toThisMachine(request: CompletedRequest): CallbackRequestResult {
+  const url = new URL(request.url);
+  if (!isProductHost(url.hostname)) return {};
+  const host = url.host;
+  url.hostname = '127.0.0.1';
+  return { url: url.href, headers: { ...request.headers, host } };
+}
+
+function answer(reply: Reply): CallbackRequestResult {
+  if (reply.kind !== 'response') return { response: 'reset' };
+  return {
+    response: {
+      statusCode: reply.status,
+      headers: { 'content-type': reply.contentType },
+      body: reply.body,
+    },
+  };
+}
+
+/** Starts the proxy on a free port of 127.0.0.1. */
+export async function startNetworkEdge(): Promise<NetworkEdge> {
+  const proxy: Mockttp = getLocal({
+    https: await generateCACertificate({ bits: 2048 }),
+    http2: false,
+  });
+  await proxy.start();
+  let signUps: SeenSignUp[] = [];
+  let tagRequests = 0;
+  let held: HeldSignUp[] | undefined;
+  // Bodies of the sign-ups whose connection was reset: each carries its own
+  // captcha token, so only an engine's resend can repeat one.
+  let dropped = new Set<string>();
+  const waiting = new Set<(outcome: 'pass') => void>();
+
+  await proxy
+    .forGet(RECAPTCHA_SCRIPT_PATTERN)
+    .always()
+    .thenCallback((request) => ({
+      statusCode: 200,
+      headers: { 'content-type': 'text/javascript' },
+      body: fakeRecaptchaScript(
+        new URL(request.url).searchParams.get('onload') ?? 'onloadcallback',
+      ),
+    }));
+  await proxy
+    .forGet(TEST_TAG_URL)
+    .always()
+    .thenCallback(() => {
+      tagRequests += 1;
+      return {
+        statusCode: 200,
+        headers: { 'content-type': 'text/javascript' },
+        body: FAKE_TAG_SCRIPT,
+      };
+    });
+  await proxy
+    .forAnyRequest()
+    .matching((request) => {
+      const host = hostOf(request);
+      return LOCAL_HOSTS.has(host) || isProductHost(host);
+    })
+    .always()
+    .thenPassThrough({
+      // The local servers' certificates are self-signed.
+      ignoreHostHttpsErrors: true,
+      beforeRequest: async (request) => {
+        const forward = toThisMachine(request);
+        const url = new URL(request.url);
+        if (request.method !== 'POST' || url.pathname !== SIGN_UP_PATH) {
+          return forward;
+        }
+        const seen: SeenSignUp = {
+          method: request.method,
+          headers: request.headers,
+          body: (await request.body.getText()) ?? '',
+        };
+        signUps.push(seen);
+        if (dropped.has(seen.body)) return { response: 'reset' };
+        if (!held) return forward;
+        const queue = held;
+        const outcome = await new Promise<'pass' | Reply>((settle) => {
+          waiting.add(settle);
+          queue.push({
+            ...seen,
+            settle: (value) => {
+              waiting.delete(settle);
+              settle(value);
+            },
+          });
+        });
+        if (outcome === 'pass') return forward;
+        if (outcome.kind !== 'response') dropped.add(seen.body);
+        return answer(outcome);
+      },
+    });
+  // Nothing else leaves this machine.
+  await proxy.forAnyRequest().always().thenCloseConnection();
+
+  return {
+    port: proxy.port,
+    get signUps() {
+      return signUps;
+    },
+    tagRequests: () => tagRequests,
+    holdSignUps: () => {
+      held = [];
+      return held;
+    },
+    reset: () => {
+      signUps = [];
+      tagRequests = 0;
+      held = undefined;
+      dropped = new Set();
+      for (const settle of waiting) settle('pass');
+      waiting.clear();
+    },
+    stop: () => proxy.stop(),
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * A visit to the sign-up page in any engine (tests/browser/engines.test.ts):
+ * opening it through the tests' proxy, waiting for what the page shows,
+ * and axe-core's WCAG 2.2 AA check, injected as axe-core's own script.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { AxeResults } from 'axe-core';
+import { expect } from 'vitest';
+import { DESKTOP } from '../signUpPage';
+import type { EnginePage, Viewport } from './browser';
+import type { EngineSuite } from './launch';
+
+export interface VisitOptions {
+  /** The address's query, e.g. `?utm_source=google`. */
+  query?: string;
+  viewport?: Viewport;
+  /** A `Vigil_COOKIE_CONSENT` value stored before the visit. */
+  storedConsent?: string;
+}
+
+/**
+ * Opens `/signup` on `origin` in a fresh page of the suite's engine, with
+ * the proxy's record of sign-ups and tag requests cleared, and waits for
+ * the (fake) captcha: the page is then ready for a visitor.
+ */
+export async function openSignUpPage(
+  suite: EngineSuite,
+  origin: string,
+  { query = '', viewport = DESKTOP, storedConsent }: VisitOptions = {},
+): Promise<EnginePage> {
+  suite.network.reset();
+  const page = await suite.browser.newPage(viewport);
+  try {
+    if (storedConsent !== undefined) {
+      // A choice stored on an earlier visit to the site.
+      await page.goto(`${origin}/`);
+      await page.setCookie('Vigil_COOKIE_CONSENT', storedConsent);
+    }
+    await page.goto(`${origin}/signup${query}`);
+    await waitFor(
+      page,
+      () => document.querySelector('[data-testid="fake-captcha"]') !== null,
+    );
+    return page;
+  } catch (error) {
+    await page.close();
+    throw error;
+  }
+}
+
+/** Polls a self-contained check in the page until it holds (10 s at most). */
+export async function waitFor(
+  page: EnginePage,
+  check: () => boolean,
+): Promise<void> {
+  await expect.poll(() => page.evaluate(check), { timeout: 10_000 }).toBe(true);
+}
+
+/**
+ * The focused element as a test names it: its id, its `data-testid`, its
+ * class, or its tag name.
+ */
+export function focusedName(page: EnginePage): Promise<string | undefined> {
+  return page.evaluate(
+    () =>
+      document.activeElement?.id ||
+      document.activeElement?.getAttribute('data-testid') ||
+      document.activeElement?.className ||
+      document.activeElement?.tagName,
+  );
+}
+
+/** WCAG 2.0, 2.1 and 2.2, levels A and AA: axe-core's tags for them. */
+export const WCAG_22_AA = [
+  'wcag2a',
+  'wcag2aa',
+  'wcag21a',
+  'wcag21aa',
+  'wcag22aa',
+];
+
+let axeSource: string | undefined;
+
+/**
+ * Injects axe-core (node_modules/axe-core/axe.min.js) and runs it on the
+ * whole document with the WCAG 2.2 AA tags and no rule disabled.
+ *
+ * @returns one line per violation: `rule: target, target`
+ */
+export async function axeViolations(page: EnginePage): Promise<string[]> {
+  axeSource ??= readFileSync(
+    createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+    'utf8',
+  );
+  await page.runScript(axeSource);
+  return page.evaluate(async (tags: string[]) => {
+    const { axe } = window as unknown as {
+      axe: { run: (context: Document, options: object) => Promise<AxeResults> };
+    };
+    const results = await axe.run(document, {
+      runOnly: { type: 'tag', values: tags },
+    });
+    return results.violations.map(
+      (violation) =>
+        `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+    );
+  }, WCAG_22_AA);
+}
