@@ -63,6 +63,13 @@ import {
 import { PROJECT_ROOT, TEST_COOKIE_DOMAIN } from '../support/paths';
 import { validEntry } from '../support/signUpPage';
 import { startTestServer, type TestServer } from '../support/testServer';
+import {
+  browserVerdictScript,
+  nodeVerdicts,
+  verdictCases,
+  type Verdict,
+  type VerdictCase,
+} from '../support/verdicts';
 
 const DAY_SECONDS = 24 * 60 * 60;
 const REFLOW = { width: 320, height: 640 };
@@ -556,6 +563,43 @@ describe.each(ENGINES)('%s', (engine) => {
       } finally {
         await productHost.close();
       }
+    });
+  });
+  describe('one verdict (docs/url-and-email-rules.md)', () => {
+    it('gives the verdict Node gives on every WPT URL, host and e-mail', async () => {
+      const cases = verdictCases();
+      const expected = nodeVerdicts(cases);
+      const script = await browserVerdictScript();
+      const page = await suite.browser.newPage({ width: 800, height: 600 });
+      await using(page, async () => {
+        await page.goto(`${suite.server.origin}/`);
+        await page.runScript(script);
+        const verdicts = await page.evaluate(
+          (all: VerdictCase[]) =>
+            (
+              window as unknown as {
+                __vigilVerdicts: (cases: VerdictCase[]) => Verdict[];
+              }
+            ).__vigilVerdicts(all),
+          cases,
+        );
+        // Field by field: WebDriver does not keep an object's key order.
+        const same = (a: Verdict, b: Verdict | undefined) =>
+          a.input === b?.input &&
+          a.kind === b.kind &&
+          a.ok === b.ok &&
+          a.message === b.message;
+        const disagreements = verdicts.filter(
+          (verdict, index) => !same(verdict, expected[index]),
+        );
+        const count = (source: string) =>
+          cases.filter((c) => c.source === source).length;
+        console.log(
+          `WPT verdicts: ${count('urltestdata')} URL inputs, ${count('toascii host')} hosts, ${count('email-validity')} e-mails, ${disagreements.length} disagreements (${engine})`,
+        );
+        expect(verdicts).toHaveLength(cases.length);
+        expect(disagreements).toEqual([]);
+      });
     });
   });
 });
