@@ -17,10 +17,8 @@ export default defineConfig({
           include: [
             'tests/unit/**/*.test.{ts,tsx}',
             'tests/machines/**/*.test.{ts,tsx}',
-            'tests/views/**/*.test.{ts,tsx}',
-            'tests/model/**/*.test.{ts,tsx}',
           ],
-          setupFiles: ['tests/support/setupDom.ts'],
+          setupFiles: ['tests/unit/support/setupDom.ts'],
         },
       },
       {
@@ -36,7 +34,7 @@ export default defineConfig({
           name: 'browser',
           environment: 'node',
           include: ['tests/browser/**/*.test.ts'],
-          globalSetup: ['tests/support/buildPage.ts'],
+          globalSetup: ['scripts/page/buildPage.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           // One browser at a time: this machine has two cores.

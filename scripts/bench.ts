@@ -34,11 +34,13 @@ import { securityHeaderOptions } from '../server/securityHeaders';
 import { readConfig } from '../src/config';
 import { buildPage, hashSource } from './build';
 import { jsComposition, STACK_PACKAGES } from './bundleBytes';
+import { findEngine } from './engines';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist');
 const RESULTS = join(ROOT, 'bench/results.md');
-const CHROME_PATH = process.env.CHROME_PATH ?? '/usr/bin/chromium';
+// Lighthouse's launcher reads CHROME_PATH; the binary is the one every tool uses.
+const CHROME_PATH = findEngine('chromium').executable;
 const CHROME_FLAGS = [
   '--headless=new',
   '--no-sandbox',

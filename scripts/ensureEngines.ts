@@ -1,6 +1,6 @@
 /**
  * Run by `npm test` before the browser suite: finds Chromium, Firefox and
- * WebKit (tests/support/engines/find.ts), installs the Debian packages of
+ * WebKit (scripts/engines.ts), installs the Debian packages of
  * any that is missing when this process may (root with apt-get), or fails
  * with a message that says what to do.
  */
@@ -12,7 +12,7 @@ import {
   findEngine,
   missingEngineMessage,
   type Engine,
-} from '../tests/support/engines/find';
+} from './engines';
 
 function missing(): Engine[] {
   return ENGINES.filter((engine) => {

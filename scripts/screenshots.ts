@@ -8,9 +8,9 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import buildPage from '../tests/support/buildPage';
-import { launchChromium } from '../tests/support/chromium';
-import { PROJECT_ROOT } from '../tests/support/paths';
+import buildPage from './page/buildPage';
+import { launchChromium } from './engines';
+import { PROJECT_ROOT } from './page/paths';
 import {
   DESKTOP,
   PHONE,
@@ -19,8 +19,8 @@ import {
   submitButton,
   type OpenOptions,
   validEntry,
-} from '../tests/support/signUpPage';
-import { startTestServer } from '../tests/support/testServer';
+} from './page/signUpPage';
+import { startTestServer } from './page/testServer';
 
 const OUT_DIR = resolve(PROJECT_ROOT, 'test-results/screenshots');
 // 320 CSS px is WCAG 1.4.10's reflow width; 640 × 450 is 1280 × 900 at 200 % zoom.

@@ -7,15 +7,18 @@
  */
 import type { Browser, BrowserContext, Cookie, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
-import { FAKE_TAG_COOKIES } from '../support/fakeTag';
+import { launchChromium } from './support/chromium';
+import { FAKE_TAG_COOKIES } from '../../scripts/page/fakeTag';
 import {
   fillSignUpForm,
   openSignUpPage,
   submitButton,
   validEntry,
-} from '../support/signUpPage';
-import { startTestServer, type TestServer } from '../support/testServer';
+} from '../../scripts/page/signUpPage';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../scripts/page/testServer';
 
 const DAY_SECONDS = 24 * 60 * 60;
 const TAG = 'script[data-testid=tracking-tag]';

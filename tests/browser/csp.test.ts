@@ -21,18 +21,25 @@ import {
   type CspDirectives,
 } from '../../server/securityHeaders';
 import { SIGN_UP_PATH } from '../../src/signUpClient';
-import { launchChromium } from '../support/chromium';
-import { useFakeRecaptcha } from '../support/fakeRecaptcha';
-import { useFakeTag } from '../support/fakeTag';
+import { launchChromium } from './support/chromium';
+import { useFakeRecaptcha } from '../../scripts/page/fakeRecaptcha';
+import { useFakeTag } from '../../scripts/page/fakeTag';
 import { readConfig } from '../../src/config';
-import { TEST_BUILDS, TEST_SENTRY_DSN, TEST_TAG_URL } from '../support/paths';
+import {
+  TEST_BUILDS,
+  TEST_SENTRY_DSN,
+  TEST_TAG_URL,
+} from '../../scripts/page/paths';
 import {
   DESKTOP,
   fillSignUpForm,
   submitButton,
   validEntry,
-} from '../support/signUpPage';
-import { startTestServer, type TestServer } from '../support/testServer';
+} from '../../scripts/page/signUpPage';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../scripts/page/testServer';
 
 /** What the page's listener keeps of a `securitypolicyviolation` event. */
 interface Violation {

@@ -9,10 +9,10 @@
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../src/signUpClient';
-import { useChromiumAndServer } from '../support/browserSuite';
-import { useFakeRecaptcha } from '../support/fakeRecaptcha';
-import { useFakeTag } from '../support/fakeTag';
-import { DESKTOP, validEntry } from '../support/signUpPage';
+import { useChromiumAndServer } from './support/browserSuite';
+import { useFakeRecaptcha } from '../../scripts/page/fakeRecaptcha';
+import { useFakeTag } from '../../scripts/page/fakeTag';
+import { DESKTOP, validEntry } from '../../scripts/page/signUpPage';
 
 const suite = useChromiumAndServer();
 

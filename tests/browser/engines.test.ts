@@ -1,11 +1,11 @@
 /**
  * The page in Chromium, Firefox and WebKit: one definition of these tests,
- * run once per engine (tests/support/engines/: puppeteer-core for Chromium
+ * run once per engine (tests/browser/support/engines/: puppeteer-core for Chromium
  * and Firefox, WebdriverIO for WebKit, all three through the tests' proxy).
  * Each engine runs:
  *
  * - the model-based paths of both machines, generated from the real
- *   machines (tests/support/model/planner.ts): every transition is walked;
+ *   machines (scripts/model/planner.ts): every transition is walked;
  *   after every step the page must show what the model's state calls for,
  *   and axe-core (WCAG 2.2 AA) must find nothing where each path ends;
  * - a keyboard-only sign-up; the error summary taking focus, its links,
@@ -24,52 +24,51 @@ import { describe, expect, it } from 'vitest';
 import type { AnyStateMachine } from 'xstate';
 import { consentMachine } from '../../machines/consentMachine';
 import { signUpMachine } from '../../machines/signUpMachine';
-import type { EnginePage, StoredCookie } from '../support/engines/browser';
-import { ENGINES, type Engine } from '../support/engines/find';
-import { useEngine } from '../support/engines/launch';
+import type { EnginePage, StoredCookie } from './support/engines/browser';
+import { ENGINES, type Engine } from '../../scripts/engines';
+import { useEngine } from './support/engines/launch';
 import {
   axeViolations,
   focusedName,
   openSignUpPage,
   waitFor,
-} from '../support/engines/visit';
-import {
-  performConsent,
-  performSignUp,
-  typeInto,
-} from '../support/model/browserDriver';
+} from './support/engines/visit';
+import { performConsent, performSignUp, typeInto } from './support/modelDriver';
 import {
   consentModel,
   describeConsentInput,
-} from '../support/model/consentModel';
-import { describePath, modelSnapshots } from '../support/model/modelRun';
-import { planPaths } from '../support/model/planner';
+} from '../../scripts/model/consentModel';
+import { describePath, modelSnapshots } from '../../scripts/model/modelRun';
+import { planPaths } from '../../scripts/model/planner';
 import {
   signUpCases,
   signUpModel,
   type SignUpModelEvent,
-} from '../support/model/signUpModel';
+} from '../../scripts/model/signUpModel';
 import {
   replayTransitions,
   reportWalked,
   type TransitionRecord,
-} from '../support/model/transitions';
+} from '../../scripts/model/transitions';
 import {
   expectedConsentView,
   expectedSignUpView,
   readConsentView,
   readSignUpView,
-} from '../support/model/views';
-import { PROJECT_ROOT, TEST_COOKIE_DOMAIN } from '../support/paths';
-import { validEntry } from '../support/signUpPage';
-import { startTestServer, type TestServer } from '../support/testServer';
+} from '../../scripts/model/views';
+import { PROJECT_ROOT, TEST_COOKIE_DOMAIN } from '../../scripts/page/paths';
+import { validEntry } from '../../scripts/page/signUpPage';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../scripts/page/testServer';
 import {
   browserVerdictScript,
   nodeVerdicts,
   verdictCases,
   type Verdict,
   type VerdictCase,
-} from '../support/verdicts';
+} from '../oracles/verdicts';
 
 const DAY_SECONDS = 24 * 60 * 60;
 const REFLOW = { width: 320, height: 640 };

@@ -6,15 +6,18 @@
  */
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
-import { TEST_SENTRY_DSN } from '../support/paths';
+import { launchChromium } from './support/chromium';
+import { TEST_SENTRY_DSN } from '../../scripts/page/paths';
 import {
   fillSignUpForm,
   openSignUpPage,
   submitButton,
   validEntry,
-} from '../support/signUpPage';
-import { startTestServer, type TestServer } from '../support/testServer';
+} from '../../scripts/page/signUpPage';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../scripts/page/testServer';
 
 const SENTRY_ORIGIN = new URL(TEST_SENTRY_DSN).origin;
 

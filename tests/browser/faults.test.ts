@@ -7,7 +7,7 @@
 import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_DEADLINE_MS } from '../../src/signUpClient';
-import { useChromiumAndServer } from '../support/browserSuite';
+import { useChromiumAndServer } from './support/browserSuite';
 import {
   captchaResets,
   fillSignUpForm,
@@ -15,7 +15,7 @@ import {
   submitButton,
   validEntry,
   type FormEntry,
-} from '../support/signUpPage';
+} from '../../scripts/page/signUpPage';
 
 const suite = useChromiumAndServer();
 

@@ -10,11 +10,14 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
-import { useFakeRecaptcha } from '../support/fakeRecaptcha';
-import { useFakeTag } from '../support/fakeTag';
-import { DESKTOP, PHONE } from '../support/signUpPage';
-import { startTestServer, type TestServer } from '../support/testServer';
+import { launchChromium } from './support/chromium';
+import { useFakeRecaptcha } from '../../scripts/page/fakeRecaptcha';
+import { useFakeTag } from '../../scripts/page/fakeTag';
+import { DESKTOP, PHONE } from '../../scripts/page/signUpPage';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../scripts/page/testServer';
 
 /** What the init script keeps in the page. */
 interface PrerenderProbe {

@@ -5,7 +5,7 @@
 import type { Cookie, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { messages } from '../../src/validation';
-import { useChromiumAndServer } from '../support/browserSuite';
+import { useChromiumAndServer } from './support/browserSuite';
 import {
   captchaResets,
   fillSignUpForm,
@@ -13,8 +13,8 @@ import {
   submitButton,
   validEntry,
   type FormEntry,
-} from '../support/signUpPage';
-import { startTestServer } from '../support/testServer';
+} from '../../scripts/page/signUpPage';
+import { startTestServer } from '../../scripts/page/testServer';
 
 const suite = useChromiumAndServer();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SignUpRejection } from '../../machines/signUpMachine';
 import { messages } from '../../src/validation';
-import { startSignUp } from '../support/signUpHarness';
+import { startSignUp } from './support/signUpHarness';
 
 describe('signUpMachine: editing (spec section 4)', () => {
   it('starts idle with the prefill from its input', () => {

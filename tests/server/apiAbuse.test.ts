@@ -2,14 +2,19 @@
  * The local API (`POST /2/account/signup/`) under abuse, case by case,
  * through Fastify's `inject`: oversized bodies, wrong content types, missing
  * and repeated fields, invalid UTF-8, odd keys, the rate limit's answer and
- * key. Every answer must keep CONTRACT.md "HTTP" (tests/server/apiServer.ts).
+ * key. Every answer must keep CONTRACT.md "HTTP" (tests/server/support/apiServer.ts).
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorAnswer } from '../../server/app';
 import { SIGN_UP_PATH } from '../../src/signUpClient';
-import { apiServer, expectApiAnswer, FORM, validSignUp } from './apiServer';
+import {
+  apiServer,
+  expectApiAnswer,
+  FORM,
+  validSignUp,
+} from './support/apiServer';
 
 /** 16 KiB: server/app.ts BODY_LIMIT_BYTES. */
 const BODY_LIMIT = 16 * 1024;

@@ -19,7 +19,7 @@ import {
   expectApiAnswer,
   FORM,
   validSignUp,
-} from './apiServer';
+} from './support/apiServer';
 
 const RUNS = 10_000;
 const SEED = 20_251_122;

@@ -13,7 +13,12 @@ import autocannon from 'autocannon';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../src/signUpClient';
-import { apiServer, contractProblem, FORM, validSignUp } from './apiServer';
+import {
+  apiServer,
+  contractProblem,
+  FORM,
+  validSignUp,
+} from './support/apiServer';
 
 const SIMULTANEOUS = 50;
 const FLOOD = 2_000;

@@ -14,7 +14,7 @@ import {
   serializeContentSecurityPolicy,
 } from '../../server/securityHeaders';
 import { SIGN_UP_PATH } from '../../src/signUpClient';
-import { apiServer, FORM, validSignUp } from './apiServer';
+import { apiServer, FORM, validSignUp } from './support/apiServer';
 
 const TAG = 'https://tags.vigil.example/gtag/js?id=G-123';
 const API = 'https://api.vigil.example';

@@ -13,7 +13,7 @@ import {
   stateNodesOf,
   toMermaid,
 } from '../../scripts/mermaid';
-import { PROJECT_ROOT } from '../support/paths';
+import { PROJECT_ROOT } from '../../scripts/page/paths';
 
 const STALE = 'stale: run npm run diagrams';
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,6 +1,6 @@
 /**
  * The e-mail rule (`isValidEmail`) proven against an independent oracle
- * (`tests/support/urlOracle.ts`): the HTML standard's "valid e-mail address"
+ * (`tests/oracles/urlOracle.ts`): the HTML standard's "valid e-mail address"
  * written from its grammar, plus DECISIONS.md's dot in the domain. Each
  * input is also read by jsdom's `<input type=email>` (a second implementation
  * of the HTML rule), by a regex-free walk of the grammar, and by validator's
@@ -17,7 +17,7 @@ import {
   KEPT_DISAGREEMENTS,
   isHtmlEmailByGrammar,
   oracleEmail,
-} from '../support/urlOracle';
+} from '../oracles/urlOracle';
 
 // A fixed seed keeps CI deterministic; change it locally to explore.
 const SEED = 20_240_611;

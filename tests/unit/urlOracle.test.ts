@@ -1,6 +1,6 @@
 /**
  * The site-URL rule (`checkSiteUrl`) proven against an independent oracle
- * (`tests/support/urlOracle.ts`, built from validator and the WHATWG URL
+ * (`tests/oracles/urlOracle.ts`, built from validator and the WHATWG URL
  * parser): property tests over generated inputs in every category the
  * decisions name, and a table of named adversarial cases with the verdict
  * the spec and DECISIONS.md call for.
@@ -14,7 +14,7 @@ import {
   KEPT_DISAGREEMENTS,
   oracleSiteUrl,
   typedProtocol,
-} from '../support/urlOracle';
+} from '../oracles/urlOracle';
 
 // A fixed seed keeps CI deterministic; change it locally to explore.
 const SEED = 20_240_611;

@@ -1,10 +1,10 @@
 // @vitest-environment node
 /**
  * One verdict (docs/url-and-email-rules.md): over every Web Platform Tests
- * input (tests/data/wpt/), the page's rules, the local API's rules and the
+ * input (tests/oracles/wpt/), the page's rules, the local API's rules and the
  * page's rules bundled for browsers (run here in a bare `node:vm` context,
  * without `URL`) give the same verdict, and each verdict follows the
- * documented rule, as the independent oracles of tests/support/urlOracle.ts
+ * documented rule, as the independent oracles of tests/oracles/urlOracle.ts
  * state it. Runs in Node, as the server does; the browser tests run the same
  * bundle in each engine.
  */
@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readSignUp } from '../../server/signUpRules';
 import { checkHostName } from '../../src/domainName';
 import { checkSiteUrl, messages } from '../../src/validation';
-import { oracleEmail, oracleSiteUrl } from '../support/urlOracle';
+import { oracleEmail, oracleSiteUrl } from '../oracles/urlOracle';
 import {
   browserVerdictScript,
   nodeVerdicts,
@@ -21,7 +21,7 @@ import {
   wptData,
   type Verdict,
   type VerdictCase,
-} from '../support/verdicts';
+} from '../oracles/verdicts';
 
 const cases = verdictCases();
 const page = nodeVerdicts(cases);

@@ -9,7 +9,7 @@ import {
   type Session,
   type SignUpInput,
   type SignUpRequest,
-} from '../../machines/signUpMachine';
+} from '../../../machines/signUpMachine';
 
 export interface Deferred<T> {
   promise: Promise<T>;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
-import { buildServer, type ServerOptions } from '../../server/app';
+import { buildServer, type ServerOptions } from '../../../server/app';
 
 export const FORM = 'application/x-www-form-urlencoded';
 

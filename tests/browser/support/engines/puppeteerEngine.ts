@@ -9,9 +9,9 @@ import puppeteer, {
   type KeyInput,
   type Page,
 } from 'puppeteer-core';
-import { CHROMIUM_FLAGS } from '../chromium';
+import { CHROMIUM_FLAGS } from '../../../../scripts/engines';
 import type { EngineBrowser, EnginePage, Key, StoredCookie } from './browser';
-import { findEngine } from './find';
+import { findEngine } from '../../../../scripts/engines';
 
 /**
  * @param engine `chromium` or `firefox`

@@ -1,6 +1,6 @@
 /**
  * Model-based tests, machine level: paths generated from the real machines
- * (tests/support/model/planner.ts) run on a live actor of each machine with
+ * (scripts/model/planner.ts) run on a live actor of each machine with
  * its effects recorded; after every step the actor's state and context must
  * equal what the machine definition computes, and the effects must be the
  * spec's. Every transition the machines define must be walked.
@@ -13,23 +13,23 @@ import {
   type StoredChoice,
 } from '../../machines/consentMachine';
 import { signUpMachine } from '../../machines/signUpMachine';
-import { startSignUp } from '../support/signUpHarness';
+import { startSignUp } from './support/signUpHarness';
 import {
   consentModel,
   describeConsentInput,
-} from '../support/model/consentModel';
-import { describePath, modelSnapshots } from '../support/model/modelRun';
-import { planPaths } from '../support/model/planner';
+} from '../../scripts/model/consentModel';
+import { describePath, modelSnapshots } from '../../scripts/model/modelRun';
+import { planPaths } from '../../scripts/model/planner';
 import {
   MODEL_SESSION,
   signUpModel,
   type SignUpModelEvent,
-} from '../support/model/signUpModel';
+} from '../../scripts/model/signUpModel';
 import {
   recordTransitions,
   reportWalked,
   type TransitionRecord,
-} from '../support/model/transitions';
+} from '../../scripts/model/transitions';
 
 const stateOf = (snapshot: AnyMachineSnapshot) => ({
   value: snapshot.value,

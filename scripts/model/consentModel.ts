@@ -7,7 +7,7 @@ import {
   consentMachine,
   type ConsentEvent,
   type ConsentInput,
-} from '../../../machines/consentMachine';
+} from '../../machines/consentMachine';
 import type { ModelSpec } from './planner';
 
 export const consentInputs: ConsentInput[] = (

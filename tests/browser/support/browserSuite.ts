@@ -5,7 +5,10 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { launchChromium } from './chromium';
-import { startTestServer, type TestServer } from './testServer';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../../scripts/page/testServer';
 
 export function useChromiumAndServer(): {
   browser: Browser;

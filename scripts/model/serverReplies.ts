@@ -3,9 +3,9 @@
  * server (or the network) gives that makes the page's real API client
  * decide that outcome (CONTRACT.md "HTTP"). The UI level plays them through
  * a fake `fetch`, the browser level through the tests' proxy
- * (tests/support/engines/network.ts).
+ * (tests/browser/support/engines/network.ts).
  */
-import type { Failure, Session } from '../../../machines/signUpMachine';
+import type { Failure, Session } from '../../machines/signUpMachine';
 import type { SubmitOutcome } from './signUpModel';
 
 export type Reply =

@@ -8,7 +8,7 @@
  * they are self-contained: no imports, no helpers from outside.
  */
 import type { AnyMachineSnapshot } from 'xstate';
-import type { SignUpContext } from '../../../machines/signUpMachine';
+import type { SignUpContext } from '../../machines/signUpMachine';
 
 export interface SignUpView {
   values: {

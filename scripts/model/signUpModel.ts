@@ -12,8 +12,8 @@ import {
   type SignUpEvent,
   type SignUpInput,
   type SignUpRequest,
-} from '../../../machines/signUpMachine';
-import { validateSignUp } from '../../../src/validation';
+} from '../../machines/signUpMachine';
+import { validateSignUp } from '../../src/validation';
 import type { ModelSpec } from './planner';
 
 /** What the invoked `submitSignUp` actor reports to the machine. */

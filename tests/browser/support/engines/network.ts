@@ -15,8 +15,8 @@
  *
  * What it answers:
  * - `https://www.google.com/recaptcha/…` (and recaptcha.net): the local fake
- *   of Google's script (tests/support/fakeRecaptcha.ts);
- * - {@link TEST_TAG_URL}: the fake tag (tests/support/fakeTag.ts), counted;
+ *   of Google's script (scripts/page/fakeRecaptcha.ts);
+ * - {@link TEST_TAG_URL}: the fake tag (scripts/page/fakeTag.ts), counted;
  * - `POST /2/account/signup/` on this machine: recorded, and passed to the
  *   local API, or held until the test says how it ends (see {@link holdSignUps});
  * - hosts under {@link TEST_COOKIE_DOMAIN}: this machine (127.0.0.1), as a
@@ -32,14 +32,17 @@ import {
   type Mockttp,
   type requestSteps,
 } from 'mockttp';
-import { SIGN_UP_PATH } from '../../../src/signUpClient';
+import { SIGN_UP_PATH } from '../../../../src/signUpClient';
 import {
   fakeRecaptchaScript,
   RECAPTCHA_SCRIPT_PATTERN,
-} from '../fakeRecaptcha';
-import { FAKE_TAG_SCRIPT } from '../fakeTag';
-import type { Reply } from '../model/serverReplies';
-import { TEST_COOKIE_DOMAIN, TEST_TAG_URL } from '../paths';
+} from '../../../../scripts/page/fakeRecaptcha';
+import { FAKE_TAG_SCRIPT } from '../../../../scripts/page/fakeTag';
+import type { Reply } from '../../../../scripts/model/serverReplies';
+import {
+  TEST_COOKIE_DOMAIN,
+  TEST_TAG_URL,
+} from '../../../../scripts/page/paths';
 
 /** A sign-up request as it left the engine. */
 export interface SeenSignUp {

@@ -30,7 +30,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Key as WdioKey, remote } from 'webdriverio';
 import type { EngineBrowser, EnginePage, Key, StoredCookie } from './browser';
-import { findEngine } from './find';
+import { findEngine } from '../../../../scripts/engines';
 
 type WebKitSession = WebdriverIO.Browser;
 

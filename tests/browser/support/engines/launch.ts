@@ -4,9 +4,12 @@
  * and the local server, started before the block's tests, closed after.
  */
 import { afterAll, beforeAll } from 'vitest';
-import { startTestServer, type TestServer } from '../testServer';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../../../scripts/page/testServer';
 import type { EngineBrowser } from './browser';
-import type { Engine } from './find';
+import type { Engine } from '../../../../scripts/engines';
 import { startNetworkEdge, type NetworkEdge } from './network';
 import { launchPuppeteerEngine } from './puppeteerEngine';
 import { launchWebKitEngine } from './webkitEngine';

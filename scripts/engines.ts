@@ -1,5 +1,6 @@
 /**
- * Finds the three browser engines the browser tests drive, all from
+ * The one place that finds the browser engines the project uses (the
+ * browser tests, the screenshots, the atlas and the benchmark), all from
  * Debian's packages (a browser build of its own cannot be downloaded here):
  *
  * | engine   | what is run                                   | variable             | Debian package                  |
@@ -8,11 +9,12 @@
  * | firefox  | `firefox-esr`                                 | `FIREFOX_PATH`       | `firefox-esr`                   |
  * | webkit   | `WebKitWebDriver` (it starts WebKitGTK's `MiniBrowser`) under `xvfb-run` | `WEBKIT_DRIVER_PATH` | `webkit2gtk-driver`, `xvfb` |
  *
- * MiniBrowser is found beside the WebKitGTK library that the driver
- * package depends on (`WEBKIT_BROWSER_PATH` overrides it).
+ * One variable per engine: MiniBrowser is found beside the driver, or
+ * beside the WebKitGTK library that the driver package depends on.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
 
 export const ENGINES = ['chromium', 'firefox', 'webkit'] as const;
 export type Engine = (typeof ENGINES)[number];
@@ -49,13 +51,13 @@ const CANDIDATES: Record<Engine, string[]> = {
 const firstExisting = (paths: (string | undefined)[]) =>
   paths.find((path): path is string => !!path && existsSync(path));
 
-/** `/usr/lib/<multiarch>/webkit2gtk-4.1/MiniBrowser` (or 4.0's). */
-function findMiniBrowser(): string | undefined {
+/** Beside the driver, else `/usr/lib/<multiarch>/webkit2gtk-4.1/MiniBrowser` (or 4.0's). */
+function findMiniBrowser(driver: string): string | undefined {
   const libraries = existsSync('/usr/lib')
     ? readdirSync('/usr/lib').map((dir) => join('/usr/lib', dir))
     : [];
   return firstExisting([
-    process.env.WEBKIT_BROWSER_PATH,
+    join(dirname(driver), 'MiniBrowser'),
     ...['/usr/lib', ...libraries].flatMap((dir) => [
       join(dir, 'webkit2gtk-4.1/MiniBrowser'),
       join(dir, 'webkit2gtk-4.0/MiniBrowser'),
@@ -65,7 +67,7 @@ function findMiniBrowser(): string | undefined {
 
 /** The message for a missing engine: what to install or to set. */
 export function missingEngineMessage(engine: Engine): string {
-  return `No ${engine} found for the browser tests. As root run: apt-get update && apt-get install -y ${ENGINE_PACKAGES[engine].join(' ')} (or set ${ENV_VARIABLE[engine]}).`;
+  return `No ${engine} found. As root run: apt-get update && apt-get install -y ${ENGINE_PACKAGES[engine].join(' ')} (or set ${ENV_VARIABLE[engine]}).`;
 }
 
 /**
@@ -80,8 +82,32 @@ export function findEngine(engine: Engine): EnginePaths {
   ]);
   if (!executable) throw new Error(missingEngineMessage(engine));
   if (engine !== 'webkit') return { executable };
-  const browser = findMiniBrowser();
+  const browser = findMiniBrowser(executable);
   const xvfbRun = firstExisting(['/usr/bin/xvfb-run']);
   if (!browser || !xvfbRun) throw new Error(missingEngineMessage(engine));
   return { executable, browser, xvfbRun };
+}
+
+/** The flags this closed network needs, whatever drives Chromium. */
+export const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/**
+ * Headless system Chromium through playwright-core (no browser download).
+ * @param args extra command-line flags, after {@link CHROMIUM_FLAGS}
+ * @throws Error from {@link findEngine} when Chromium is missing
+ */
+export function launchChromium(args: string[] = []): Promise<Browser> {
+  return chromium.launch({
+    executablePath: findEngine('chromium').executable,
+    headless: true,
+    args: [...CHROMIUM_FLAGS, ...args],
+  });
 }

@@ -1,5 +1,5 @@
 /**
- * Drives the built page in any engine (tests/support/engines/browser.ts)
+ * Drives the built page in any engine (tests/browser/support/engines/browser.ts)
  * through a model path's events, as a visitor would: pointer clicks and
  * keyboard typing (tests/browser/engines.test.ts). The sign-up request is
  * held by the tests' proxy until the path says how it ends: a success goes
@@ -7,10 +7,10 @@
  */
 import { expect } from 'vitest';
 import type { EventObject } from 'xstate';
-import type { EnginePage } from '../engines/browser';
-import type { HeldSignUp } from '../engines/network';
-import { replyFor } from './serverReplies';
-import type { SignUpModelEvent } from './signUpModel';
+import type { EnginePage } from './engines/browser';
+import type { HeldSignUp } from './engines/network';
+import { replyFor } from '../../../scripts/model/serverReplies';
+import type { SignUpModelEvent } from '../../../scripts/model/signUpModel';
 
 const isChecked = (page: EnginePage, selector: string) =>
   page.evaluate(

@@ -1,6 +1,6 @@
 /**
  * The page's verdict on one input, as the form gives it: the same pure code
- * runs in Node (tests/support/verdicts.ts) and, bundled, in every browser
+ * runs in Node (tests/oracles/verdicts.ts) and, bundled, in every browser
  * engine. It must stay free of Node and DOM APIs.
  */
 import { validateSignUp, type FormToValidate } from '../../src/validation';

@@ -1,5 +1,5 @@
 /**
- * The Web Platform Tests inputs (tests/data/wpt/, see its README) and the
+ * The Web Platform Tests inputs (tests/oracles/wpt/, see its README) and the
  * page's verdicts on them, in Node and, through a self-contained script, in
  * any browser engine. docs/url-and-email-rules.md, "One verdict": every side
  * must give the same verdict.
@@ -16,7 +16,7 @@ import {
 
 export type { Verdict, VerdictCase, VerdictKind };
 
-const WPT_DIR = resolve(import.meta.dirname, '../data/wpt');
+const WPT_DIR = resolve(import.meta.dirname, 'wpt');
 
 /** One parsed WPT file: strings are comments, objects are cases. */
 function wptCases<T extends object>(file: string): T[] {

@@ -3,7 +3,7 @@
  * (src/app.tsx, React in jsdom). Events become what a visitor does (typing,
  * ticking, the fake captcha, Escape) or what the network answers (a fake
  * `fetch`); after every step the page must show what the model's state
- * calls for (tests/support/model/views.ts). Transitions are read from the
+ * calls for (scripts/model/views.ts). Transitions are read from the
  * page's own actors through their inspection events.
  */
 import { act, render, screen, waitFor } from '@testing-library/react';
@@ -17,30 +17,30 @@ import { signUpMachine } from '../../machines/signUpMachine';
 import { startSignUpApp } from '../../src/app';
 import { readConfig } from '../../src/config';
 import { removeTrackingTag } from '../../src/trackingTag';
-import { fakeRecaptchaScript } from '../support/fakeRecaptcha';
+import { fakeRecaptchaScript } from '../../scripts/page/fakeRecaptcha';
 import {
   consentModel,
   describeConsentInput,
-} from '../support/model/consentModel';
-import { describePath, modelSnapshots } from '../support/model/modelRun';
-import { planPaths, type PlannedPath } from '../support/model/planner';
-import { heldNetwork, replyFor } from '../support/model/serverReplies';
+} from '../../scripts/model/consentModel';
+import { describePath, modelSnapshots } from '../../scripts/model/modelRun';
+import { planPaths, type PlannedPath } from '../../scripts/model/planner';
+import { heldNetwork, replyFor } from '../../scripts/model/serverReplies';
 import {
   MODEL_SESSION,
   signUpModel,
   type SignUpModelEvent,
-} from '../support/model/signUpModel';
+} from '../../scripts/model/signUpModel';
 import {
   recordTransitions,
   reportWalked,
   type TransitionRecord,
-} from '../support/model/transitions';
+} from '../../scripts/model/transitions';
 import {
   expectedConsentView,
   expectedSignUpView,
   readConsentView,
   readSignUpView,
-} from '../support/model/views';
+} from '../../scripts/model/views';
 
 const config = readConfig({ TRACKING_TAG_URL: 'https://tags.example/tag.js' });
 

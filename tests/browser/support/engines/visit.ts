@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AxeResults } from 'axe-core';
 import { expect } from 'vitest';
-import { DESKTOP } from '../signUpPage';
+import { DESKTOP } from '../../../../scripts/page/signUpPage';
 import type { EnginePage, Viewport } from './browser';
 import type { EngineSuite } from './launch';
 
