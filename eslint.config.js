@@ -5,6 +5,16 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** What the files of one folder may not import. */
+function layer(files, patterns) {
+  return [
+    {
+      files: [files],
+      rules: { 'no-restricted-imports': ['error', { patterns }] },
+    },
+  ];
+}
+
 export default tseslint.config(
   { ignores: ['dist/', 'dist-*/', '.parcel-cache/', 'node_modules/'] },
   js.configs.recommended,
@@ -23,6 +33,36 @@ export default tseslint.config(
     files: ['**/*.tsx'],
     ...jsxA11y.flatConfigs.strict,
   },
+  // The layers (docs/architecture.md): imports only point down, from the
+  // server and the scripts, through the page and the shared rules, to the
+  // machines, which import nothing of ours.
+  ...layer('machines/**', [
+    {
+      regex: '^(?!xstate(?:/|$)|\\./)',
+      message: 'machines/ imports only xstate and itself.',
+    },
+  ]),
+  ...layer('common/**', [
+    {
+      group: ['**/src/**', '**/server/**', '**/scripts/**', '**/tests/**'],
+      message: 'common/ imports only machines/ and libraries.',
+    },
+  ]),
+  ...layer('src/**', [
+    {
+      group: ['**/server/**', '**/scripts/**', '**/tests/**'],
+      message: 'The page imports only common/, machines/ and libraries.',
+    },
+  ]),
+  ...layer('server/**', [
+    {
+      group: ['**/src/**', '**/scripts/**', '**/tests/**'],
+      message: 'The server never imports browser code, scripts or tests.',
+    },
+  ]),
+  ...layer('scripts/**', [
+    { group: ['**/tests/**'], message: 'scripts/ import nothing from tests/.' },
+  ]),
   {
     rules: {
       '@typescript-eslint/no-unused-vars': [

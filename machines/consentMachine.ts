@@ -15,7 +15,7 @@
  * `removeTag` and `deleteTagCookies`, which the page wires in (`src/main.tsx`) and tests replace
  * with `machine.provide(...)`. No React or DOM import here.
  */
-import { setup } from 'xstate';
+import { setup, type SnapshotFrom } from 'xstate';
 
 export type ConsentChoice = 'unset' | 'accepted' | 'rejected';
 export type StoredChoice = Exclude<ConsentChoice, 'unset'>;
@@ -79,7 +79,7 @@ export const consentMachine = setup({
     context: {} as ConsentInput,
     events: {} as ConsentEvent,
     input: {} as ConsentInput,
-    tags: 'modal',
+    tags: {} as 'modal' | 'accepted' | 'rejected',
   },
   actions: {
     // Implemented by the page with the cookie module (src/cookies.ts).
@@ -118,10 +118,29 @@ export const consentMachine = setup({
         open: { tags: 'modal', on: choosing },
       },
     },
-    accepted: { entry: 'loadTag', ...chosen('accepted') },
+    accepted: { tags: 'accepted', entry: 'loadTag', ...chosen('accepted') },
     rejected: {
+      tags: 'rejected',
       entry: ['removeTag', 'deleteTagCookies'],
       ...chosen('rejected'),
     },
   },
 });
+
+type ConsentSnapshot = SnapshotFrom<typeof consentMachine>;
+
+/** The visitor's choice now (R4.7), from the state's tags. */
+export function selectChoice(snapshot: ConsentSnapshot): ConsentChoice {
+  if (snapshot.hasTag('accepted')) return 'accepted';
+  return snapshot.hasTag('rejected') ? 'rejected' : 'unset';
+}
+
+/** Whether the consent modal is open. */
+export function selectModalOpen(snapshot: ConsentSnapshot): boolean {
+  return snapshot.hasTag('modal');
+}
+
+/** Whether the settings link shows: only once a choice exists (R4.10). */
+export function selectSettingsShown(snapshot: ConsentSnapshot): boolean {
+  return selectChoice(snapshot) !== 'unset';
+}

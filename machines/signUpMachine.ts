@@ -11,16 +11,28 @@
  * captcha widget, which lives in the view, hears `captcha.reset` emitted by
  * the `resetCaptcha` action. No React or DOM import here.
  */
-import { assertEvent, assign, emit, fromPromise, setup } from 'xstate';
 import {
-  messages,
-  validateSignUp,
-  checkSiteUrl,
-  type FieldErrors,
-} from '../src/validation';
+  assertEvent,
+  assign,
+  emit,
+  fromPromise,
+  setup,
+  type SnapshotFrom,
+} from 'xstate';
+import {
+  failureOf,
+  type Failure,
+  type Session,
+  type SignUpRequest,
+} from './signUpContract';
 
 export type TextField = 'name' | 'email' | 'url';
 export type CheckboxField = 'newsletter' | 'tos';
+/** The fields that can carry an error message; `captcha` is the captcha notice. */
+export type ErrorField = 'name' | 'email' | 'url' | 'tos' | 'captcha';
+
+/** Field → the message shown for it. */
+export type FieldErrors = Partial<Record<ErrorField, string>>;
 
 export interface SignUpValues {
   name: string;
@@ -28,51 +40,6 @@ export interface SignUpValues {
   url: string;
   newsletter: boolean;
   tos: boolean;
-}
-
-/** What the page sends (spec section 3); the client form-encodes it. */
-export interface SignUpRequest {
-  name: string;
-  email: string;
-  captchaToken: string;
-  newsletter: boolean;
-  /** With its protocol (spec section 5). */
-  url?: string;
-  utmCampaign?: string;
-}
-
-/** `one_time_auth` of a successful answer (spec section 3). */
-export interface Session {
-  token: string;
-  sid: string;
-}
-
-/** Why a failure is "general": for error reporting, never shown apart. */
-export type GeneralFailureReason =
-  'network' | 'timeout' | 'malformed' | 'refused' | 'unexpected';
-
-/** The one error a failed request shows (spec section 8, "Server"). */
-export type Failure =
-  | { kind: 'rateLimited' }
-  | { kind: 'invalidName' }
-  | { kind: 'general'; reason: GeneralFailureReason };
-
-/**
- * How `submitSignUp` rejects: with the failure it decided on. Anything
- * else it might throw is treated as a general failure by {@link failureOf}.
- */
-export class SignUpRejection extends Error {
-  constructor(readonly failure: Failure) {
-    super(`sign-up failed: ${failure.kind}`);
-    this.name = 'SignUpRejection';
-  }
-}
-
-/** The failure an error from `submitSignUp` stands for. */
-export function failureOf(error: unknown): Failure {
-  return error instanceof SignUpRejection
-    ? error.failure
-    : { kind: 'general', reason: 'unexpected' };
 }
 
 export interface SignUpInput {
@@ -88,6 +55,8 @@ export interface SignUpContext {
   /** Set only in `failure`: which one error that state shows. */
   failure: Failure | null;
   utmCampaign: string | undefined;
+  /** What `submitting` sends: set by `checkForm` when the form has no errors. */
+  request: SignUpRequest | null;
 }
 
 export type SignUpEvent =
@@ -132,7 +101,7 @@ export const signUpMachine = setup({
     events: {} as SignUpEvent,
     input: {} as SignUpInput,
     emitted: {} as SignUpEmitted,
-    tags: 'locked',
+    tags: {} as 'locked' | 'sending' | 'signedUp',
   },
   actors: {
     // Replaced by the page with the real client (src/signUpClient.ts).
@@ -166,20 +135,20 @@ export const signUpMachine = setup({
       };
     }),
     forgetCaptchaToken: assign({ captchaToken: null }),
-    validate: assign(({ context }) => ({
-      errors: validateSignUp({
-        ...context.values,
-        captchaToken: context.captchaToken,
-      }),
-      failure: null,
-    })),
-    // Spec section 4: a failure clears every earlier error and shows one;
-    // section 8: a refused name marks the name field with its help text.
+    // Provided by the page and the tests with the form's rules
+    // (common/signUpRules.ts): assigns `errors` for the values and the
+    // captcha token, and `request` when there are none.
+    checkForm: () => {
+      throw new Error('checkForm was not provided');
+    },
+    // R4.4: a failure clears every earlier error and shows one.
     recordFailure: assign((_, failure: Failure) => ({
       failure,
-      errors:
-        failure.kind === 'invalidName' ? { name: messages.nameRefused } : {},
+      errors: {},
     })),
+    // Provided with the rules (common/signUpRules.ts): R8.2, a refused name
+    // marks the name field with its help text.
+    explainFailure: () => {},
     clearFailure: assign({ failure: null }),
     // The view that owns the widget listens for this (src/views/SignUpForm.tsx).
     resetCaptcha: emit({ type: 'captcha.reset' } as const),
@@ -206,6 +175,7 @@ export const signUpMachine = setup({
     errors: {},
     failure: null,
     utmCampaign: input.utmCampaign,
+    request: null,
   }),
   initial: 'idle',
   states: {
@@ -213,28 +183,21 @@ export const signUpMachine = setup({
       on: editing,
     },
     validating: {
-      entry: 'validate',
+      entry: ['clearFailure', 'checkForm'],
       always: [
         { guard: 'hasFieldErrors', target: 'idle', actions: 'announceErrors' },
         { target: 'submitting' },
       ],
     },
     submitting: {
-      tags: 'locked',
+      tags: ['locked', 'sending'],
       invoke: {
         id: 'submitSignUp',
         src: 'submitSignUp',
         input: ({ context }): SignUpRequest => {
-          const url = checkSiteUrl(context.values.url);
-          return {
-            name: context.values.name.trim(),
-            email: context.values.email.trim(),
-            // `validating` let us in only with a token and a valid URL.
-            captchaToken: context.captchaToken ?? '',
-            newsletter: context.values.newsletter,
-            ...(url.ok && { url: url.url }),
-            ...(context.utmCampaign && { utmCampaign: context.utmCampaign }),
-          };
+          // `validating` lets us in only once `checkForm` made a request.
+          if (!context.request) throw new Error('no checked request to send');
+          return context.request;
         },
         onDone: {
           target: 'success',
@@ -253,6 +216,7 @@ export const signUpMachine = setup({
               type: 'recordFailure',
               params: ({ event }) => failureOf(event.error),
             },
+            'explainFailure',
             'announceErrors',
             {
               type: 'reportFailure',
@@ -266,7 +230,7 @@ export const signUpMachine = setup({
       exit: ['resetCaptcha', 'forgetCaptchaToken'],
     },
     // The browser is leaving for `/`: the form stays locked meanwhile.
-    success: { type: 'final', tags: 'locked' },
+    success: { type: 'final', tags: ['locked', 'signedUp'] },
     failure: {
       on: {
         ...editing,
@@ -282,3 +246,52 @@ export const signUpMachine = setup({
     },
   },
 });
+
+type SignUpSnapshot = SnapshotFrom<typeof signUpMachine>;
+
+/**
+ * The questions the views ask, answered from tags and context so that no
+ * view names a state.
+ */
+
+/** Whether the form's controls are locked (R4.1): while sending, and after success. */
+export function selectLocked(snapshot: SignUpSnapshot): boolean {
+  return snapshot.hasTag('locked');
+}
+
+/** Where the sign-up is, as the submit button and the status line say it. */
+export type SignUpProgress = 'editing' | 'sending' | 'signedUp';
+
+export function selectProgress(snapshot: SignUpSnapshot): SignUpProgress {
+  if (snapshot.hasTag('signedUp')) return 'signedUp';
+  return snapshot.hasTag('sending') ? 'sending' : 'editing';
+}
+
+/**
+ * The failure shown in a message area of its own (R8.1, R8.3), or null. A
+ * refused name shows at the name field instead, as a field error (R8.2).
+ */
+export function selectAreaFailure(
+  snapshot: SignUpSnapshot,
+): 'rateLimited' | 'general' | null {
+  const failure = snapshot.context.failure;
+  return failure && failure.kind !== 'invalidName' ? failure.kind : null;
+}
+
+/** Field → message, for every field in error now. */
+export function selectFieldErrors(snapshot: SignUpSnapshot): FieldErrors {
+  return snapshot.context.errors;
+}
+
+/** A field's message among `errors`; the newsletter box is never in error (R5.6). */
+export function fieldError(
+  errors: FieldErrors,
+  field: TextField | CheckboxField | 'captcha',
+): string | undefined {
+  return field === 'newsletter' ? undefined : errors[field];
+}
+
+/** The form's values as the machine holds them. */
+export function selectValues(snapshot: SignUpSnapshot): SignUpValues {
+  return snapshot.context.values;
+}

@@ -31,7 +31,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import { buildServer } from '../server/app';
 import { securityHeaderOptions } from '../server/securityHeaders';
-import { readConfig } from '../src/config';
+import { readConfig } from '../common/config';
 import { buildPage, hashSource } from './build';
 import { jsComposition, STACK_PACKAGES } from './bundleBytes';
 import { findEngine } from './engines';

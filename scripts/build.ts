@@ -39,7 +39,7 @@ import {
   pageConfigEnvironment,
   readConfig,
   type ConfigEnvironment,
-} from '../src/config';
+} from '../common/config';
 import { SIGN_UP_FORM_ID } from '../src/earlyScript';
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..');

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { buildServer } from '../server/app';
 import { serverOptionsFrom } from '../server/environment';
-import { pageConfigEnvironment } from '../src/config';
+import { pageConfigEnvironment } from '../common/config';
 
 const API_PORT = 1235;
 const api = await buildServer(

@@ -3,7 +3,7 @@
  * ("Configuration"), in one place for `npm start`, `npm run dev` and the
  * browser tests' servers.
  */
-import { readConfig } from '../src/config';
+import { readConfig } from '../common/config';
 import type { ServerOptions } from './app';
 
 /** Every variable the server reads; unset and empty mean "the default". */

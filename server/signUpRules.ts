@@ -2,14 +2,12 @@
  * The local stand-in for the product's sign-up API rules (CONTRACT.md
  * "HTTP"). Pure: decides on one form body and the accounts seen so far.
  */
-import { checkSiteUrl, isValidEmail, keptCampaign } from '../src/validation';
-
-export type ApiAnswer =
-  | {
-      success: true;
-      data: { one_time_auth: { token: string; sid: string } };
-    }
-  | { success: false; code: string; info: string };
+import {
+  SIGN_UP_CODES,
+  SIGN_UP_FIELDS,
+  type SignUpAnswer,
+} from '../machines/signUpContract';
+import { checkSiteUrl, isValidEmail, keptCampaign } from '../common/validation';
 
 export const NAME_MAX_LENGTH = 100;
 
@@ -36,7 +34,7 @@ export function nameProblem(name: string): string | undefined {
 }
 
 /** The API's failure answer (CONTRACT.md "HTTP"). */
-export function refusal(code: string, info: string): ApiAnswer {
+export function refusal(code: string, info: string): SignUpAnswer {
   return { success: false, code, info };
 }
 
@@ -71,7 +69,7 @@ export interface NewAccount {
  *   never refused: the campaign rule ({@link keptCampaign}) keeps it or
  *   ignores it
  */
-export function readSignUp(body: UntrustedBody): NewAccount | ApiAnswer {
+export function readSignUp(body: UntrustedBody): NewAccount | SignUpAnswer {
   const single = (key: string): string | undefined | null => {
     // Own fields only: `constructor` and friends are not sent fields.
     if (!Object.hasOwn(body, key)) return undefined;
@@ -83,7 +81,7 @@ export function readSignUp(body: UntrustedBody): NewAccount | ApiAnswer {
   };
   const name = single('name');
   if (typeof name !== 'string' || nameProblem(name) !== undefined) {
-    return refusal('CSAPI_INVALID_PARAMETER', 'name');
+    return refusal(SIGN_UP_CODES.invalidParameter, SIGN_UP_FIELDS.name);
   }
   const email = single('email');
   if (typeof email !== 'string' || !isValidEmail(email)) {

@@ -8,13 +8,14 @@
 import type { ReactElement } from 'react';
 import { createActor, fromPromise, type InspectionEvent } from 'xstate';
 import { consentMachine, type StoredChoice } from '../machines/consentMachine';
+import { signUpMachine } from '../machines/signUpMachine';
 import {
-  signUpMachine,
   type Failure,
   type Session,
   type SignUpRequest,
-} from '../machines/signUpMachine';
-import type { AppConfig } from './config';
+} from '../machines/signUpContract';
+import type { AppConfig } from '../common/config';
+import { signUpRuleActions } from '../common/signUpRuleActions';
 import { createCookieJar } from './cookies';
 import { createErrorReporter, type ErrorReporter } from './errorReporting';
 import { readAddressParameters } from './prefill';
@@ -106,6 +107,7 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
       ),
     },
     actions: {
+      ...signUpRuleActions,
       setLoginCookies: (_, session: Session) =>
         cookies.setLoginCookies(session),
       // DECISIONS.md: `/` is the product's app, outside this page.

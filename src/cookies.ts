@@ -7,8 +7,8 @@
  * through js-cookie, which encodes values as RFC 6265 cookie-octets.
  */
 import Cookies from 'js-cookie';
-import type { Session } from '../machines/signUpMachine';
-import { keptCampaign } from './validation';
+import type { Session } from '../machines/signUpContract';
+import { keptCampaign } from '../common/validation';
 
 export const DEFAULT_LIFETIME_DAYS = 365;
 export const CAMPAIGN_LIFETIME_DAYS = 30;

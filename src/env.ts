@@ -1,4 +1,4 @@
-import type { AppConfig } from './config';
+import type { AppConfig } from '../common/config';
 
 /**
  * The configuration the page was built with. The build (scripts/build.ts,

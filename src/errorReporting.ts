@@ -7,7 +7,7 @@
  * no input breadcrumbs, no user, and every string is scrubbed of e-mail
  * addresses and URLs other than the page's own.
  */
-import type { Failure } from '../machines/signUpMachine';
+import type { Failure } from '../machines/signUpContract';
 import type { SentryClient } from './sentry';
 
 export interface ErrorReporter {

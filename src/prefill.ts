@@ -4,7 +4,7 @@
  * `utm_campaign` are read for consent and the payload.
  */
 import type { SignUpValues } from '../machines/signUpMachine';
-import { checkSiteUrl, isValidEmail, keptCampaign } from './validation';
+import { checkSiteUrl, isValidEmail, keptCampaign } from '../common/validation';
 
 export interface AddressParameters {
   values: Partial<Pick<SignUpValues, 'name' | 'email' | 'url'>>;

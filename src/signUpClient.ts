@@ -5,13 +5,14 @@
  * carrying the decided failure, so the machine never sees an untyped error.
  */
 import {
+  SIGN_UP_CODES,
+  SIGN_UP_FIELDS,
+  SIGN_UP_PATH,
   SignUpRejection,
   type Failure,
   type Session,
   type SignUpRequest,
-} from '../machines/signUpMachine';
-
-export const SIGN_UP_PATH = '/2/account/signup/';
+} from '../machines/signUpContract';
 
 /** How long the page waits for an answer before calling it a general failure. */
 export const DEFAULT_DEADLINE_MS = 20_000;
@@ -31,13 +32,15 @@ export interface SignUpClientOptions {
  */
 export function encodeSignUpRequest(request: SignUpRequest): URLSearchParams {
   const body = new URLSearchParams({
-    name: request.name,
-    email: request.email,
-    'g-recaptcha-response': request.captchaToken,
-    newsletter: request.newsletter ? '1' : '0',
+    [SIGN_UP_FIELDS.name]: request.name,
+    [SIGN_UP_FIELDS.email]: request.email,
+    [SIGN_UP_FIELDS.captchaToken]: request.captchaToken,
+    [SIGN_UP_FIELDS.newsletter]: request.newsletter ? '1' : '0',
   });
-  if (request.url) body.set('url', request.url);
-  if (request.utmCampaign) body.set('utm_campaign', request.utmCampaign);
+  if (request.url) body.set(SIGN_UP_FIELDS.url, request.url);
+  if (request.utmCampaign) {
+    body.set(SIGN_UP_FIELDS.utmCampaign, request.utmCampaign);
+  }
   return body;
 }
 
@@ -69,10 +72,13 @@ export function decideSignUpAnswer(answer: unknown): Session | Failure {
     return { kind: 'general', reason: 'malformed' };
   }
   if (answer.success !== false) return { kind: 'general', reason: 'malformed' };
-  if (answer.code === 'CSAPI_API_RATE_LIMIT_REACHED') {
+  if (answer.code === SIGN_UP_CODES.rateLimitReached) {
     return { kind: 'rateLimited' };
   }
-  if (answer.code === 'CSAPI_INVALID_PARAMETER' && answer.info === 'name') {
+  if (
+    answer.code === SIGN_UP_CODES.invalidParameter &&
+    answer.info === SIGN_UP_FIELDS.name
+  ) {
     return { kind: 'invalidName' };
   }
   return { kind: 'general', reason: 'refused' };

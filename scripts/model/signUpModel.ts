@@ -4,16 +4,19 @@
  */
 import { fromPromise, type AnyMachineSnapshot, type EventObject } from 'xstate';
 import {
-  SignUpRejection,
   signUpMachine,
-  type Failure,
-  type Session,
   type SignUpContext,
   type SignUpEvent,
   type SignUpInput,
-  type SignUpRequest,
 } from '../../machines/signUpMachine';
-import { validateSignUp } from '../../src/validation';
+import {
+  SignUpRejection,
+  type Failure,
+  type Session,
+  type SignUpRequest,
+} from '../../machines/signUpContract';
+import { validateSignUp } from '../../common/validation';
+import { signUpRuleActions } from '../../common/signUpRuleActions';
 import type { ModelSpec } from './planner';
 
 /** What the invoked `submitSignUp` actor reports to the machine. */
@@ -98,9 +101,14 @@ export function abstractSignUp(snapshot: AnyMachineSnapshot): string {
   ]);
 }
 
+// The page's machine: its rules provided as the page provides them.
+const checkedSignUpMachine = signUpMachine.provide({
+  actions: signUpRuleActions,
+});
+
 export const signUpModel: ModelSpec<SignUpInput> = {
-  machine: signUpMachine,
-  replayLogic: signUpMachine.provide({
+  machine: checkedSignUpMachine,
+  replayLogic: checkedSignUpMachine.provide({
     actors: {
       submitSignUp: fromPromise<Session, SignUpRequest>(
         () => new Promise<never>(() => {}),

@@ -3,7 +3,7 @@
  * ("Page hooks"), with Google's reCAPTCHA script replaced by the local fake.
  */
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
-import { SIGN_UP_PATH } from '../../src/signUpClient';
+import { SIGN_UP_PATH } from '../../machines/signUpContract';
 import { useFakeRecaptcha } from './fakeRecaptcha';
 import { useFakeTag } from './fakeTag';
 

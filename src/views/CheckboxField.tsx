@@ -1,47 +1,34 @@
-export interface CheckboxFieldProps {
-  /** The input's `name` and `id` (CONTRACT.md "Page hooks"). */
-  name: 'newsletter' | 'tos';
-  label: string;
-  checked: boolean;
-  /** The error's text and its paragraph's id, when the box is in error. */
-  error?: { id: string; message: string } | undefined;
-  /** While the request runs: announced as unavailable, focus kept. */
-  locked: boolean;
-  onCheckedChange: (checked: boolean) => void;
-}
+import type { CheckboxField as CheckboxFieldName } from '../../machines/signUpMachine';
+import { errorIdOf, FieldError, type FieldProps } from './Field';
+
+export type CheckboxFieldProps = FieldProps<CheckboxFieldName, boolean>;
 
 /**
- * A labelled checkbox with its error above it, GOV.UK style (the error's
- * visually hidden "Error:" prefix is read out with the box through
- * `aria-describedby`).
+ * A labelled checkbox with its error above it, GOV.UK style; its value is
+ * whether it is ticked.
  */
 export function CheckboxField({
   name,
   label,
-  checked,
+  value,
   error,
   locked,
-  onCheckedChange,
+  onValueChange,
 }: CheckboxFieldProps) {
   return (
     <div className={error ? 'field field--error' : 'field'}>
-      {error && (
-        <p id={error.id} className="field__error">
-          <span className="visually-hidden">Error: </span>
-          {error.message}
-        </p>
-      )}
+      <FieldError name={name} error={error} />
       <div className="checkbox">
         <input
           className="checkbox__input"
           type="checkbox"
           id={name}
           name={name}
-          checked={checked}
+          checked={value}
           aria-disabled={locked || undefined}
           aria-invalid={error ? true : undefined}
-          aria-describedby={error?.id}
-          onChange={(event) => onCheckedChange(event.target.checked)}
+          aria-describedby={error ? errorIdOf(name) : undefined}
+          onChange={(event) => onValueChange(event.target.checked)}
         />
         <label className="checkbox__label" htmlFor={name}>
           {label}

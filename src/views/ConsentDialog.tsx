@@ -1,27 +1,23 @@
 import { useSelector } from '@xstate/react';
 import { useEffect, useRef } from 'react';
-import type { ActorRefFrom, SnapshotFrom } from 'xstate';
-import type {
-  ConsentChoice,
-  consentMachine,
+import type { ActorRefFrom } from 'xstate';
+import {
+  selectChoice,
+  selectModalOpen,
+  selectSettingsShown,
+  type ConsentChoice,
+  type consentMachine,
 } from '../../machines/consentMachine';
 import { useHydrated } from './hydration';
 
 export type ConsentActor = ActorRefFrom<typeof consentMachine>;
 
-/** The visitor's choice, from the top-level state. */
-export function choiceOf(
-  snapshot: SnapshotFrom<typeof consentMachine>,
-): ConsentChoice {
-  if (snapshot.matches('accepted')) return 'accepted';
-  if (snapshot.matches('rejected')) return 'rejected';
-  return 'unset';
-}
-
 export interface ConsentView {
   /** The modal is open. */
   open: boolean;
   choice: ConsentChoice;
+  /** The "Cookie settings" link shows. */
+  settingsShown: boolean;
 }
 
 /**
@@ -33,9 +29,12 @@ export interface ConsentView {
  */
 export function useConsentView(consent: ConsentActor): ConsentView {
   const hydrated = useHydrated();
-  const open = useSelector(consent, (snapshot) => snapshot.hasTag('modal'));
-  const choice = useSelector(consent, choiceOf);
-  return hydrated ? { open, choice } : { open: false, choice: 'unset' };
+  const open = useSelector(consent, selectModalOpen);
+  const choice = useSelector(consent, selectChoice);
+  const settingsShown = useSelector(consent, selectSettingsShown);
+  return hydrated
+    ? { open, choice, settingsShown }
+    : { open: false, choice: 'unset', settingsShown: false };
 }
 
 const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled])';
@@ -168,8 +167,8 @@ export function ConsentDialog({
 
 /** "Cookie settings": shown only once a choice exists (spec section 4). */
 export function ConsentSettingsLink({ consent }: { consent: ConsentActor }) {
-  const { choice } = useConsentView(consent);
-  if (choice === 'unset') return null;
+  const { settingsShown } = useConsentView(consent);
+  if (!settingsShown) return null;
   return (
     <button
       type="button"

@@ -1,6 +1,10 @@
+import { useSelector } from '@xstate/react';
 import { forwardRef, type MouseEvent } from 'react';
-import type { Failure } from '../../machines/signUpMachine';
-import type { FieldErrors } from '../validation';
+import {
+  selectAreaFailure,
+  selectFieldErrors,
+} from '../../machines/signUpMachine';
+import type { SignUpActor } from './signUpActor';
 
 /** Where each error's link leads: the field's input, or the captcha box. */
 const ERROR_TARGETS = [
@@ -38,8 +42,7 @@ function focusTarget(event: MouseEvent<HTMLAnchorElement>, id: string) {
 }
 
 export interface ErrorSummaryProps {
-  errors: FieldErrors;
-  failure: Failure | null;
+  actorRef: SignUpActor;
 }
 
 /**
@@ -49,11 +52,10 @@ export interface ErrorSummaryProps {
  * it when it appears; the form moves focus to it (hence `tabIndex={-1}`).
  */
 export const ErrorSummary = forwardRef<HTMLDivElement, ErrorSummaryProps>(
-  function ErrorSummary({ errors, failure }, ref) {
-    const areaFailure =
-      failure && failure.kind !== 'invalidName'
-        ? FAILURE_MESSAGES[failure.kind]
-        : undefined;
+  function ErrorSummary({ actorRef }, ref) {
+    const errors = useSelector(actorRef, selectFieldErrors);
+    const failureKind = useSelector(actorRef, selectAreaFailure);
+    const areaFailure = failureKind ? FAILURE_MESSAGES[failureKind] : undefined;
     const links = ERROR_TARGETS.flatMap(([field, target]) => {
       const message = errors[field];
       return message ? [{ target, message }] : [];

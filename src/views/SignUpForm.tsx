@@ -1,30 +1,27 @@
 import { useActorRef, useSelector } from '@xstate/react';
-import { useEffect, useRef, useState } from 'react';
-import ReCAPTCHA from 'react-google-recaptcha';
+import { useRef } from 'react';
 import type { InspectionEvent } from 'xstate';
-import type {
-  CheckboxField as CheckboxFieldName,
-  SignUpInput,
-  TextField as TextFieldName,
-  signUpMachine,
+import {
+  fieldError,
+  selectFieldErrors,
+  selectLocked,
+  selectProgress,
+  selectValues,
+  type CheckboxField as CheckboxFieldName,
+  type SignUpInput,
+  type TextField as TextFieldName,
+  type signUpMachine,
 } from '../../machines/signUpMachine';
 import { SIGN_UP_FORM_ID } from '../earlyScript';
+import { CaptchaField } from './CaptchaField';
 import { CheckboxField } from './CheckboxField';
 import { useEarlyInput } from './earlyInput';
+import { useErrorFocus } from './errorFocus';
 import { ErrorSummary } from './ErrorSummary';
 import { TextField } from './TextField';
-import { whenIdleOrInteracted } from './whenIdle';
-
-/** The ids of the fields' errors: page hooks of CONTRACT.md. */
-const ERROR_IDS = {
-  name: 'name-error',
-  email: 'email-error',
-  url: 'url-error',
-  tos: 'tos-error',
-} as const;
 
 export interface SignUpFormProps {
-  /** The sign-up machine with the page's effects provided (src/main.tsx). */
+  /** The sign-up machine with the page's effects provided (src/app.tsx). */
   machine: typeof signUpMachine;
   input: SignUpInput;
   /** Receives the actor's inspection events (Stately's inspector, tests). */
@@ -33,10 +30,25 @@ export interface SignUpFormProps {
   recaptchaSiteKey: string;
 }
 
+/** What the status line announces and the submit button says, by progress. */
+const PROGRESS_TEXT = {
+  editing: { status: '', button: 'Create account' },
+  sending: {
+    status: 'Creating your account…',
+    button: 'Creating your account…',
+  },
+  signedUp: {
+    status: 'Account created. Taking you to your account…',
+    button: 'Account created',
+  },
+} as const;
+
 /**
- * The sign-up form: a thin view of the sign-up machine. It renders the
- * machine's context and sends it what the visitor does; every decision
- * (what is sent, which error shows, when inputs are locked) is the machine's.
+ * The sign-up form: a thin view of the sign-up machine. It renders what the
+ * machine's selectors answer and sends it what the visitor does; every
+ * decision (what is sent, which error shows, when inputs are locked) is the
+ * machine's. The captcha box (CaptchaField) and the focus after errors
+ * (useErrorFocus) are parts of their own.
  */
 export function SignUpForm({
   machine,
@@ -45,64 +57,30 @@ export function SignUpForm({
   productName,
   recaptchaSiteKey,
 }: SignUpFormProps) {
-  const captchaRef = useRef<ReCAPTCHA>(null);
-  const summaryRef = useRef<HTMLDivElement>(null);
-  // Bumped when the machine shows errors; focus follows once they render.
-  const [errorsShown, setErrorsShown] = useState(0);
   const actorRef = useActorRef(machine, { input, inspect });
-  useEffect(() => {
-    const subscriptions = [
-      actorRef.on('captcha.reset', () => captchaRef.current?.reset()),
-      actorRef.on('errors.shown', () => setErrorsShown((count) => count + 1)),
-    ];
-    return () => subscriptions.forEach((s) => s.unsubscribe());
-  }, [actorRef]);
-  useEffect(() => {
-    if (errorsShown > 0) summaryRef.current?.focus();
-  }, [errorsShown]);
+  const summaryRef = useErrorFocus(actorRef);
   const formRef = useRef<HTMLFormElement>(null);
+  // After useErrorFocus: a held submit's errors must find its listener.
   useEarlyInput(formRef, actorRef);
-  // The widget (and with it Google's script) mounts on the first
-  // interaction with the form or when the browser is idle, never on the
-  // critical path; the prerendered page and its hydration show the empty,
-  // reserved box. Undefined: not mounted yet.
-  const [captchaSize, setCaptchaSize] = useState<'normal' | 'compact'>();
-  useEffect(() => {
-    const form = formRef.current;
-    if (captchaSize || !form) return;
-    return whenIdleOrInteracted(form, () =>
-      setCaptchaSize(
-        // Google's widget is 304 px wide; below that it comes in its compact
-        // size (the box's reserved height follows the same media query).
-        window.matchMedia?.('(max-width: 379px)').matches
-          ? 'compact'
-          : 'normal',
-      ),
-    );
-  }, [captchaSize]);
-  const compactCaptcha = captchaSize === 'compact';
-  const values = useSelector(actorRef, (state) => state.context.values);
-  const errors = useSelector(actorRef, (state) => state.context.errors);
-  const failure = useSelector(actorRef, (state) => state.context.failure);
-  const locked = useSelector(actorRef, (state) => state.hasTag('locked'));
-  const submitting = useSelector(actorRef, (state) =>
-    state.matches('submitting'),
-  );
-  const done = useSelector(actorRef, (state) => state.status === 'done');
+  const values = useSelector(actorRef, selectValues);
+  const errors = useSelector(actorRef, selectFieldErrors);
+  const locked = useSelector(actorRef, selectLocked);
+  const progress = useSelector(actorRef, selectProgress);
+  const text = PROGRESS_TEXT[progress];
   const textField = (field: TextFieldName) => ({
     name: field,
     value: values[field],
-    error: errors[field],
-    errorId: ERROR_IDS[field],
+    error: fieldError(errors, field),
     locked,
     onValueChange: (value: string) =>
       actorRef.send({ type: 'field.change', field, value }),
   });
   const checkboxField = (field: CheckboxFieldName) => ({
     name: field,
-    checked: values[field],
+    value: values[field],
+    error: fieldError(errors, field),
     locked,
-    onCheckedChange: (checked: boolean) =>
+    onValueChange: (checked: boolean) =>
       actorRef.send({ type: 'checkbox.change', field, checked }),
   });
 
@@ -115,20 +93,16 @@ export function SignUpForm({
       // field may end up in an address, a history entry or a server log.
       method="post"
       noValidate
-      aria-busy={submitting}
+      aria-busy={progress === 'sending'}
       onSubmit={(event) => {
         event.preventDefault();
         actorRef.send({ type: 'submit' });
       }}
     >
-      <ErrorSummary ref={summaryRef} errors={errors} failure={failure} />
+      <ErrorSummary ref={summaryRef} actorRef={actorRef} />
       {/* Announces the request while the submit button keeps its focus. */}
       <p className="visually-hidden" role="status">
-        {submitting
-          ? 'Creating your account…'
-          : done
-            ? 'Account created. Taking you to your account…'
-            : ''}
+        {text.status}
       </p>
 
       <TextField {...textField('name')} label="Your name" autoComplete="name" />
@@ -159,43 +133,14 @@ export function SignUpForm({
       <CheckboxField
         {...checkboxField('tos')}
         label={`I agree to the ${productName} terms of service`}
-        error={
-          errors.tos ? { id: ERROR_IDS.tos, message: errors.tos } : undefined
-        }
       />
 
-      <div className="captcha" id="captcha" tabIndex={-1}>
-        {errors.captcha && (
-          <p className="message message--notice" data-testid="notice-captcha">
-            <span className="visually-hidden">Error: </span>
-            {errors.captcha}
-          </p>
-        )}
-        <div
-          className={
-            compactCaptcha
-              ? 'captcha__box captcha__box--compact'
-              : 'captcha__box'
-          }
-        >
-          {captchaSize && (
-            <ReCAPTCHA
-              ref={captchaRef}
-              sitekey={recaptchaSiteKey}
-              size={compactCaptcha ? 'compact' : 'normal'}
-              onChange={(token) =>
-                actorRef.send(
-                  token
-                    ? { type: 'captcha.solve', token }
-                    : { type: 'captcha.expire' },
-                )
-              }
-              onExpired={() => actorRef.send({ type: 'captcha.expire' })}
-              onErrored={() => actorRef.send({ type: 'captcha.expire' })}
-            />
-          )}
-        </div>
-      </div>
+      <CaptchaField
+        actorRef={actorRef}
+        formRef={formRef}
+        siteKey={recaptchaSiteKey}
+        error={fieldError(errors, 'captcha')}
+      />
 
       {/* aria-disabled rather than disabled: a disabled button would drop
           the focus of the visitor who just pressed it. */}
@@ -204,11 +149,7 @@ export function SignUpForm({
         type="submit"
         aria-disabled={locked || undefined}
       >
-        {done
-          ? 'Account created'
-          : submitting
-            ? 'Creating your account…'
-            : 'Create account'}
+        {text.button}
       </button>
     </form>
   );

@@ -1,27 +1,20 @@
 import type { InputHTMLAttributes } from 'react';
+import type { TextField as TextFieldName } from '../../machines/signUpMachine';
+import { errorIdOf, FieldError, type FieldProps } from './Field';
 
-export interface TextFieldProps extends Pick<
-  InputHTMLAttributes<HTMLInputElement>,
-  'type' | 'autoComplete' | 'inputMode' | 'spellCheck' | 'autoCapitalize'
-> {
-  /** The input's `name` and `id` (CONTRACT.md "Page hooks"). */
-  name: 'name' | 'email' | 'url';
-  /** The error paragraph's id, referenced by `aria-describedby` while shown. */
-  errorId: string;
-  label: string;
+export interface TextFieldProps
+  extends
+    FieldProps<TextFieldName, string>,
+    Pick<
+      InputHTMLAttributes<HTMLInputElement>,
+      'type' | 'autoComplete' | 'inputMode' | 'spellCheck' | 'autoCapitalize'
+    > {
   hint?: string;
-  value: string;
-  error: string | undefined;
-  /** While the request runs: read-only and announced as unavailable. */
-  locked: boolean;
-  onValueChange: (value: string) => void;
 }
 
 /**
  * A labelled text input with its hint and error, GOV.UK style: the error is
- * a paragraph above the input with a visually hidden "Error:" prefix (screen
- * readers read it out when they reach the input through `aria-describedby`),
- * and `aria-invalid` marks the input itself.
+ * a paragraph above the input, and `aria-invalid` marks the input itself.
  */
 export function TextField({
   name,
@@ -29,13 +22,14 @@ export function TextField({
   hint,
   value,
   error,
-  errorId,
   locked,
   onValueChange,
   ...inputProps
 }: TextFieldProps) {
   const hintId = hint ? `${name}-hint` : undefined;
-  const describedBy = [hintId, error && errorId].filter(Boolean).join(' ');
+  const describedBy = [hintId, error && errorIdOf(name)]
+    .filter(Boolean)
+    .join(' ');
   return (
     <div className={error ? 'field field--error' : 'field'}>
       <label className="field__label" htmlFor={name}>
@@ -46,12 +40,7 @@ export function TextField({
           {hint}
         </p>
       )}
-      {error && (
-        <p id={errorId} className="field__error">
-          <span className="visually-hidden">Error: </span>
-          {error}
-        </p>
-      )}
+      <FieldError name={name} error={error} />
       <input
         {...inputProps}
         className="field__input"

@@ -7,12 +7,12 @@
  * have sent, then carries out a held submit.
  */
 import { useEffect, useLayoutEffect, type RefObject } from 'react';
-import type { ActorRefFrom } from 'xstate';
-import type {
-  CheckboxField,
-  TextField,
-  signUpMachine,
+import {
+  selectValues,
+  type CheckboxField,
+  type TextField,
 } from '../../machines/signUpMachine';
+import type { SignUpActor } from './signUpActor';
 
 const TEXT_FIELDS: readonly TextField[] = ['name', 'email', 'url'];
 const CHECKBOX_FIELDS: readonly CheckboxField[] = ['newsletter', 'tos'];
@@ -35,12 +35,12 @@ function inputOf(form: HTMLFormElement, name: string) {
  */
 export function useEarlyInput(
   formRef: RefObject<HTMLFormElement | null>,
-  actorRef: ActorRefFrom<typeof signUpMachine>,
+  actorRef: SignUpActor,
 ): void {
   useLayoutEffect(() => {
     const form = formRef.current;
     if (!form) return;
-    const { values } = actorRef.getSnapshot().context;
+    const values = selectValues(actorRef.getSnapshot());
     for (const field of TEXT_FIELDS) {
       const value = inputOf(form, field)?.value ?? '';
       if (value !== '' && value !== values[field]) {

@@ -20,11 +20,11 @@ import {
   REFERRER_POLICY,
   type CspDirectives,
 } from '../../server/securityHeaders';
-import { SIGN_UP_PATH } from '../../src/signUpClient';
+import { SIGN_UP_PATH } from '../../machines/signUpContract';
 import { launchChromium } from './support/chromium';
 import { useFakeRecaptcha } from '../../scripts/page/fakeRecaptcha';
 import { useFakeTag } from '../../scripts/page/fakeTag';
-import { readConfig } from '../../src/config';
+import { readConfig } from '../../common/config';
 import {
   TEST_BUILDS,
   TEST_SENTRY_DSN,

@@ -8,7 +8,7 @@
  */
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { SIGN_UP_PATH } from '../../src/signUpClient';
+import { SIGN_UP_PATH } from '../../machines/signUpContract';
 import { useChromiumAndServer } from './support/browserSuite';
 import { useFakeRecaptcha } from '../../scripts/page/fakeRecaptcha';
 import { useFakeTag } from '../../scripts/page/fakeTag';

@@ -4,7 +4,7 @@
  */
 import type { Cookie, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { messages } from '../../src/validation';
+import { messages } from '../../common/validation';
 import { useChromiumAndServer } from './support/browserSuite';
 import {
   captchaResets,

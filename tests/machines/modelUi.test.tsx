@@ -15,7 +15,7 @@ import type { InspectionEvent } from 'xstate';
 import { consentMachine } from '../../machines/consentMachine';
 import { signUpMachine } from '../../machines/signUpMachine';
 import { startSignUpApp } from '../../src/app';
-import { readConfig } from '../../src/config';
+import { readConfig } from '../../common/config';
 import { removeTrackingTag } from '../../src/trackingTag';
 import { fakeRecaptchaScript } from '../../scripts/page/fakeRecaptcha';
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SignUpRejection } from '../../machines/signUpMachine';
-import { messages } from '../../src/validation';
+import { SignUpRejection } from '../../machines/signUpContract';
+import { messages } from '../../common/validation';
 import { startSignUp } from './support/signUpHarness';
 
 describe('signUpMachine: editing (spec section 4)', () => {

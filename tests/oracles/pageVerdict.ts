@@ -3,7 +3,7 @@
  * runs in Node (tests/oracles/verdicts.ts) and, bundled, in every browser
  * engine. It must stay free of Node and DOM APIs.
  */
-import { validateSignUp, type FormToValidate } from '../../src/validation';
+import { validateSignUp, type FormToValidate } from '../../common/validation';
 
 export type VerdictKind = 'url' | 'email';
 

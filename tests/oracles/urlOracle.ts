@@ -8,10 +8,10 @@
  * written down here a second time and in a different way. The parser is the
  * pinned JavaScript one, not the runtime's `URL`, so the oracle's verdict does
  * not depend on the Node version either (docs/url-and-email-rules.md). This
- * module must never import `src/validation.ts` or `src/domainName.ts`: the
+ * module must never import `common/validation.ts` or `common/domainName.ts`: the
  * property tests compare the two, and an oracle that shares code with the
  * rules under test proves nothing. It shares only data: the table of
- * characters newer than Unicode 15.0 (`src/unicodeBaseline.ts`).
+ * characters newer than Unicode 15.0 (`common/unicodeBaseline.ts`).
  *
  * Where the product deliberately departs from what validator or the parser
  * would say on their own, the oracle does the same, says why in a comment,
@@ -20,7 +20,7 @@
 import { toASCII, toUnicode } from 'tr46';
 import validator from 'validator';
 import { URL as StandardUrl } from 'whatwg-url';
-import { NEWER_THAN_UNICODE_15 } from '../../src/unicodeBaseline';
+import { NEWER_THAN_UNICODE_15 } from '../../common/unicodeBaseline';
 
 /** The oracle's verdict: `url` is what the form would send when accepted. */
 export interface OracleVerdict {
@@ -261,7 +261,7 @@ const U_LABEL = /^(?!-)[\p{L}\p{M}\p{Nd}-]+(?<!-)$/u;
 // Kept: characters newer than Unicode 15.0, the oldest tables among the
 // engines, are refused: tr46 (Unicode 17.0) would judge them as only the
 // newest engines do. Which characters those are is Unicode's data, shared
-// with the rule; the test of src/unicodeBaseline.ts checks it.
+// with the rule; the test of common/unicodeBaseline.ts checks it.
 
 /**
  * The oracle for the site-URL field: trimmed; `https://` prepended when no

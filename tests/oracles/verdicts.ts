@@ -95,7 +95,7 @@ export function nodeVerdicts(cases: readonly VerdictCase[]): Verdict[] {
 }
 
 /**
- * A self-contained classic script (an IIFE bundle of src/validation.ts and
+ * A self-contained classic script (an IIFE bundle of common/validation.ts and
  * its dependencies, built with esbuild) that, evaluated in any page, defines
  * `window.__vigilVerdicts(cases) → Verdict[]`. It needs no DOM and no `URL`.
  *

@@ -7,8 +7,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorAnswer } from '../../server/app';
-import { SIGN_UP_PATH } from '../../src/signUpClient';
+import { errorAnswer } from '../../server/errorAnswer';
+import { SIGN_UP_PATH } from '../../machines/signUpContract';
 import {
   apiServer,
   expectApiAnswer,

@@ -3,7 +3,7 @@ import {
   readConfig,
   RECAPTCHA_TEST_SITE_KEY,
   type ConfigEnvironment,
-} from '../../src/config';
+} from '../../common/config';
 
 const defaults = {
   productName: 'Vigil',

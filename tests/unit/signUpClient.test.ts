@@ -5,7 +5,7 @@ import {
   type Failure,
   type Session,
   type SignUpRequest,
-} from '../../machines/signUpMachine';
+} from '../../machines/signUpContract';
 import {
   createSignUpClient,
   decideSignUpAnswer,

@@ -1,5 +1,5 @@
 /**
- * The Unicode baseline (src/unicodeBaseline.ts): the characters newer than
+ * The Unicode baseline (common/unicodeBaseline.ts): the characters newer than
  * Unicode 15.0 that every rule refuses, so that engines with older and newer
  * Unicode tables give one verdict. Spot checks from the Unicode Standard's
  * release contents, and a tripwire for a runtime with newer tables than the
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import {
   NEWER_THAN_UNICODE_15,
   UNICODE_BASELINE,
-} from '../../src/unicodeBaseline';
+} from '../../common/unicodeBaseline';
 
 const char = (codePoint: number) => String.fromCodePoint(codePoint);
 /** [code point, what it is] → [U+ hex, what it is, code point] for titles. */

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import validator from 'validator';
 import { URL as StandardUrl } from 'whatwg-url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkSiteUrl } from '../../src/validation';
+import { checkSiteUrl } from '../../common/validation';
 import {
   KEPT_DISAGREEMENTS,
   oracleSiteUrl,

@@ -8,7 +8,7 @@ import {
   validateSignUp,
   type FormToValidate,
   type SiteUrlProblem,
-} from '../../src/validation';
+} from '../../common/validation';
 
 describe('checkSiteUrl', () => {
   // Spec section 5: a valid URL with a protocol is accepted as is, one

@@ -11,8 +11,8 @@
 import vm from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readSignUp } from '../../server/signUpRules';
-import { checkHostName } from '../../src/domainName';
-import { checkSiteUrl, messages } from '../../src/validation';
+import { checkHostName } from '../../common/domainName';
+import { checkSiteUrl, messages } from '../../common/validation';
 import { oracleEmail, oracleSiteUrl } from '../oracles/urlOracle';
 import {
   browserVerdictScript,

@@ -3,13 +3,16 @@
  * `machine.provide`: the HTTP call answers when the test says so, and the
  * cookie and navigation actions are recorded.
  */
+import { signUpRuleActions } from '../../../common/signUpRuleActions';
 import { createActor, fromPromise, type InspectionEvent } from 'xstate';
 import {
   signUpMachine,
-  type Session,
   type SignUpInput,
-  type SignUpRequest,
 } from '../../../machines/signUpMachine';
+import {
+  type Session,
+  type SignUpRequest,
+} from '../../../machines/signUpContract';
 
 export interface Deferred<T> {
   promise: Promise<T>;
@@ -53,6 +56,7 @@ export function startSignUp(
       ),
     },
     actions: {
+      ...signUpRuleActions,
       setLoginCookies: (_, session: Session) => {
         cookies.push(session);
       },

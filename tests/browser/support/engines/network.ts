@@ -32,7 +32,7 @@ import {
   type Mockttp,
   type requestSteps,
 } from 'mockttp';
-import { SIGN_UP_PATH } from '../../../../src/signUpClient';
+import { SIGN_UP_PATH } from '../../../../machines/signUpContract';
 import {
   fakeRecaptchaScript,
   RECAPTCHA_SCRIPT_PATTERN,

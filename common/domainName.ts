@@ -8,7 +8,7 @@
  * Where the parsers could differ, the rule refuses: it accepts only letters,
  * combining marks and digits (the characters IDNA2008, RFC 5892, allows),
  * ASCII hyphens inside a label, and the four label dots of RFC 3490 §3.1,
- * judged by Unicode 15.0's tables (src/unicodeBaseline.ts).
+ * judged by Unicode 15.0's tables (common/unicodeBaseline.ts).
  */
 import { decode, encode } from 'punycode/punycode.es6.js';
 import { NEWER_THAN_UNICODE_15 } from './unicodeBaseline';

@@ -5,14 +5,9 @@
  * API reuse the e-mail and site-URL rules.
  */
 import { boolean, object, string, ValidationError } from 'yup';
+import type { ErrorField, FieldErrors } from '../machines/signUpMachine';
 import { checkHostName } from './domainName';
 import { NEWER_THAN_UNICODE_15 } from './unicodeBaseline';
-
-/** The fields that can carry an error message; `captcha` is the captcha notice. */
-export type ErrorField = 'name' | 'email' | 'url' | 'tos' | 'captcha';
-
-/** Field → the first message of the first rule it breaks. */
-export type FieldErrors = Partial<Record<ErrorField, string>>;
 
 /** What {@link validateSignUp} looks at: the form as typed, plus the captcha token. */
 export interface FormToValidate {

@@ -1,0 +1,65 @@
+/**
+ * The form's rules (common/validation.ts) as the two actions the sign-up
+ * machine leaves to be provided, so that the machine imports no rule:
+ *
+ *   signUpMachine.provide({ actions: signUpRuleActions })
+ *
+ * The page (src/app.tsx) and the tests provide the same ones.
+ */
+import { assign } from 'xstate';
+import type {
+  FieldErrors,
+  SignUpContext,
+  SignUpEvent,
+} from '../machines/signUpMachine';
+import type { SignUpRequest } from '../machines/signUpContract';
+import { checkSiteUrl, messages, validateSignUp } from './validation';
+
+/**
+ * The request a valid form sends (R3.1, R5): name and e-mail trimmed, the
+ * site URL with its protocol, the campaign only when one is kept.
+ *
+ * @returns null while the form has errors or no captcha token
+ */
+export function requestOf(
+  context: SignUpContext,
+  errors: FieldErrors,
+): SignUpRequest | null {
+  const url = checkSiteUrl(context.values.url);
+  if (Object.keys(errors).length > 0 || !context.captchaToken || !url.ok) {
+    return null;
+  }
+  return {
+    name: context.values.name.trim(),
+    email: context.values.email.trim(),
+    captchaToken: context.captchaToken,
+    newsletter: context.values.newsletter,
+    url: url.url,
+    ...(context.utmCampaign && { utmCampaign: context.utmCampaign }),
+  };
+}
+
+export const signUpRuleActions = {
+  /** `validating`'s entry: every client-side rule at once (R5, R4.6). */
+  checkForm: assign<SignUpContext, SignUpEvent, unknown, SignUpEvent, never>(
+    ({ context }) => {
+      const errors = validateSignUp({
+        ...context.values,
+        captchaToken: context.captchaToken,
+      });
+      return { errors, request: requestOf(context, errors) };
+    },
+  ),
+  /** R8.2: a refused name marks the name field and shows its help text. */
+  explainFailure: assign<
+    SignUpContext,
+    SignUpEvent,
+    unknown,
+    SignUpEvent,
+    never
+  >(({ context }) =>
+    context.failure?.kind === 'invalidName'
+      ? { errors: { name: messages.nameRefused } }
+      : {},
+  ),
+};

@@ -1,0 +1,85 @@
+/**
+ * The sign-up contract (docs/contract.md, "HTTP"): what the page sends, what
+ * the API answers, and the failure kinds the page tells apart. One module
+ * for the three parties that speak it: the sign-up machine (its actor's
+ * input and output), the page's API client (src/signUpClient.ts) and the
+ * local API (server/). It imports nothing, so each of them can.
+ */
+
+/** Where the page sends a sign-up, below `API_ORIGIN`. */
+export const SIGN_UP_PATH = '/2/account/signup/';
+
+/**
+ * The form-encoded field of each part of a {@link SignUpRequest}, in the
+ * payload's order (R3.1).
+ */
+export const SIGN_UP_FIELDS = {
+  name: 'name',
+  email: 'email',
+  captchaToken: 'g-recaptcha-response',
+  newsletter: 'newsletter',
+  url: 'url',
+  utmCampaign: 'utm_campaign',
+} as const;
+
+/** The answer codes the page decides on (R8.1, R8.2); any other is general. */
+export const SIGN_UP_CODES = {
+  rateLimitReached: 'CSAPI_API_RATE_LIMIT_REACHED',
+  invalidParameter: 'CSAPI_INVALID_PARAMETER',
+} as const;
+
+/** What the page sends, after the form's rules (R3.1, R5). */
+export interface SignUpRequest {
+  /** Trimmed, not empty. */
+  name: string;
+  /** Trimmed, a valid address. */
+  email: string;
+  /** The captcha's one-time token. */
+  captchaToken: string;
+  /** Sent as `1` or `0`. */
+  newsletter: boolean;
+  /** With its protocol (R5.3). */
+  url?: string;
+  /** The kept campaign value (D-campaign rule in docs/decisions.md). */
+  utmCampaign?: string;
+}
+
+/** `data.one_time_auth` of a successful answer (R3.2). */
+export interface Session {
+  token: string;
+  sid: string;
+}
+
+/** The JSON body of every answer of the API (R3.2, R7.1). */
+export type SignUpAnswer =
+  | { success: true; data: { one_time_auth: Session } }
+  | { success: false; code: string; info: string };
+
+/** Why a failure is "general": for error reporting, never shown apart. */
+export type GeneralFailureReason =
+  'network' | 'timeout' | 'malformed' | 'refused' | 'unexpected';
+
+/** The one error a failed sign-up shows (R8.1–R8.3). */
+export type Failure =
+  | { kind: 'rateLimited' }
+  | { kind: 'invalidName' }
+  | { kind: 'general'; reason: GeneralFailureReason };
+
+/**
+ * How the client's promise rejects: with the failure it decided on.
+ * Anything else a sender might throw is a general failure
+ * ({@link failureOf}).
+ */
+export class SignUpRejection extends Error {
+  constructor(readonly failure: Failure) {
+    super(`sign-up failed: ${failure.kind}`);
+    this.name = 'SignUpRejection';
+  }
+}
+
+/** The failure an error from the sign-up actor stands for. */
+export function failureOf(error: unknown): Failure {
+  return error instanceof SignUpRejection
+    ? error.failure
+    : { kind: 'general', reason: 'unexpected' };
+}

@@ -1,0 +1,121 @@
+/**
+ * The local stand-in for the product's `POST /2/account/signup/`
+ * (docs/contract.md, "HTTP"): form encoding only, rate-limited per client
+ * IP, the rules of server/signUpRules.ts, accounts in memory for the life
+ * of the process.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { SIGN_UP_PATH, type SignUpAnswer } from '../machines/signUpContract';
+import { checkFormContentType, FormBodyError, parseFormBody } from './formBody';
+import {
+  readSignUp,
+  refusal,
+  type NewAccount,
+  type UntrustedBody,
+} from './signUpRules';
+
+const RATE_LIMIT_WINDOW = '15 minutes';
+// A sign-up form is a few hundred bytes; anything near this is abuse.
+export const BODY_LIMIT_BYTES = 16 * 1024;
+
+export interface SignUpApiOptions {
+  /** Sign-ups accepted per client IP per 15 minutes (`SIGNUP_RATE_LIMIT`). */
+  rateLimit: number;
+  /** When set, tokens are verified with Google (`RECAPTCHA_SECRET`). */
+  recaptchaSecret?: string;
+}
+
+async function verifyCaptcha(secret: string, token: string): Promise<boolean> {
+  const response = await fetch(
+    'https://www.google.com/recaptcha/api/siteverify',
+    {
+      method: 'POST',
+      body: new URLSearchParams({ secret, response: token }),
+      signal: AbortSignal.timeout(10_000),
+    },
+  );
+  const result = (await response.json()) as { success?: unknown };
+  return result.success === true;
+}
+
+/**
+ * Registers the API on `app`, in a context of its own. Needs
+ * `@fastify/rate-limit` registered on `app` first.
+ */
+export async function registerSignUpApi(
+  app: FastifyInstance,
+  options: SignUpApiOptions,
+): Promise<void> {
+  const accounts = new Map<string, NewAccount>();
+  // The API in a context of its own: it reads form encoding only (docs/contract.md,
+  // "HTTP"), so Fastify's JSON and text parsers are removed and one parser
+  // takes every content type, refusing all but UTF-8 form encoding (415).
+  await app.register(async (api) => {
+    api.removeAllContentTypeParsers();
+    api.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES },
+      (request, body, done) => {
+        try {
+          checkFormContentType(request.headers['content-type']);
+          // parseAs 'buffer': the '*' overload's type also allows a string.
+          done(null, parseFormBody(body as Buffer));
+        } catch (error) {
+          done(error as FormBodyError, undefined);
+        }
+      },
+    );
+
+    api.post(
+      SIGN_UP_PATH,
+      {
+        config: {
+          rateLimit: {
+            max: options.rateLimit,
+            timeWindow: RATE_LIMIT_WINDOW,
+            // Thrown by the plugin; the error handler writes the answer.
+            errorResponseBuilder: (_request, context) =>
+              Object.assign(new Error('rate limit reached'), {
+                statusCode: context.statusCode,
+              }),
+          },
+        },
+      },
+      async (request, reply): Promise<SignUpAnswer> => {
+        const body = request.body;
+        if (typeof body !== 'object' || body === null) {
+          reply.code(400);
+          return refusal('CSAPI_INVALID_PARAMETER', 'body');
+        }
+        const account = readSignUp(body as UntrustedBody);
+        if ('success' in account) {
+          reply.code(400);
+          return account;
+        }
+        if (
+          options.recaptchaSecret &&
+          !(await verifyCaptcha(options.recaptchaSecret, account.captchaToken))
+        ) {
+          reply.code(400);
+          return refusal('CSAPI_CAPTCHA_INVALID', 'g-recaptcha-response');
+        }
+        const key = account.email.toLowerCase();
+        if (accounts.has(key)) {
+          reply.code(409);
+          return refusal('CSAPI_ACCOUNT_EXISTS', 'email');
+        }
+        accounts.set(key, account);
+        return {
+          success: true,
+          data: {
+            one_time_auth: {
+              token: randomBytes(24).toString('base64url'),
+              sid: randomUUID(),
+            },
+          },
+        };
+      },
+    );
+  });
+}
