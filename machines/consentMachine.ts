@@ -1,5 +1,6 @@
 /**
- * The cookie-consent machine (spec section 4, "Consent"; DECISIONS.md).
+ * The cookie-consent machine (R4.7 to R4.11 in docs/requirements.md; D31 to
+ * D33 in docs/decisions.md).
  *
  * The top-level state is the visitor's choice (`unset`, `accepted`,
  * `rejected`); each has a `closed` and an `open` child for the modal.
@@ -20,7 +21,7 @@ import { setup } from 'xstate';
 export type ConsentChoice = 'unset' | 'accepted' | 'rejected';
 export type StoredChoice = Exclude<ConsentChoice, 'unset'>;
 
-/** Spec section 9: the marketing sources that open the modal on arrival. */
+/** R9.6: the marketing sources that open the modal on arrival. */
 export const AUTO_OPEN_SOURCES: readonly string[] = ['google', 'microsoft'];
 
 export interface ConsentInput {

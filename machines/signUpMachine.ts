@@ -1,5 +1,5 @@
 /**
- * The sign-up submission machine (spec section 4, "Submission").
+ * The sign-up submission machine (R4.1 to R4.6 in docs/requirements.md).
  *
  * idle ──submit──▶ validating ──(client errors)──▶ idle
  *                       └──(no errors)──▶ submitting ──done──▶ success (final)
@@ -30,18 +30,18 @@ export interface SignUpValues {
   tos: boolean;
 }
 
-/** What the page sends (spec section 3); the client form-encodes it. */
+/** What the page sends (R3.1 to R3.4); the client form-encodes it. */
 export interface SignUpRequest {
   name: string;
   email: string;
   captchaToken: string;
   newsletter: boolean;
-  /** With its protocol (spec section 5). */
+  /** With its protocol (R3.3, R5.5). */
   url?: string;
   utmCampaign?: string;
 }
 
-/** `one_time_auth` of a successful answer (spec section 3). */
+/** `one_time_auth` of a successful answer (R3.5). */
 export interface Session {
   token: string;
   sid: string;
@@ -51,7 +51,7 @@ export interface Session {
 export type GeneralFailureReason =
   'network' | 'timeout' | 'malformed' | 'refused' | 'unexpected';
 
-/** The one error a failed request shows (spec section 8, "Server"). */
+/** The one error a failed request shows (R8.1 to R8.3). */
 export type Failure =
   | { kind: 'rateLimited' }
   | { kind: 'invalidName' }
@@ -173,8 +173,8 @@ export const signUpMachine = setup({
       }),
       failure: null,
     })),
-    // Spec section 4: a failure clears every earlier error and shows one;
-    // section 8: a refused name marks the name field with its help text.
+    // R4.4: a failure clears every earlier error and shows one; R8.2: a
+    // refused name marks the name field with its help text.
     recordFailure: assign((_, failure: Failure) => ({
       failure,
       errors:
@@ -188,7 +188,7 @@ export const signUpMachine = setup({
     setLoginCookies: (_, _session: Session) => {},
     // Implemented by the page: a full navigation to `/`.
     navigateHome: () => {},
-    // Implemented by the page (src/errorReporting.ts): spec section 7.
+    // Implemented by the page (src/errorReporting.ts): R7.4, D37.
     reportFailure: (_, _failure: Failure) => {},
   },
   guards: {
@@ -261,8 +261,8 @@ export const signUpMachine = setup({
           ],
         },
       },
-      // Spec section 4: the captcha is reset whatever the outcome; a token
-      // is good for one verification only.
+      // R4.2: the captcha is reset whatever the outcome; a token is good for
+      // one verification only (D23).
       exit: ['resetCaptcha', 'forgetCaptchaToken'],
     },
     // The browser is leaving for `/`: the form stays locked meanwhile.

@@ -1,5 +1,5 @@
 /**
- * The local server of `npm start` and the browser tests (CONTRACT.md
+ * The local server of `npm start` and the browser tests (docs/contract.md,
  * "Commands"): the built page at `/signup`, a placeholder landing page at `/`,
  * and the local stand-in for the product's `POST /2/account/signup/`, on
  * Fastify. Accounts live in memory for the life of the process. Every
@@ -113,7 +113,7 @@ type RaisedError = Pick<FastifyError, 'statusCode'> | FormBodyError;
 
 /**
  * The API's answer to an error raised before or outside the handler, so that
- * the page decides on `code` (CONTRACT.md "HTTP") and never meets a
+ * the page decides on `code` (docs/contract.md "HTTP") and never meets a
  * framework's error body.
  *
  * @returns the HTTP status and the answer: 400 `CSAPI_INVALID_PARAMETER`
@@ -252,9 +252,10 @@ export async function buildServer(
       .send(LANDING_STYLESHEET),
   );
 
-  // The API in a context of its own: it reads form encoding only (CONTRACT.md
-  // "HTTP"), so Fastify's JSON and text parsers are removed and one parser
-  // takes every content type, refusing all but UTF-8 form encoding (415).
+  // The API in a context of its own: it reads form encoding only
+  // (docs/contract.md "HTTP", D40 in docs/decisions.md), so Fastify's JSON
+  // and text parsers are removed and one parser takes every content type,
+  // refusing all but UTF-8 form encoding (415).
   await app.register(async (api) => {
     api.removeAllContentTypeParsers();
     api.addContentTypeParser(

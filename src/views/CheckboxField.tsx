@@ -1,5 +1,5 @@
 export interface CheckboxFieldProps {
-  /** The input's `name` and `id` (CONTRACT.md "Page hooks"). */
+  /** The input's `name` and `id` (docs/contract.md "Page hooks"). */
   name: 'newsletter' | 'tos';
   label: string;
   checked: boolean;

@@ -15,7 +15,7 @@ import { ErrorSummary } from './ErrorSummary';
 import { TextField } from './TextField';
 import { whenIdleOrInteracted } from './whenIdle';
 
-/** The ids of the fields' errors: page hooks of CONTRACT.md. */
+/** The ids of the fields' errors: page hooks of docs/contract.md. */
 const ERROR_IDS = {
   name: 'name-error',
   email: 'email-error',

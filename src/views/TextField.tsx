@@ -4,7 +4,7 @@ export interface TextFieldProps extends Pick<
   InputHTMLAttributes<HTMLInputElement>,
   'type' | 'autoComplete' | 'inputMode' | 'spellCheck' | 'autoCapitalize'
 > {
-  /** The input's `name` and `id` (CONTRACT.md "Page hooks"). */
+  /** The input's `name` and `id` (docs/contract.md "Page hooks"). */
   name: 'name' | 'email' | 'url';
   /** The error paragraph's id, referenced by `aria-describedby` while shown. */
   errorId: string;
