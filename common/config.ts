@@ -1,6 +1,6 @@
 /**
  * The page's configuration: one validated, frozen object read from the
- * environment variables of CONTRACT.md ("Configuration"). In the browser
+ * environment variables of docs/contract.md ("Configuration"). In the browser
  * bundle Parcel inlines each `process.env.NAME` at build time; the local
  * server calls {@link readConfig} itself at start time.
  */
@@ -10,7 +10,7 @@ export const RECAPTCHA_TEST_SITE_KEY =
   '6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI';
 
 export interface AppConfig {
-  /** The `{product}` prefix of every cookie name (spec section 3). */
+  /** The `{product}` prefix of every cookie name (R3.7 to R3.11; D6). */
   readonly productName: string;
   /** Parent domain for cookies set "across all subdomains", e.g. `.vigil.example`; undefined: host-only. */
   readonly cookieDomain: string | undefined;
@@ -19,7 +19,7 @@ export interface AppConfig {
   readonly trackingTagUrl: string | undefined;
   /** Origin the sign-up request goes to, without a trailing slash; '' means the page's own origin. */
   readonly apiOrigin: string;
-  /** Sentry DSN for error reports (spec section 7); undefined: none sent. */
+  /** Sentry DSN for error reports (R7.4; D37); undefined: none sent. */
   readonly sentryDsn: string | undefined;
 }
 
@@ -36,10 +36,10 @@ export type ConfigEnvironment = Partial<
   >
 >;
 
-// RFC 6265 section 4.1.1: a cookie-name is an RFC 2616 token; we allow the
+// RFC 6265 §4.1.1: a cookie-name is an RFC 2616 token; we allow the
 // conservative subset so that `{product}_CAMPAIGN` and friends stay valid.
 const COOKIE_NAME_PREFIX = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-// RFC 6265 section 5.2.3: a Domain attribute is a host name, with or without
+// RFC 6265 §5.2.3: a Domain attribute is a host name, with or without
 // the leading dot.
 const COOKIE_DOMAIN = /^\.?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
 
@@ -65,7 +65,8 @@ function httpUrl(name: string, value: string): URL {
  * Reads and validates the configuration.
  *
  * @param env the environment variables (all optional strings)
- * @returns a frozen {@link AppConfig} with the defaults of CONTRACT.md filled in
+ * @returns a frozen {@link AppConfig} with the defaults of docs/contract.md
+ *   filled in
  * @throws Error naming the variable when a value cannot be used (a product
  *   name that is not a cookie-name token, a cookie domain that is not a host
  *   name, a tag URL or API origin that is not an absolute http(s) URL)

@@ -1,8 +1,9 @@
 /**
- * The client-side rules of the sign-up form (spec section 5, DECISIONS.md
- * "Product"), as pure functions over plain values. The machine's
- * `validating` state calls {@link validateSignUp}; the prefill and the local
- * API reuse the e-mail and site-URL rules.
+ * The client-side rules of the sign-up form (R5.1 to R5.9 in
+ * docs/requirements.md; D11 to D19 in docs/decisions.md), as pure functions
+ * over plain values. The machine's `validating` state calls
+ * {@link validateSignUp}; the prefill and the local API reuse the e-mail
+ * and site-URL rules.
  */
 import { boolean, object, string, ValidationError } from 'yup';
 import type { ErrorField, FieldErrors } from '../machines/signUpMachine';
@@ -53,7 +54,8 @@ const HTML_EMAIL =
 /**
  * Whether `raw`, trimmed, is a valid e-mail address as the HTML standard
  * defines it (what `<input type=email>` accepts) with at least one dot in
- * the domain (DECISIONS.md: `name@localhost` cannot receive our mail).
+ * the domain (D15 in docs/decisions.md: `name@localhost` cannot receive
+ * our mail).
  */
 export function isValidEmail(raw: string): boolean {
   const email = raw.trim();
@@ -76,7 +78,7 @@ export type SiteUrlProblem =
 export type SiteUrlCheck =
   { ok: true; url: string } | { ok: false; problem: SiteUrlProblem };
 
-// RFC 3986 section 3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+// RFC 3986 §3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
 // and ":". A scheme followed by "//" is a protocol. Without "//", "user:pass@
 // example.com" and "example.com:8080" are a host without one, so only the
 // well-known schemes that never take "//" count ("mailto:", "javascript:").
@@ -91,7 +93,7 @@ const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
 // ASCII punctuation: what a compatibility form ("％", "／", "＼", "＠", "：",
 // "﹫", "℀") turns into under NFKC, which a parser may or may not apply.
 const ASCII_PUNCTUATION = /[!-/:-@[-`{-~\u3002]/;
-// RFC 3490 section 3.1: the ideographic, full-width and half-width full
+// RFC 3490 §3.1: the ideographic, full-width and half-width full
 // stops are label dots; other forms of them (U+FE12, "︒") are not.
 const LABEL_DOTS = '\u3002\uff0e\uff61';
 const IPV6_LITERAL = /^\[[\da-f:.]*:[\da-f:.]*\]$/i;
@@ -107,7 +109,8 @@ function isLookalike(char: string): boolean {
 }
 
 /**
- * Checks a site URL (spec section 5, docs/url-and-email-rules.md): trimmed;
+ * Checks a site URL (R5.3 to R5.7 in docs/requirements.md, D13 and D14 in
+ * docs/decisions.md, docs/url-and-email-rules.md): trimmed;
  * `https://` prepended when no protocol is given; `http:`/`https:` only; no
  * user name or password; the host a domain name with a top-level domain,
  * neither `localhost` (nor a name under it) nor an IP address in any
@@ -140,7 +143,7 @@ export function checkSiteUrl(raw: string): SiteUrlCheck {
   const url = HAS_PROTOCOL.test(trimmed) ? trimmed : `https://${trimmed}`;
   const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
   if (scheme !== 'http' && scheme !== 'https') return refuse('protocol');
-  // RFC 3986 section 3.2: the authority runs from "//" to the first "/",
+  // RFC 3986 §3.2: the authority runs from "//" to the first "/",
   // "?" or "#"; an "@" in it, even with an empty user name, is a credential.
   const authority = url.slice(scheme.length + 3).split(/[/?#]/, 1)[0] ?? '';
   if (authority.includes('@')) return refuse('credentials');
@@ -166,7 +169,7 @@ export function checkSiteUrl(raw: string): SiteUrlCheck {
   const host = colon === -1 ? authority : authority.slice(0, colon);
   const hostCheck = checkHostName(host);
   if (!hostCheck.ok) return refuse(hostCheck.problem);
-  // RFC 3986 section 3.2.3: port = *DIGIT; 0 is no port a server listens on.
+  // RFC 3986 §3.2.3: port = *DIGIT; 0 is no port a server listens on.
   const port = colon === -1 ? '' : authority.slice(colon + 1);
   const portNumber = Number(port);
   const portOk =

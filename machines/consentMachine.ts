@@ -1,5 +1,6 @@
 /**
- * The cookie-consent machine (spec section 4, "Consent"; DECISIONS.md).
+ * The cookie-consent machine (R4.7 to R4.11 in docs/requirements.md; D31 to
+ * D33 in docs/decisions.md).
  *
  * The top-level state is the visitor's choice (`unset`, `accepted`,
  * `rejected`); each has a `closed` and an `open` child for the modal.
@@ -12,7 +13,7 @@
  * Entering `accepted` loads the tag (also when the choice was stored on an
  * earlier visit); entering `rejected` removes it and deletes its cookies.
  * Effects reach it only as the named actions `storeChoice`, `loadTag`,
- * `removeTag` and `deleteTagCookies`, which the page wires in (`src/main.tsx`) and tests replace
+ * `removeTag` and `deleteTagCookies`, which the page wires in (`src/app.tsx`) and tests replace
  * with `machine.provide(...)`. No React or DOM import here.
  */
 import { setup, type SnapshotFrom } from 'xstate';
@@ -20,7 +21,7 @@ import { setup, type SnapshotFrom } from 'xstate';
 export type ConsentChoice = 'unset' | 'accepted' | 'rejected';
 export type StoredChoice = Exclude<ConsentChoice, 'unset'>;
 
-/** Spec section 9: the marketing sources that open the modal on arrival. */
+/** R9.6: the marketing sources that open the modal on arrival. */
 export const AUTO_OPEN_SOURCES: readonly string[] = ['google', 'microsoft'];
 
 export interface ConsentInput {

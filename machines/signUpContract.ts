@@ -1,5 +1,6 @@
 /**
- * The sign-up contract (docs/contract.md, "HTTP"): what the page sends, what
+ * The sign-up contract (docs/contract.md, "HTTP"; R3.1 to R3.6 in
+ * docs/requirements.md): what the page sends, what
  * the API answers, and the failure kinds the page tells apart. One module
  * for the three parties that speak it: the sign-up machine (its actor's
  * input and output), the page's API client (src/signUpClient.ts) and the
@@ -38,19 +39,19 @@ export interface SignUpRequest {
   captchaToken: string;
   /** Sent as `1` or `0`. */
   newsletter: boolean;
-  /** With its protocol (R5.3). */
+  /** With its protocol (R3.3, R5.5). */
   url?: string;
-  /** The kept campaign value (D-campaign rule in docs/decisions.md). */
+  /** The kept campaign value (D9, D10 in docs/decisions.md). */
   utmCampaign?: string;
 }
 
-/** `data.one_time_auth` of a successful answer (R3.2). */
+/** `data.one_time_auth` of a successful answer (R3.5). */
 export interface Session {
   token: string;
   sid: string;
 }
 
-/** The JSON body of every answer of the API (R3.2, R7.1). */
+/** The JSON body of every answer of the API (R3.5, R3.6, R7.1). */
 export type SignUpAnswer =
   | { success: true; data: { one_time_auth: Session } }
   | { success: false; code: string; info: string };

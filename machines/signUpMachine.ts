@@ -1,15 +1,18 @@
 /**
- * The sign-up submission machine (spec section 4, "Submission").
+ * The sign-up submission machine (R4.1 to R4.6 in docs/requirements.md).
  *
  * idle ──submit──▶ validating ──(client errors)──▶ idle
  *                       └──(no errors)──▶ submitting ──done──▶ success (final)
  *                                              └──error──▶ failure ──submit──▶ validating
  *
  * Effects reach it only as named actions and actors, which the page wires in
- * (`src/main.tsx`) and tests replace with `machine.provide(...)`:
- * `submitSignUp` (the HTTP call), `setLoginCookies`, `navigateHome`; the
- * captcha widget, which lives in the view, hears `captcha.reset` emitted by
- * the `resetCaptcha` action. No React or DOM import here.
+ * (`src/app.tsx`) and tests replace with `machine.provide(...)`:
+ * `submitSignUp` (the HTTP call), `setLoginCookies`, `navigateHome`,
+ * `reportFailure`, and the form's rules `checkForm` and `explainFailure`
+ * (common/signUpRuleActions.ts); the captcha widget, which lives in the
+ * view, hears `captcha.reset` emitted by the `resetCaptcha` action. It
+ * imports only xstate and its contract (machines/signUpContract.ts), and
+ * exports the selectors its views ask.
  */
 import {
   assertEvent,
@@ -157,7 +160,7 @@ export const signUpMachine = setup({
     setLoginCookies: (_, _session: Session) => {},
     // Implemented by the page: a full navigation to `/`.
     navigateHome: () => {},
-    // Implemented by the page (src/errorReporting.ts): spec section 7.
+    // Implemented by the page (src/errorReporting.ts): R7.4, D37.
     reportFailure: (_, _failure: Failure) => {},
   },
   guards: {
@@ -225,8 +228,8 @@ export const signUpMachine = setup({
           ],
         },
       },
-      // Spec section 4: the captcha is reset whatever the outcome; a token
-      // is good for one verification only.
+      // R4.2: the captcha is reset whatever the outcome; a token is good for
+      // one verification only (D23).
       exit: ['resetCaptcha', 'forgetCaptchaToken'],
     },
     // The browser is leaving for `/`: the form stays locked meanwhile.
@@ -283,7 +286,7 @@ export function selectFieldErrors(snapshot: SignUpSnapshot): FieldErrors {
   return snapshot.context.errors;
 }
 
-/** A field's message among `errors`; the newsletter box is never in error (R5.6). */
+/** A field's message among `errors`; the newsletter box is never in error (R5.10). */
 export function fieldError(
   errors: FieldErrors,
   field: TextField | CheckboxField | 'captcha',

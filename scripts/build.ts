@@ -57,7 +57,7 @@ export interface BuildOptions {
   /** Parcel's cache folder; default Parcel's own (`.parcel-cache`). */
   cacheDir?: string;
   sourceMaps?: boolean;
-  /** The build's environment (configuration of CONTRACT.md). */
+  /** The build's environment (configuration of docs/contract.md). */
   env?: NodeJS.ProcessEnv;
 }
 

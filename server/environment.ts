@@ -1,7 +1,7 @@
 /**
- * The server's options read from the environment variables of CONTRACT.md
- * ("Configuration"), in one place for `npm start`, `npm run dev` and the
- * browser tests' servers.
+ * The server's options read from the environment variables of
+ * docs/contract.md ("Configuration"), in one place for `npm start`,
+ * `npm run dev` and the browser tests' servers.
  */
 import { readConfig } from '../common/config';
 import type { ServerOptions } from './app';

@@ -1,5 +1,5 @@
 /**
- * A strict reader of the sign-up request body (CONTRACT.md "HTTP":
+ * A strict reader of the sign-up request body (docs/contract.md "HTTP":
  * `application/x-www-form-urlencoded`). It splits and decodes like the
  * WHATWG URL standard's application/x-www-form-urlencoded parser (`&`, the
  * first `=`, `+` for a space, percent-escapes as UTF-8), but refuses what
@@ -23,7 +23,7 @@ export class FormBodyError extends Error {
 
 const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 
-// RFC 9110 section 8.3.1: media-type = type "/" subtype parameters, with
+// RFC 9110 §8.3.1: media-type = type "/" subtype parameters, with
 // parameters `; name=value`, the value a token or a quoted-string; names and
 // the charset value are case-insensitive.
 const PARAMETER =

@@ -1,7 +1,7 @@
 /**
  * The page's routes: the built page at `/signup` (and the browser's own
  * `POST /signup`), its hashed assets, and a placeholder landing page at `/`
- * standing in for the product's app (D-landing in docs/decisions.md).
+ * standing in for the product's app (D7 in docs/decisions.md).
  */
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';

@@ -1,6 +1,6 @@
 /**
- * The in-memory counter behind `SIGNUP_RATE_LIMIT` (CONTRACT.md
- * "Configuration"), a store for @fastify/rate-limit.
+ * The in-memory counter behind `SIGNUP_RATE_LIMIT` (docs/contract.md
+ * "Configuration", D39 in docs/decisions.md), a store for @fastify/rate-limit.
  *
  * Why not the plugin's own LocalStore: it answers every increment with the
  * one object it keeps per key, and the plugin reads `current` from it only

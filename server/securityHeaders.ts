@@ -1,6 +1,6 @@
 /**
  * The security headers of the local server (server/app.ts): a strict
- * Content-Security-Policy built from the configuration of CONTRACT.md
+ * Content-Security-Policy built from the configuration of docs/contract.md
  * ("Configuration"), and the options that @fastify/helmet sends it with.
  * The policy lists only what the sign-up page loads: its own bundle and
  * stylesheet, Google's reCAPTCHA v2, the tag at `TRACKING_TAG_URL`, the API
@@ -53,7 +53,8 @@ export const RECAPTCHA_FRAME_SOURCES = [
 
 /**
  * Only the origin leaves the site, and nothing is sent from HTTPS to HTTP;
- * the page's own requests keep the full URL (see README "Security headers").
+ * the page's own requests keep the full URL (docs/security.md, "Security
+ * headers"; D42 in docs/decisions.md).
  */
 export const REFERRER_POLICY = 'strict-origin-when-cross-origin';
 
@@ -174,7 +175,7 @@ export function parseContentSecurityPolicy(header: string): CspDirectives {
  * localhost), {@link REFERRER_POLICY}, `X-Content-Type-Options: nosniff`,
  * `X-Frame-Options: DENY` for browsers without `frame-ancestors`, and no
  * `Strict-Transport-Security` (the local server is not the production host;
- * README "Security headers" says what production sends).
+ * docs/security.md says what production must send).
  *
  * @param origins the tag URL, API origin and Sentry DSN of the configuration,
  *   and the hashes of the built page's inline blocks

@@ -1,6 +1,7 @@
 /**
- * The local stand-in for the product's sign-up API rules (CONTRACT.md
- * "HTTP"). Pure: decides on one form body and the accounts seen so far.
+ * The local stand-in for the product's sign-up API rules (docs/contract.md
+ * "The local API's answers"; D38 to D40 in docs/decisions.md). Pure:
+ * decides on one form body and the accounts seen so far.
  */
 import {
   SIGN_UP_CODES,
@@ -33,7 +34,7 @@ export function nameProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** The API's failure answer (CONTRACT.md "HTTP"). */
+/** The API's failure answer (docs/contract.md "HTTP"). */
 export function refusal(code: string, info: string): SignUpAnswer {
   return { success: false, code, info };
 }
@@ -59,7 +60,8 @@ export interface NewAccount {
 }
 
 /**
- * Checks a body field by field, in the order of the payload (spec section 3).
+ * Checks a body field by field, in the order of the payload
+ * (R3.1 to R3.4 in docs/requirements.md).
  *
  * @param body the parsed body; fields that are neither absent nor a single
  *   string (repeated, or not a string at all) are refused, bar `utm_campaign`
@@ -117,7 +119,7 @@ export function readSignUp(body: UntrustedBody): NewAccount | SignUpAnswer {
   };
 }
 
-// Spec section 3: a URL is always sent with its protocol.
+// R3.3 (docs/requirements.md): a URL is always sent with its protocol.
 function checkUrlWithProtocol(url: string): boolean {
   const check = checkSiteUrl(url);
   return check.ok && check.url === url.trim();

@@ -1,6 +1,7 @@
 /**
  * `npm start`: serves `dist/` and the local API on http://localhost:$PORT,
- * configured by the environment variables of CONTRACT.md.
+ * configured by the environment variables of docs/contract.md
+ * ("Configuration").
  */
 import { buildServer } from './app';
 import { positiveInteger, serverOptionsFrom } from './environment';

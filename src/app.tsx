@@ -44,7 +44,7 @@ export interface AppEnvironment {
 export interface SignUpApp {
   element: ReactElement;
   consent: ConsentActor;
-  /** Where unexpected failures and exceptions go (spec section 7). */
+  /** Where unexpected failures and exceptions go (R7.4; D37). */
   reporter: ErrorReporter;
 }
 
@@ -56,7 +56,8 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   const { config } = env;
   const reporter = createErrorReporter(config.sentryDsn, env.origin);
   const address = readAddressParameters(env.search);
-  // Spec section 2: once read, the parameters leave the address bar.
+  // R2.6 (docs/requirements.md), D8: once read, the parameters leave the
+  // address bar.
   env.replaceAddress('/signup');
 
   const cookies = createCookieJar({
@@ -64,8 +65,8 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
     cookieDomain: config.cookieDomain,
     hostname: env.hostname,
   });
-  // DECISIONS.md: the address's campaign is written on load (last touch
-  // wins); the payload carries the cookie's value, or the address's where
+  // D9 (docs/decisions.md): the address's campaign is written on load (last
+  // touch wins); the payload carries the cookie's value, or the address's where
   // cookies are blocked. Both pass the campaign rule (keptCampaign, in the
   // prefill and the cookie jar), the API's too, so no campaign blocks a
   // sign-up.
@@ -110,7 +111,7 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
       ...signUpRuleActions,
       setLoginCookies: (_, session: Session) =>
         cookies.setLoginCookies(session),
-      // DECISIONS.md: `/` is the product's app, outside this page.
+      // D7 (docs/decisions.md): `/` is the product's app, outside this page.
       navigateHome: () => env.navigate('/'),
       reportFailure: (_, failure: Failure) => reporter.reportFailure(failure),
     },

@@ -1,8 +1,9 @@
 /**
- * The one module that knows every cookie of the page: names (spec section 3,
- * `{product}` = `PRODUCT_NAME`) and attributes (spec section 9):
+ * The one module that knows every cookie of the page: names (R3.7 to R3.11
+ * in docs/requirements.md, `{product}` = `PRODUCT_NAME`: D6 in
+ * docs/decisions.md) and attributes (R9.1 to R9.5, D27 to D29):
  * `SameSite=Strict`, `Secure` except on localhost, 365 days by default and
- * 30 for the campaign, and the `COOKIE_DOMAIN` for the cookies the spec sets
+ * 30 for the campaign, and the `COOKIE_DOMAIN` for the cookies required
  * "across all subdomains" (consent and campaign). Reads and writes go
  * through js-cookie, which encodes values as RFC 6265 cookie-octets.
  */
@@ -39,9 +40,10 @@ export function isLocalhost(hostname: string): boolean {
 
 /**
  * The configured cookie domain when the page's host lies within it (RFC 6265
- * section 5.3 step 6: a browser ignores a cookie whose Domain does not
+ * §5.3 step 6: a browser ignores a cookie whose Domain does not
  * domain-match the host); otherwise undefined, so that a page served on
- * another host (localhost in development) still keeps host-only cookies.
+ * another host (localhost in development) still keeps host-only cookies
+ * (D29 in docs/decisions.md).
  */
 export function cookieDomainFor(options: CookieJarOptions): string | undefined {
   const domain = options.cookieDomain?.replace(/^\./, '').toLowerCase();
@@ -92,7 +94,8 @@ export function cookieAttributes(
 /**
  * Creates the page's cookie jar.
  *
- * @returns functions that write (and read) the spec's cookies; they never throw
+ * @returns functions that write (and read) the required cookies; they never
+ *   throw
  */
 export function createCookieJar(options: CookieJarOptions) {
   const names = cookieNames(options.productName);
@@ -105,7 +108,7 @@ export function createCookieJar(options: CookieJarOptions) {
   return {
     names,
     /**
-     * Spec section 4, success: `{product}Login` = JSON
+     * R4.3 (docs/requirements.md), on success: `{product}Login` = JSON
      * `{"{product}Token": token, "{product}SID": sid}`, plus
      * `{product}_WELCOME_MESSAGE=1` and `{product}_FIRST_SIGNIN=1`.
      */
@@ -121,12 +124,12 @@ export function createCookieJar(options: CookieJarOptions) {
       Cookies.set(names.welcomeMessage, '1', sessionCookie);
       Cookies.set(names.firstSignIn, '1', sessionCookie);
     },
-    /** The stored consent choice (spec section 3: '1' accepted, '0' rejected). */
+    /** The stored consent choice (R3.10: '1' accepted, '0' rejected). */
     readConsent(): 'accepted' | 'rejected' | 'unset' {
       const value = Cookies.get(names.consent);
       return value === '1' ? 'accepted' : value === '0' ? 'rejected' : 'unset';
     },
-    /** `{product}_COOKIE_CONSENT`, 365 days, across all subdomains (spec section 9). */
+    /** `{product}_COOKIE_CONSENT`, 365 days, across all subdomains (R9.3). */
     writeConsent(choice: 'accepted' | 'rejected'): void {
       Cookies.set(
         names.consent,
@@ -169,7 +172,7 @@ export function createCookieJar(options: CookieJarOptions) {
       return keptCampaign(Cookies.get(names.campaign));
     },
     /**
-     * `{product}_CAMPAIGN`, 30 days, across all subdomains (spec section 9):
+     * `{product}_CAMPAIGN`, 30 days, across all subdomains (R9.1; D10):
      * the value as the campaign rule keeps it (trimmed); a value it ignores
      * leaves the stored campaign as it was.
      */

@@ -1,11 +1,12 @@
 /**
- * Error reporting (spec section 7: "an error-reporting service also receives
- * events"): unexpected failures go to Sentry's browser SDK when `SENTRY_DSN`
- * is configured. The SDK is a separate chunk fetched only when the first
- * report is made, so a page without a DSN, or without an error, never
- * downloads it. Events carry nothing the visitor typed: no request bodies,
- * no input breadcrumbs, no user, and every string is scrubbed of e-mail
- * addresses and URLs other than the page's own.
+ * Error reporting (R7.4 in docs/requirements.md: events also go to an
+ * error-reporting service; D37 in docs/decisions.md): unexpected failures
+ * go to Sentry's browser SDK when `SENTRY_DSN` is configured. The SDK is a
+ * separate chunk fetched only when the first report is made, so a page
+ * without a DSN, or without an error, never downloads it. Events carry
+ * nothing the visitor typed: no request bodies, no input breadcrumbs, no
+ * user, and every string is scrubbed of e-mail addresses and URLs other
+ * than the page's own.
  */
 import type { Failure } from '../machines/signUpContract';
 import type { SentryClient } from './sentry';

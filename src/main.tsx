@@ -52,7 +52,8 @@ const { element, reporter } = startSignUpApp({
 document.title = `Create your ${config.productName} account`;
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
-// Spec section 7: exceptions nobody handled are reported (when configured).
+// R7.4 (docs/requirements.md), D37 (docs/decisions.md): exceptions nobody
+// handled are reported (when configured).
 window.addEventListener('error', (event) =>
   reporter.reportException(event.error),
 );

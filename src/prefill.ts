@@ -1,5 +1,6 @@
 /**
- * Reading the address (spec section 2): `name`, `email` and `url` prefill
+ * Reading the address (R2.3 to R2.7 in docs/requirements.md): `name`,
+ * `email` and `url` prefill
  * the form, the e-mail and URL only when valid; `utm_source` and
  * `utm_campaign` are read for consent and the payload.
  */

@@ -1,8 +1,9 @@
 /**
  * The one API client of the page: `POST {API_ORIGIN}/2/account/signup/`
- * (spec section 7, CONTRACT.md "HTTP"). It resolves with the session of a
- * successful answer and otherwise rejects with a {@link SignUpRejection}
- * carrying the decided failure, so the machine never sees an untyped error.
+ * (R7.1 in docs/requirements.md, docs/contract.md "HTTP"). It resolves
+ * with the session of a successful answer and otherwise rejects with a
+ * {@link SignUpRejection} carrying the decided failure, so the machine
+ * never sees an untyped error.
  */
 import {
   SIGN_UP_CODES,
@@ -27,8 +28,9 @@ export interface SignUpClientOptions {
 }
 
 /**
- * The form payload of spec section 3, in its order: `newsletter` as `1`/`0`,
- * `url` (with its protocol) and `utm_campaign` only when given.
+ * The form payload of R3.1 to R3.4 (docs/requirements.md), in its order:
+ * `newsletter` as `1`/`0`, `url` (with its protocol) and `utm_campaign`
+ * only when given.
  */
 export function encodeSignUpRequest(request: SignUpRequest): URLSearchParams {
   const body = new URLSearchParams({
@@ -53,8 +55,9 @@ function nonEmptyString(value: unknown): value is string {
 }
 
 /**
- * Decides on a parsed answer (CONTRACT.md): on `success`, `code` and `info`,
- * never on the HTTP status.
+ * Decides on a parsed answer (R8.1 to R8.3 in docs/requirements.md,
+ * docs/contract.md "HTTP"): on `success`, `code` and `info`, never on the
+ * HTTP status.
  *
  * @returns the session, or the failure to show
  */

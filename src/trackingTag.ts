@@ -1,7 +1,8 @@
 /**
- * The marketing/analytics tag (spec section 1): one `<script>` element,
- * `script[data-testid=tracking-tag]` (CONTRACT.md "Page hooks"), loaded only
- * after consent.
+ * The marketing/analytics tag (R1.3, R4.8 and R4.9 in
+ * docs/requirements.md): one `<script>` element,
+ * `script[data-testid=tracking-tag]` (docs/contract.md "Page hooks"), loaded
+ * only after consent.
  */
 
 const TAG_SELECTOR = 'script[data-testid="tracking-tag"]';

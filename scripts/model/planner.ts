@@ -35,7 +35,7 @@ export interface ModelSpec<TInput> {
   replayLogic: AnyStateMachine;
   /** Each initial input to start from (e.g. stored choice × utm_source). */
   inputs: TInput[];
-  /** The event cases: every branch of the spec the paths must take. */
+  /** The event cases: every branch of the requirements the paths must take. */
   cases: EventObject[];
   /**
    * Which snapshots count as the same state for the traversal: a coarse key

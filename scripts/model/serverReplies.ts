@@ -1,8 +1,8 @@
 /**
  * How the network answers for each outcome event of the model: the reply a
  * server (or the network) gives that makes the page's real API client
- * decide that outcome (CONTRACT.md "HTTP"). The UI level plays them through
- * a fake `fetch`, the browser level through the tests' proxy
+ * decide that outcome (docs/contract.md "HTTP"). The UI level plays them
+ * through a fake `fetch`, the browser level through the tests' proxy
  * (tests/browser/support/engines/network.ts).
  */
 import type { Failure, Session } from '../../machines/signUpContract';

@@ -1,6 +1,7 @@
 /**
- * The sign-up machine's test model: the event cases that cover the spec's
- * branches (sections 4, 5, 8) and the abstraction the traversal uses.
+ * The sign-up machine's test model: the event cases that cover the branches
+ * of R4.1 to R4.6, R5.1 to R5.10 and R8.1 to R8.7 (docs/requirements.md),
+ * and the abstraction the traversal uses.
  */
 import { fromPromise, type AnyMachineSnapshot, type EventObject } from 'xstate';
 import {
@@ -31,7 +32,7 @@ export const MODEL_SESSION: Session = {
   sid: 'model-sid-81d2',
 };
 
-/** The failures a server reply can produce (spec section 8, CONTRACT.md). */
+/** The failures a server reply can produce (R8.1 to R8.3, docs/contract.md). */
 export const MODEL_FAILURES: Failure[] = [
   { kind: 'rateLimited' },
   { kind: 'invalidName' },

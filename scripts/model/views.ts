@@ -1,7 +1,7 @@
 /**
  * What the visitor sees, as plain data, so that the UI level (jsdom) and the
  * browser level (Chromium) compare the page against the model the same way:
- * `read…View()` reads the page through the hooks of CONTRACT.md, and
+ * `read…View()` reads the page through the hooks of docs/contract.md, and
  * `expected…View(snapshot)` says what the model's state must look like.
  *
  * The readers run inside the page too (Playwright's `page.evaluate`), so
@@ -51,7 +51,7 @@ export function readSignUpView(): SignUpView {
     const message = text(document.getElementById(`${field}-error`));
     if (message !== null) {
       errors[field] = message;
-      // A shown error is announced with its field (CONTRACT.md).
+      // A shown error is announced with its field (docs/contract.md).
       const describedBy = input(field)?.getAttribute('aria-describedby') ?? '';
       if (!describedBy.split(' ').includes(`${field}-error`)) {
         errors[field] = `${message} (not in aria-describedby)`;
@@ -99,7 +99,7 @@ export function readSignUpView(): SignUpView {
   };
 }
 
-/** The view the model's snapshot calls for (spec sections 4 and 8). */
+/** The view the model's snapshot calls for (R4.1 to R4.6, R8.1 to R8.7). */
 export function expectedSignUpView(snapshot: AnyMachineSnapshot): SignUpView {
   const context = snapshot.context as SignUpContext;
   const { captcha, ...fieldErrors } = context.errors;

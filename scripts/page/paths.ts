@@ -13,9 +13,9 @@ export const TEST_COOKIE_DOMAIN = '.vigil.test';
 export const TEST_PRODUCT_HOST = 'signup.vigil.test';
 
 /**
- * The page builds the browser tests drive: the configuration of CONTRACT.md
- * with a tag, a cookie domain and an error-report DSN, and the same without
- * a tag or a DSN.
+ * The page builds the browser tests drive: the configuration of
+ * docs/contract.md with a tag, a cookie domain and an error-report DSN, and
+ * the same without a tag or a DSN (D5 in docs/decisions.md).
  */
 export const TEST_BUILDS = {
   tagged: {

@@ -1,5 +1,5 @@
 /**
- * Drives the sign-up page in Chromium through the hooks of CONTRACT.md
+ * Drives the sign-up page in Chromium through the hooks of docs/contract.md
  * ("Page hooks"), with Google's reCAPTCHA script replaced by the local fake.
  */
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';

@@ -56,7 +56,8 @@ function keepFocusInside(dialog: HTMLElement, event: KeyboardEvent) {
 }
 
 /**
- * The cookie-consent modal (spec section 4; WAI-ARIA APG "Dialog (Modal)"):
+ * The cookie-consent modal (R4.7 to R4.11 in docs/requirements.md, D32 in
+ * docs/decisions.md; WAI-ARIA APG "Dialog (Modal)"):
  * `role=dialog` with `aria-modal`, labelled by its heading and described by
  * its text. On open it takes focus itself, so a screen reader reads the
  * label and text and no answer is preselected; Tab and Shift+Tab cycle
@@ -165,7 +166,7 @@ export function ConsentDialog({
   );
 }
 
-/** "Cookie settings": shown only once a choice exists (spec section 4). */
+/** "Cookie settings": shown only once a choice exists (R4.10). */
 export function ConsentSettingsLink({ consent }: { consent: ConsentActor }) {
   const { settingsShown } = useConsentView(consent);
   if (!settingsShown) return null;

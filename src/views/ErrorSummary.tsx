@@ -15,7 +15,7 @@ const ERROR_TARGETS = [
   ['captcha', 'captcha'],
 ] as const;
 
-/** The two failures with a message area of their own (spec section 8). */
+/** The two failures with a message area of their own (R8.1, R8.3). */
 const FAILURE_MESSAGES = {
   general: {
     testId: 'error-general',
@@ -47,7 +47,7 @@ export interface ErrorSummaryProps {
 
 /**
  * The GOV.UK error summary: "There is a problem", then either the server's
- * failure (the general or rate-limit message area of the spec) or a link to
+ * failure (the general or rate-limit message area, R2.9) or a link to
  * each field in error. Its inner `role="alert"` makes screen readers announce
  * it when it appears; the form moves focus to it (hence `tabIndex={-1}`).
  */

@@ -7,7 +7,7 @@ import {
 import { SignUpForm, type SignUpFormProps } from './SignUpForm';
 
 export interface SignUpPageProps extends SignUpFormProps {
-  /** The running consent actor (started once, outside React: src/main.tsx). */
+  /** The running consent actor (started once, outside React: src/app.tsx). */
   consent: ConsentActor;
 }
 

@@ -9,8 +9,9 @@
  * visit downloads (our code, punycode, the bundler's runtime) may add at
  * most 9.5 KiB of Brotli to it. The product's target is 7 KiB: the page
  * met it (7.0 KiB) until the one-verdict site-URL rule (common/domainName.ts,
- * common/unicodeBaseline.ts and punycode) added 2.0 KiB; the README's
- * "Performance" section gives the figures, and the product team decides. "A normal visit" is every script of the build but
+ * common/unicodeBaseline.ts and punycode) added 2.0 KiB; docs/performance.md
+ * gives the figures, and the product team decides (D41 in
+ * docs/decisions.md). "A normal visit" is every script of the build but
  * Sentry's chunk, which is fetched only when SENTRY_DSN is configured and
  * an error is reported (src/errorReporting.ts).
  */

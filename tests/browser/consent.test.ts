@@ -1,9 +1,9 @@
 /**
  * Cookie consent, the tracking tag and the campaign cookie in Chromium
- * (spec sections 4, 9), with the tag's URL served by a local fake and its
- * requests counted on the network. The dialog's focus handling and the
- * cookies on the product domain are tested in every engine
- * (tests/browser/engines.test.ts).
+ * (R4.7 to R4.12, R9.1 and R9.3 in docs/requirements.md), with the tag's
+ * URL served by a local fake and its requests counted on the network. The
+ * dialog's focus handling and the cookies on the product domain are tested
+ * in every engine (tests/browser/engines.test.ts).
  */
 import type { Browser, BrowserContext, Cookie, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

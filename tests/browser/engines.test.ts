@@ -12,7 +12,7 @@
  *   and focus while submitting;
  * - the consent modal's focus trap and the return of focus;
  * - reflow at 320 CSS px (WCAG 1.4.10), with axe-core there too;
- * - the cookies' attributes as that engine stores them (spec section 9).
+ * - the cookies' attributes as that engine stores them (R9.1 to R9.5).
  *
  * Walked transitions are those the machine takes on the path's events
  * (replayed with xstate's inspection events), counted once the page has
@@ -485,7 +485,7 @@ describe.each(ENGINES)('%s', (engine) => {
     });
   });
 
-  describe('cookies as the engine stores them (spec section 9)', () => {
+  describe('cookies as the engine stores them (R9.1 to R9.5)', () => {
     it('on localhost: the login cookies are host-only, SameSite=Strict, not Secure, 365 days', async () => {
       const page = await openSignUpPage(suite, suite.server.origin);
       await using(page, async () => {

@@ -36,7 +36,7 @@ async function inputsDisabled(page: Page): Promise<boolean[]> {
 }
 
 describe('a visitor signs up', () => {
-  it('posts the spec payload, sets the login cookies and goes to /', async () => {
+  it('posts the R7.1 payload, sets the login cookies and goes to /', async () => {
     const { context, page, signUpRequests, pageErrors } = await openSignUpPage(
       suite.browser,
       suite.server.origin,
@@ -157,7 +157,7 @@ describe('a visitor signs up', () => {
   });
 });
 
-describe('client-side errors block the request (spec sections 5, 8)', () => {
+describe('client-side errors block the request (R4.6, R8.4 to R8.7)', () => {
   const cases: [string, FormEntry, string, string][] = [
     ['no name', { name: '   ' }, '#name-error', messages.nameRequired],
     [
@@ -239,7 +239,7 @@ describe('client-side errors block the request (spec sections 5, 8)', () => {
   });
 });
 
-describe('server errors (spec section 8) against the local API', () => {
+describe('server errors (R8.1 to R8.3) against the local API', () => {
   async function expectUnlockedAndReset(page: Page, resetsBefore: number) {
     await expect(inputsDisabled(page)).resolves.toEqual([
       false,

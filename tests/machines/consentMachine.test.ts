@@ -42,7 +42,7 @@ function startConsent(input: ConsentInput) {
   return { actor, effects, view };
 }
 
-describe('consentMachine: where a visitor starts (spec section 4)', () => {
+describe('consentMachine: where a visitor starts (R4.11, D31)', () => {
   it.each([
     ['google', true],
     ['microsoft', true],

@@ -3,7 +3,8 @@
  * (scripts/model/planner.ts) run on a live actor of each machine with
  * its effects recorded; after every step the actor's state and context must
  * equal what the machine definition computes, and the effects must be the
- * spec's. Every transition the machines define must be walked.
+ * ones docs/requirements.md asks for. Every transition the machines define
+ * must be walked.
  */
 import { describe, expect, it } from 'vitest';
 import { createActor, type AnyMachineSnapshot } from 'xstate';
@@ -69,7 +70,7 @@ describe('signUpMachine, machine level', () => {
         const snapshot = actor.getSnapshot();
         expect(stateOf(snapshot)).toEqual(stateOf(expected));
 
-        // Spec section 4: one request per submit that passes validation,
+        // R4.6: one request per submit that passes validation,
         // none while a client-side error exists.
         expect(requests.length - before).toBe(
           step.type === 'submit' && expected.matches('submitting') ? 1 : 0,
@@ -140,8 +141,8 @@ describe('consentMachine, machine level', () => {
         expect(stateOf(snapshot)).toEqual(stateOf(expected));
         const accepted = expected.matches('accepted');
         const rejected = expected.matches('rejected');
-        // Spec section 4: accept → cookie 1 and the tag; reject → cookie 0,
-        // no tag, and its cookies deleted.
+        // R4.8, R4.9: accept → cookie 1 and the tag; reject → cookie 0,
+        // no tag, and its cookies deleted (D33).
         expect(tagLoaded).toBe(accepted);
         if (accepted) expect(cookie).toBe('1');
         if (rejected) {

@@ -3,7 +3,7 @@ import { SignUpRejection } from '../../machines/signUpContract';
 import { messages } from '../../common/validation';
 import { startSignUp } from './support/signUpHarness';
 
-describe('signUpMachine: editing (spec section 4)', () => {
+describe('signUpMachine: editing (R4.5, R4.6)', () => {
   it('starts idle with the prefill from its input', () => {
     const { actor } = startSignUp({
       values: { name: 'Ada', email: 'ada@example.com' },
@@ -78,8 +78,8 @@ describe('signUpMachine: editing (spec section 4)', () => {
   });
 });
 
-describe('signUpMachine: submitting (spec sections 3, 4)', () => {
-  it('sends the spec payload: trimmed, URL with protocol, campaign', () => {
+describe('signUpMachine: submitting (R3.1 to R3.4, R4.1 to R4.3)', () => {
+  it('sends the R3.1 to R3.4 payload: trimmed, URL with protocol, campaign', () => {
     const harness = startSignUp({ utmCampaign: 'spring' });
     harness.fillValidForm('tok-1');
     harness.actor.send({
@@ -136,7 +136,7 @@ describe('signUpMachine: submitting (spec sections 3, 4)', () => {
   });
 });
 
-describe('signUpMachine: failures (spec sections 4, 8)', () => {
+describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
   async function failWith(error: unknown) {
     const harness = startSignUp();
     harness.fillValidForm();

@@ -33,8 +33,8 @@ const VALID_FORM: FormToValidate = {
 };
 
 /**
- * @returns the verdict of `validateSignUp` (the page's rules, spec section
- *   5) on a valid form whose `url` or `email` is the case's input
+ * @returns the verdict of `validateSignUp` (the page's rules, R5.1 to
+ *   R5.9) on a valid form whose `url` or `email` is the case's input
  */
 export function pageVerdict({ input, kind }: VerdictCase): Verdict {
   const message = validateSignUp({ ...VALID_FORM, [kind]: input })[kind];

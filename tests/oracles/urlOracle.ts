@@ -1,6 +1,7 @@
 /**
  * Independent oracles for the sign-up form's site-URL and e-mail rules
- * (spec section 5, DECISIONS.md "Site URL" and "E-mail").
+ * (R5.2 to R5.7 in docs/requirements.md; D13, D15 and D16 in
+ * docs/decisions.md).
  *
  * They are built only from well-kept code — `validator` (`isURL`, `isFQDN`,
  * `isIP`, `isEmail`), the WHATWG URL Standard's reference parser
@@ -125,7 +126,7 @@ export const KEPT_DISAGREEMENTS: readonly KeptDisagreement[] = [
     from: 'html',
     example: '\u00a0name@example.com\u3000',
     reason:
-      'the spec says "trimmed": String#trim drops Unicode spaces too; HTML sanitization strips only ASCII whitespace',
+      'R5.2 says "trimmed": String#trim drops Unicode spaces too; HTML sanitization strips only ASCII whitespace',
   },
   {
     rule: 'email',
@@ -441,19 +442,19 @@ export function isHtmlEmailByGrammar(value: string): boolean {
 }
 
 /**
- * The oracle for the e-mail field: trimmed (spec section 5), then the HTML
+ * The oracle for the e-mail field: trimmed (R5.2), then the HTML
  * standard's valid e-mail address (what `<input type=email>` accepts) with
- * a dot in the domain (DECISIONS.md).
+ * a dot in the domain (D15 in docs/decisions.md).
  */
 export function oracleEmail(raw: string): OracleVerdict {
-  // Kept: String#trim, as the spec says "trimmed", not HTML's sanitization
+  // Kept: String#trim, as R5.2 says "trimmed", not HTML's sanitization
   // (which strips only ASCII whitespace, and newlines anywhere).
   const email = raw.trim();
   if (email === '') return reject('empty');
   if (!HTML_VALID_EMAIL.test(email)) {
     return reject('format: not an HTML valid e-mail address');
   }
-  // Kept: DECISIONS.md wants a dot in the domain (name@localhost is
+  // Kept: D15 wants a dot in the domain (name@localhost is
   // HTML-valid but cannot receive our mail).
   if (!email.slice(email.indexOf('@')).includes('.')) {
     return reject('format: no dot in the domain');

@@ -2,7 +2,8 @@
  * The local API (`POST /2/account/signup/`) under abuse, case by case,
  * through Fastify's `inject`: oversized bodies, wrong content types, missing
  * and repeated fields, invalid UTF-8, odd keys, the rate limit's answer and
- * key. Every answer must keep CONTRACT.md "HTTP" (tests/server/support/apiServer.ts).
+ * key. Every answer must keep docs/contract.md "HTTP"
+ * (tests/server/support/apiServer.ts).
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance, InjectOptions } from 'fastify';
@@ -378,7 +379,7 @@ describe('the rate limit', () => {
     expect(statuses).toEqual([200, 200, 429, 429]);
   });
 
-  it('counts refused and malformed requests too (README: every request counts)', async () => {
+  it('counts refused and malformed requests too (D39: every request counts)', async () => {
     const junk = await limited.inject({
       method: 'POST',
       url: SIGN_UP_PATH,

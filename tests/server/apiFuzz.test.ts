@@ -4,7 +4,7 @@
  * built from valid sign-ups with fields dropped, repeated, replaced or made
  * huge, hand-made form encoding with broken escapes, JSON, random bytes,
  * bodies over the limit, under content types right, wrong and made up.
- * Every answer must keep CONTRACT.md "HTTP" (never a 5xx, always JSON in
+ * Every answer must keep docs/contract.md "HTTP" (never a 5xx, always JSON in
  * the API's shape); a success must come from a body a browser could have
  * sent (form-encoded UTF-8); and the server must still sign someone up
  * afterwards.

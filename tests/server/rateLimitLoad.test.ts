@@ -144,7 +144,8 @@ async function fire(
 }
 
 describe(`${SIMULTANEOUS} simultaneous sign-ups from one address`, () => {
-  // 5 is SIGNUP_RATE_LIMIT's default (CONTRACT.md); 1 and 49 are the edges.
+  // 5 is SIGNUP_RATE_LIMIT's default (docs/contract.md); 1 and 49 are the
+  // edges.
   it.each([1, 5, 49])(
     'SIGNUP_RATE_LIMIT=%i: exactly that many accounts, the rest refused',
     async (limit) => {

@@ -14,7 +14,7 @@ const defaults = {
 };
 
 describe('readConfig', () => {
-  it('uses the defaults of CONTRACT.md when nothing is set', () => {
+  it('uses the defaults of docs/contract.md when nothing is set', () => {
     expect(readConfig({})).toEqual(defaults);
     expect(RECAPTCHA_TEST_SITE_KEY).toBe(defaults.recaptchaSiteKey);
   });

@@ -268,7 +268,7 @@ describe('cookieDomainFor', () => {
     ['a.b.vigil.example', 'vigil.example', 'vigil.example'],
     ['SIGNUP.Vigil.Example', '.vigil.example', '.vigil.example'],
     // A browser drops a cookie whose Domain does not match the host (RFC
-    // 6265 section 5.3), so the page falls back to host-only there.
+    // 6265 §5.3; D29), so the page falls back to host-only there.
     ['localhost', '.vigil.example', undefined],
     ['evilvigil.example', '.vigil.example', undefined],
     ['signup.vigil.example', undefined, undefined],

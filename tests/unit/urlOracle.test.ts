@@ -3,7 +3,8 @@
  * (`tests/oracles/urlOracle.ts`, built from validator and the WHATWG URL
  * parser): property tests over generated inputs in every category the
  * decisions name, and a table of named adversarial cases with the verdict
- * the spec and DECISIONS.md call for.
+ * R5.2 to R5.7 (docs/requirements.md) and D13 to D16 (docs/decisions.md)
+ * call for.
  */
 import fc from 'fast-check';
 import validator from 'validator';
@@ -38,8 +39,8 @@ function verdicts(raw: string) {
 /**
  * The property every generated input must hold: our rule and the oracle
  * agree on accept/refuse, an accepted URL is the trimmed input with
- * `https://` prepended only when no protocol was typed, and the problems the
- * spec singles out (empty, localhost, IP) and the hidden or look-alike
+ * `https://` prepended only when no protocol was typed, and the problems
+ * R5.6 and R5.7 single out (empty, localhost, IP) and the hidden or look-alike
  * characters the rule refuses in a host are named as such.
  */
 function agrees(raw: string): void {

@@ -11,7 +11,7 @@ import {
 } from '../../common/validation';
 
 describe('checkSiteUrl', () => {
-  // Spec section 5: a valid URL with a protocol is accepted as is, one
+  // R5.3 to R5.5: a valid URL with a protocol is accepted as is, one
   // without gets https:// prepended; the value is trimmed first.
   it.each([
     // plain domains and subdomains

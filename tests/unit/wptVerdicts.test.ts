@@ -41,7 +41,7 @@ function apiBody(kind: VerdictCase['kind'], value: string) {
 
 /**
  * The API's verdict on what the page does with an input: an accepted URL is
- * sent with its protocol (spec section 3), a refused one would only reach
+ * sent with its protocol (R3.3), a refused one would only reach
  * the API as typed, by hand.
  */
 function apiAccepts({ input, kind }: VerdictCase): boolean {

@@ -1,7 +1,7 @@
 /**
  * The local server (server/app.ts) for the `server` test project: serving a
  * throwaway one-file page (these tests need no Parcel build), and what every
- * answer of the API must look like (CONTRACT.md "HTTP").
+ * answer of the API must look like (docs/contract.md "HTTP").
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,7 +59,7 @@ export function validSignUp(
   });
 }
 
-/** The two shapes of CONTRACT.md "HTTP". */
+/** The two shapes of docs/contract.md "HTTP". */
 export type ApiBody =
   | {
       success: true;

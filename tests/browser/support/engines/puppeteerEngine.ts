@@ -143,7 +143,7 @@ function puppeteerPage(
   };
 }
 
-/** Whether a cookie would be sent to the URL (RFC 6265 section 5.4). */
+/** Whether a cookie would be sent to the URL (RFC 6265 §5.4). */
 function cookieMatches(cookie: Cookie, url: string): boolean {
   const { hostname } = new URL(url);
   const domain = cookie.domain.replace(/^\./, '');
