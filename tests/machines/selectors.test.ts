@@ -1,0 +1,156 @@
+/**
+ * The questions the views ask the machines (the selectors exported beside
+ * them), answered in every state the views meet, and the form's rules as
+ * the provided actions the sign-up machine cannot run without.
+ */
+import { describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
+import { requestOf } from '../../common/signUpRuleActions';
+import { messages } from '../../common/validation';
+import {
+  consentMachine,
+  selectChoice,
+  selectModalOpen,
+  selectSettingsShown,
+  type ConsentChoice,
+  type ConsentEvent,
+} from '../../machines/consentMachine';
+import { SignUpRejection, type Failure } from '../../machines/signUpContract';
+import {
+  fieldError,
+  selectAreaFailure,
+  selectLocked,
+  selectProgress,
+  signUpMachine,
+  type SignUpContext,
+} from '../../machines/signUpMachine';
+import { startSignUp } from './support/signUpHarness';
+
+describe('sign-up selectors (R4.1, R8.1 to R8.3)', () => {
+  it('editing: unlocked, no failure area', () => {
+    const { actor } = startSignUp();
+    const snapshot = actor.getSnapshot();
+    expect(selectProgress(snapshot)).toBe('editing');
+    expect(selectLocked(snapshot)).toBe(false);
+    expect(selectAreaFailure(snapshot)).toBeNull();
+  });
+
+  it('sending: locked; signed up: still locked while the browser leaves', async () => {
+    const harness = startSignUp();
+    harness.fillValidForm();
+    harness.actor.send({ type: 'submit' });
+    expect(selectProgress(harness.actor.getSnapshot())).toBe('sending');
+    expect(selectLocked(harness.actor.getSnapshot())).toBe(true);
+    harness.requests[0]?.answer.resolve({ token: 't', sid: 's' });
+    await harness.settle();
+    expect(selectProgress(harness.actor.getSnapshot())).toBe('signedUp');
+    expect(selectLocked(harness.actor.getSnapshot())).toBe(true);
+  });
+
+  it.each([
+    [{ kind: 'rateLimited' }, 'rateLimited', undefined],
+    [{ kind: 'general', reason: 'refused' }, 'general', undefined],
+    [{ kind: 'invalidName' }, null, messages.nameRefused],
+  ] as [Failure, string | null, string | undefined][])(
+    'a %o failure shows in area %s, at the name field: %s',
+    async (failure, area, nameError) => {
+      const harness = startSignUp();
+      harness.fillValidForm();
+      harness.actor.send({ type: 'submit' });
+      harness.requests[0]?.answer.reject(new SignUpRejection(failure));
+      await harness.settle();
+      const snapshot = harness.actor.getSnapshot();
+      expect(selectProgress(snapshot)).toBe('editing');
+      expect(selectLocked(snapshot)).toBe(false);
+      expect(selectAreaFailure(snapshot)).toBe(area);
+      expect(fieldError(snapshot.context.errors, 'name')).toBe(nameError);
+    },
+  );
+
+  it('the newsletter box is never in error; other fields read their message', () => {
+    const errors = { tos: messages.tosRequired, captcha: 'c' };
+    expect(fieldError(errors, 'newsletter')).toBeUndefined();
+    expect(fieldError(errors, 'tos')).toBe(messages.tosRequired);
+    expect(fieldError(errors, 'captcha')).toBe('c');
+    expect(fieldError(errors, 'email')).toBeUndefined();
+  });
+});
+
+describe('the form rules reach the machine only when provided', () => {
+  it('without them a submit stops the actor with an error, never sends', () => {
+    const actor = createActor(signUpMachine, { input: {} });
+    const errors: unknown[] = [];
+    actor.subscribe({ error: (error) => errors.push(error) });
+    actor.start();
+    actor.send({ type: 'submit' });
+    expect(actor.getSnapshot().status).toBe('error');
+    expect(String(errors[0])).toMatch(/checkForm was not provided/);
+  });
+
+  const context = (values: Partial<SignUpContext['values']>, token = 'tok') =>
+    ({
+      values: {
+        name: ' Ada ',
+        email: ' ada@example.com ',
+        url: ' example.com ',
+        newsletter: true,
+        tos: true,
+        ...values,
+      },
+      captchaToken: token,
+      errors: {},
+      failure: null,
+      utmCampaign: undefined,
+      request: null,
+    }) satisfies SignUpContext;
+
+  it('requestOf: trimmed name and e-mail, https:// added (R5.5), no campaign unless kept', () => {
+    expect(requestOf(context({}), {})).toEqual({
+      name: 'Ada',
+      email: 'ada@example.com',
+      captchaToken: 'tok',
+      newsletter: true,
+      url: 'https://example.com',
+    });
+    expect(
+      requestOf({ ...context({}), utmCampaign: 'spring' }, {})?.utmCampaign,
+    ).toBe('spring');
+  });
+
+  it('requestOf: nothing to send while any error stands or without a token (R4.6)', () => {
+    expect(requestOf(context({}), { name: messages.nameRequired })).toBeNull();
+    expect(requestOf(context({}, ''), {})).toBeNull();
+    expect(requestOf(context({ url: 'localhost' }), {})).toBeNull();
+  });
+});
+
+describe('consent selectors (R4.7, R4.10)', () => {
+  const paths: [string, ConsentChoice, ConsentEvent[]][] = [
+    ['unset', 'unset', []],
+    ['unset', 'unset', [{ type: 'settings.open' }]],
+    ['1', 'accepted', []],
+    ['0', 'rejected', [{ type: 'settings.open' }]],
+    ['unset', 'accepted', [{ type: 'consent.accept' }]],
+  ];
+  it.each(paths)(
+    'stored %s then %o: the choice, the modal and the settings link agree with the state',
+    (stored, expected, events) => {
+      const storedChoice =
+        stored === '1' ? 'accepted' : stored === '0' ? 'rejected' : 'unset';
+      const actor = createActor(consentMachine, {
+        input: { storedChoice, utmSource: 'google' },
+      }).start();
+      for (const event of events) actor.send(event);
+      const snapshot = actor.getSnapshot();
+      const inState = (['accepted', 'rejected', 'unset'] as const).find(
+        (choice) => snapshot.matches(choice),
+      );
+      expect(inState).toBe(expected);
+      expect(selectChoice(snapshot)).toBe(expected);
+      expect(selectModalOpen(snapshot)).toBe(
+        snapshot.matches({ [inState ?? 'unset']: 'open' }),
+      );
+      expect(selectSettingsShown(snapshot)).toBe(inState !== 'unset');
+    },
+  );
+});
