@@ -10,6 +10,12 @@ import { renderMermaidSVG } from 'beautiful-mermaid';
 import type { AnyStateMachine } from 'xstate';
 import { consentMachine } from '../machines/consentMachine';
 import { signUpMachine } from '../machines/signUpMachine';
+import {
+  labelClashes,
+  placeLabels,
+  widenLabels,
+  withConcreteColours,
+} from './diagramSvg';
 import { toMermaid } from './mermaid';
 
 /** Where the diagrams live, relative to the project root. */
@@ -34,15 +40,50 @@ export interface DiagramFile {
 }
 
 /**
- * The SVG of a Mermaid text: beautiful-mermaid's default light theme, with
- * its web-font `@import` removed so that opening the file fetches nothing
- * (the text falls back to the system sans-serif). Synchronous and
- * deterministic for a given renderer version.
+ * The SVG of a Mermaid text, the same in every SVG viewer: beautiful-mermaid's
+ * default light theme with its colours made concrete and its web-font
+ * `@import` removed, so that opening the file fetches nothing (the text
+ * falls back to the system sans-serif), and its edge labels sized for a wide
+ * fallback font and drawn over nothing (scripts/diagramSvg.ts). Tries the
+ * layouts of {@link LAYOUTS} in order and keeps the first whose labels are
+ * clean. Synchronous and deterministic for a given renderer version.
+ * @throws Error listing the clashes when no layout is clean
  */
 export function renderSvg(mermaid: string): string {
-  const svg = renderMermaidSVG(mermaid);
-  return svg.replace(/^\s*@import url\([^)]*\);\n/gm, '').trimEnd() + '\n';
+  let clashes: string[] = [];
+  for (const layout of LAYOUTS) {
+    const svg = placeLabels(
+      widenLabels(
+        withConcreteColours(
+          renderMermaidSVG(mermaid, layout).replace(
+            /^\s*@import url\([^)]*\);\n/gm,
+            '',
+          ),
+        ),
+      ),
+    );
+    clashes = labelClashes(svg);
+    if (clashes.length === 0) return svg.trimEnd() + '\n';
+  }
+  throw new Error(
+    `every layout draws a label over something:\n${clashes.join('\n')}`,
+  );
 }
+
+/**
+ * The layouts tried, in order (px between states side by side, and between
+ * layers): the renderer's default first, then roomier ones, which give the
+ * labels more places to go.
+ */
+export const LAYOUTS: readonly { nodeSpacing: number; layerSpacing: number }[] =
+  [
+    { nodeSpacing: 28, layerSpacing: 48 },
+    { nodeSpacing: 28, layerSpacing: 64 },
+    { nodeSpacing: 28, layerSpacing: 96 },
+    { nodeSpacing: 48, layerSpacing: 96 },
+    { nodeSpacing: 72, layerSpacing: 96 },
+    { nodeSpacing: 96, layerSpacing: 96 },
+  ];
 
 /** The README block of one diagram: its Mermaid text and a link to its SVG. */
 export function readmeBlock(name: string, mermaid: string): string {

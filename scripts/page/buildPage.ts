@@ -8,27 +8,33 @@
  */
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { PROJECT_ROOT, TEST_BUILDS } from './paths';
+import { PROJECT_ROOT, TEST_BUILDS, type TestBuild } from './paths';
 
 export default function buildPage(): void {
-  for (const [name, { distDir, env }] of Object.entries(TEST_BUILDS)) {
-    execFileSync(
-      resolve(PROJECT_ROOT, 'node_modules/.bin/tsx'),
-      [
-        'scripts/build.ts',
-        '--dist-dir',
-        distDir,
-        ...(name === 'tagged' ? [] : ['--no-source-maps']),
-        // One cache per configuration: builds never borrow another's env.
-        '--cache-dir',
-        resolve(PROJECT_ROOT, `.parcel-cache/test-${name}`),
-      ],
-      {
-        cwd: PROJECT_ROOT,
-        stdio: 'inherit',
-        // Vitest sets NODE_ENV=test, which would build React's development copy.
-        env: { ...process.env, ...env, NODE_ENV: 'production' },
-      },
-    );
+  for (const name of Object.keys(TEST_BUILDS) as TestBuild[]) {
+    buildTestPage(name);
   }
+}
+
+/** Builds one configuration of {@link TEST_BUILDS} into its directory. */
+export function buildTestPage(name: TestBuild): void {
+  const { distDir, env } = TEST_BUILDS[name];
+  execFileSync(
+    resolve(PROJECT_ROOT, 'node_modules/.bin/tsx'),
+    [
+      'scripts/build.ts',
+      '--dist-dir',
+      distDir,
+      ...(name === 'tagged' ? [] : ['--no-source-maps']),
+      // One cache per configuration: builds never borrow another's env.
+      '--cache-dir',
+      resolve(PROJECT_ROOT, `.parcel-cache/test-${name}`),
+    ],
+    {
+      cwd: PROJECT_ROOT,
+      stdio: 'inherit',
+      // Vitest sets NODE_ENV=test, which would build React's development copy.
+      env: { ...process.env, ...env, NODE_ENV: 'production' },
+    },
+  );
 }

@@ -1,0 +1,55 @@
+/**
+ * `npm run atlas`: builds the page (the tagged test configuration of
+ * scripts/page/paths.ts), serves it with the local API, and writes the state
+ * atlas (scripts/atlas/shoot.ts) into `atlas/` (git-ignored): open
+ * `atlas/index.html`, no network needed.
+ *
+ * Options:
+ * - `--out DIR`: write the atlas there instead;
+ * - `--page-screenshot FILE`: also save a PNG of the atlas page's top
+ *   (1280 × 1600 CSS px), e.g. `docs/atlas-screenshot.png`.
+ *
+ * Needs Chromium (scripts/engines.ts says what to install if it is missing).
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { buildAtlas } from './atlas/shoot';
+import { launchChromium } from './engines';
+import { buildTestPage } from './page/buildPage';
+import { PROJECT_ROOT } from './page/paths';
+import { startTestServer } from './page/testServer';
+
+const { values } = parseArgs({
+  options: {
+    out: { type: 'string', default: 'atlas' },
+    'page-screenshot': { type: 'string' },
+  },
+});
+const outDir = resolve(PROJECT_ROOT, values.out);
+const started = Date.now();
+
+buildTestPage('tagged');
+const browser = await launchChromium();
+const server = await startTestServer();
+try {
+  const manifest = await buildAtlas(browser, server.origin, outDir, (line) =>
+    console.log(line),
+  );
+  const shots = manifest.machines.reduce((n, m) => n + m.shots.length, 0);
+  console.log(
+    `wrote ${resolve(outDir, 'index.html')}: ${shots} states pictured at 2 widths in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
+  const pageShot = values['page-screenshot'];
+  if (pageShot) {
+    const page = await browser.newPage({
+      viewport: { width: 1280, height: 1600 },
+    });
+    await page.goto(pathToFileURL(resolve(outDir, 'index.html')).href);
+    await page.waitForLoadState('load');
+    await page.screenshot({ path: resolve(PROJECT_ROOT, pageShot) });
+    console.log(`wrote ${pageShot}`);
+  }
+} finally {
+  await Promise.all([browser.close(), server.close()]);
+}

@@ -1,0 +1,44 @@
+/**
+ * The two machines of the atlas, with their test models' planned paths
+ * (scripts/model) and the looks a state may have.
+ */
+import type { AnyMachineSnapshot } from 'xstate';
+import type { ConsentInput } from '../../machines/consentMachine';
+import type { SignUpContext, SignUpInput } from '../../machines/signUpMachine';
+import { consentModel, describeConsentInput } from '../model/consentModel';
+import { planPaths } from '../model/planner';
+import { signUpModel } from '../model/signUpModel';
+import type { AtlasMachine } from './plan';
+
+/**
+ * The sign-up machine: `failure` shows one message per failure kind (the
+ * machine's `Failure`: rate limit, refused name, anything else); `idle`
+ * looks different once the client-side errors show.
+ */
+export function signUpAtlas(): AtlasMachine<SignUpInput> {
+  return {
+    name: 'signUpMachine',
+    model: signUpModel,
+    paths: planPaths(signUpModel),
+    describeInput: () => '',
+    variant: (snapshot: AnyMachineSnapshot) => {
+      const context = snapshot.context as SignUpContext;
+      if (context.failure) return context.failure.kind;
+      if (snapshot.matches('idle') && Object.keys(context.errors).length > 0) {
+        return 'errors shown';
+      }
+      return undefined;
+    },
+  };
+}
+
+/** The consent machine: each choice with the modal open and closed. */
+export function consentAtlas(): AtlasMachine<ConsentInput> {
+  return {
+    name: 'consentMachine',
+    model: consentModel,
+    paths: planPaths(consentModel),
+    describeInput: describeConsentInput,
+    variant: () => undefined,
+  };
+}

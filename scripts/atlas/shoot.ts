@@ -1,0 +1,279 @@
+/**
+ * Builds the state atlas into a directory: a picture of every state of both
+ * machines at a phone and a desktop width, taken in Chromium on the built
+ * page along the planned model paths (scripts/atlas/plan.ts), a manifest
+ * of them, and the page that shows them beside the machines' diagrams
+ * (scripts/atlas/html.ts). Nothing on the page fetches from the network.
+ *
+ * Layout of `outDir`:
+ * - `index.html`: the atlas;
+ * - `shots/<shot id>.<phone|desktop>.png`: the pictures (the whole page,
+ *   or the viewport while a modal dialog shows);
+ * - `diagrams/<name>.svg`: the diagrams at full size;
+ * - `atlas.json`: the {@link AtlasManifest}.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import type { AnyMachineSnapshot } from 'xstate';
+import { renderSvg } from '../diagramFiles';
+import { toMermaid } from '../mermaid';
+import { modelSnapshots } from '../model/modelRun';
+import { RECAPTCHA_SCRIPT_PATTERN } from '../page/fakeRecaptcha';
+import { TEST_TAG_URL } from '../page/paths';
+import { DESKTOP, PHONE, openSignUpPage } from '../page/signUpPage';
+import { consentDriver, signUpDriver, type PageDriver } from './drivers';
+import { atlasHtml, type AtlasDiagram } from './html';
+import { consentAtlas, signUpAtlas } from './machines';
+import {
+  planRuns,
+  reachOf,
+  shotsOf,
+  type AtlasMachine,
+  type Moment,
+  type Run,
+  type Shot,
+} from './plan';
+
+/** The widths pictured: scripts/page/signUpPage.ts's phone and desktop. */
+export const WIDTHS = { phone: PHONE, desktop: DESKTOP } as const;
+export type Width = keyof typeof WIDTHS;
+
+/** A shot as the manifest and the page give it: plain, serialisable data. */
+export interface ShotRecord {
+  id: string;
+  stateId: string;
+  variant: string | null;
+  moment: Moment;
+  nodes: string[];
+  tags: string[];
+  accepts: string[];
+  leadsTo: string[];
+  /** Where the visit started, e.g. `stored unset, utm_source=google`. */
+  from: string;
+  /** The events that reached the state, e.g. `name: Ada Lovelace`. */
+  events: string[];
+  /** Paths relative to the atlas directory. */
+  files: Record<Width, string>;
+}
+
+export interface AtlasManifest {
+  machines: { name: string; machineId: string; shots: ShotRecord[] }[];
+}
+
+interface Entry<TInput> {
+  atlas: AtlasMachine<TInput>;
+  driver: PageDriver<TInput>;
+}
+
+const isLocal = (url: URL) =>
+  url.hostname === 'localhost' || url.hostname === '127.0.0.1';
+
+/**
+ * Nothing leaves the machine: requests to other hosts (error reports, say)
+ * fail, except Google's reCAPTCHA script and the tag, which the fakes of
+ * scripts/page answer (registered by `openSignUpPage`).
+ */
+async function offline(page: Page) {
+  await page.context().route(
+    (url) =>
+      !isLocal(url) &&
+      url.href !== TEST_TAG_URL &&
+      !RECAPTCHA_SCRIPT_PATTERN.test(url.href),
+    (route) => route.abort('internetdisconnected'),
+  );
+}
+
+/**
+ * Saves the whole page, or only the viewport while a modal dialog shows:
+ * the dialog is pinned to the viewport, and a whole-page picture would
+ * stretch or misplace it.
+ */
+async function save(page: Page, outDir: string, file: string) {
+  const modal = await page
+    .locator('[role="dialog"][aria-modal="true"]')
+    .count();
+  await page.screenshot({
+    path: join(outDir, file),
+    fullPage: modal === 0,
+    animations: 'disabled',
+    caret: 'hide',
+  });
+}
+
+const fileOf = (shot: { id: string }, width: Width) =>
+  `shots/${shot.id}.${width}.png`;
+
+/**
+ * The page as first drawn, before its script starts the machines (the
+ * frame of a momentary first state): the script files are answered empty,
+ * so the prerendered markup stays as it is (the inline early script runs,
+ * as it does before the bundle arrives). Not with scripts turned off: that
+ * shows the page's notice for browsers without JavaScript.
+ */
+async function shootPrerender(
+  browser: Browser,
+  origin: string,
+  outDir: string,
+  shot: { id: string },
+  query: string,
+) {
+  for (const [width, viewport] of Object.entries(WIDTHS) as [
+    Width,
+    (typeof WIDTHS)[Width],
+  ][]) {
+    const context = await browser.newContext({ viewport });
+    try {
+      const page = await context.newPage();
+      await offline(page);
+      await page.route(
+        (url) => url.origin === origin && url.pathname.endsWith('.js'),
+        (route) => route.fulfill({ contentType: 'text/javascript', body: '' }),
+      );
+      await page.goto(`${origin}/signup${query}`);
+      await save(page, outDir, fileOf(shot, width));
+    } finally {
+      await context.close();
+    }
+  }
+}
+
+/** Plays one run at one width, picturing each of its shots on the way. */
+async function playRun<TInput>(
+  browser: Browser,
+  origin: string,
+  outDir: string,
+  { atlas, driver }: Entry<TInput>,
+  run: Run<TInput>,
+  width: Width,
+) {
+  const visit = driver.visit(run.input);
+  const opened = await openSignUpPage(browser, origin, {
+    ...visit,
+    viewport: WIDTHS[width],
+  });
+  try {
+    const { page } = opened;
+    await offline(page);
+    await driver.prepare(page, origin);
+    const { initial, after } = modelSnapshots(atlas.model, {
+      input: run.input,
+      events: run.events,
+      covers: [],
+    });
+    const snapshotAt = (step: number): AnyMachineSnapshot => {
+      const snapshot = step === 0 ? initial : after[step - 1];
+      if (!snapshot) throw new Error(`no model snapshot at step ${step}`);
+      return snapshot;
+    };
+    const live = run.shots.filter((shot) => shot.moment !== 'prerender');
+    for (let step = 0; step <= run.events.length; step += 1) {
+      if (step > 0) {
+        const event = run.events[step - 1];
+        if (event) await driver.perform(page, event);
+      }
+      const here = live.filter((shot) => shot.playedBefore === step);
+      if (here.length === 0) continue;
+      await driver.shows(page, snapshotAt(step), run.input);
+      for (const shot of here) await save(page, outDir, fileOf(shot, width));
+    }
+    if (opened.pageErrors.length > 0) {
+      throw new Error(`the page threw: ${opened.pageErrors.join('; ')}`);
+    }
+  } finally {
+    await opened.context.close();
+  }
+}
+
+async function shootMachine<TInput>(
+  browser: Browser,
+  origin: string,
+  outDir: string,
+  entry: Entry<TInput>,
+  log: (line: string) => void,
+) {
+  const runs = planRuns(entry.atlas);
+  for (const run of runs) {
+    for (const width of Object.keys(WIDTHS) as Width[]) {
+      await playRun(browser, origin, outDir, entry, run, width);
+    }
+    for (const shot of run.shots.filter((s) => s.moment === 'prerender')) {
+      await shootPrerender(
+        browser,
+        origin,
+        outDir,
+        shot,
+        entry.driver.visit(run.input).query ?? '',
+      );
+    }
+    const events = run.events.length;
+    log(
+      `${entry.atlas.name}: ${run.shots.map((s) => s.id).join(', ')} (a path of ${events} event${events === 1 ? '' : 's'})`,
+    );
+  }
+  return shotsOf(entry.atlas, runs).map((shot: Shot<TInput>): ShotRecord => ({
+    id: shot.id,
+    stateId: shot.stateId,
+    variant: shot.variant ?? null,
+    moment: shot.moment,
+    nodes: shot.nodes,
+    tags: shot.tags,
+    accepts: shot.accepts,
+    leadsTo: shot.leadsTo,
+    ...reachOf(entry.atlas, shot),
+    files: { phone: fileOf(shot, 'phone'), desktop: fileOf(shot, 'desktop') },
+  }));
+}
+
+/** One machine's part of the atlas, its input type hidden. */
+function job<TInput>(entry: Entry<TInput>) {
+  return {
+    name: entry.atlas.name,
+    machine: entry.atlas.model.machine,
+    shoot: (
+      browser: Browser,
+      origin: string,
+      outDir: string,
+      log: (line: string) => void,
+    ) => shootMachine(browser, origin, outDir, entry, log),
+  };
+}
+
+/**
+ * Writes the atlas into `outDir` (emptied first).
+ *
+ * @param browser Chromium (scripts/engines.ts `launchChromium`)
+ * @param origin where the built page is served with its API
+ *   (scripts/page/testServer.ts), e.g. `http://localhost:43123`
+ * @param log receives one line per browser run
+ * @throws Error when the page does not show a state the model calls for
+ */
+export async function buildAtlas(
+  browser: Browser,
+  origin: string,
+  outDir: string,
+  log: (line: string) => void = () => {},
+): Promise<AtlasManifest> {
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(join(outDir, 'shots'), { recursive: true });
+  mkdirSync(join(outDir, 'diagrams'), { recursive: true });
+  const jobs = [
+    job({ atlas: signUpAtlas(), driver: signUpDriver }),
+    job({ atlas: consentAtlas(), driver: consentDriver }),
+  ];
+  const manifest: AtlasManifest = { machines: [] };
+  const diagrams: AtlasDiagram[] = [];
+  for (const { name, machine, shoot } of jobs) {
+    const shots = await shoot(browser, origin, outDir, log);
+    manifest.machines.push({ name, machineId: machine.id, shots });
+    const svg = renderSvg(toMermaid(machine));
+    writeFileSync(join(outDir, 'diagrams', `${name}.svg`), svg);
+    diagrams.push({ name, machine, svg });
+  }
+  writeFileSync(
+    join(outDir, 'atlas.json'),
+    JSON.stringify(manifest, null, 2) + '\n',
+  );
+  writeFileSync(join(outDir, 'index.html'), atlasHtml(manifest, diagrams));
+  return manifest;
+}

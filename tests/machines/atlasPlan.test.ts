@@ -1,0 +1,111 @@
+/**
+ * The atlas's plan (scripts/atlas/plan.ts), without a browser: every state
+ * node of both machines, read from the machines, gets a picture along a
+ * planned model path that really reaches it; momentary states are marked
+ * as such, with where they lead; each failure kind gets its own picture.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  getInitialSnapshot,
+  getNextSnapshot,
+  type AnyActorLogic,
+  type AnyMachineSnapshot,
+  type AnyStateNode,
+} from 'xstate';
+import { consentAtlas, signUpAtlas } from '../../scripts/atlas/machines';
+import { planRuns, shotsOf, type AtlasMachine } from '../../scripts/atlas/plan';
+import { stateNodesOf } from '../../scripts/mermaid';
+import { MODEL_FAILURES } from '../../scripts/model/signUpModel';
+
+/** Left by an unguarded eventless transition: never on screen. */
+const isMomentary = (node: AnyStateNode) =>
+  (node.always ?? []).some((transition) => !transition.guard);
+
+function checkPlan<TInput>(atlas: AtlasMachine<TInput>) {
+  const { machine } = atlas.model;
+  const runs = planRuns(atlas);
+  const shots = shotsOf(atlas, runs);
+
+  it('pictures every state node of the machine', () => {
+    for (const node of stateNodesOf(machine)) {
+      expect(
+        shots.some((shot) => shot.nodes.includes(node.id)),
+        `no picture of ${node.id}`,
+      ).toBe(true);
+    }
+    const ids = shots.map((shot) => shot.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('plays a prefix of a planned path, up to each picture', () => {
+    for (const run of runs) {
+      const path = atlas.paths[run.pathIndex];
+      expect(path?.input).toEqual(run.input);
+      expect(path?.events.slice(0, run.events.length)).toEqual(run.events);
+      for (const shot of run.shots) {
+        expect(shot.playedBefore).toBeLessThanOrEqual(run.events.length);
+      }
+    }
+  });
+
+  it('reaches each state it pictures while it shows', () => {
+    const logic: AnyActorLogic = machine;
+    for (const shot of shots.filter((s) => s.moment === 'during')) {
+      let snapshot = getInitialSnapshot(
+        logic,
+        shot.input,
+      ) as AnyMachineSnapshot;
+      for (const event of shot.reachedBy) {
+        snapshot = getNextSnapshot(
+          logic,
+          snapshot,
+          event,
+        ) as AnyMachineSnapshot;
+      }
+      const path = machine.getStateNodeById(shot.stateId).path.join('.');
+      expect(snapshot.matches(path), shot.id).toBe(true);
+      expect(atlas.variant(snapshot)).toBe(shot.variant);
+      expect(shot.playedBefore).toBe(shot.reachedBy.length);
+    }
+  });
+
+  it('marks momentary states, pictured just before, with where they lead', () => {
+    for (const node of stateNodesOf(machine)) {
+      for (const shot of shots.filter((s) => s.stateId === node.id)) {
+        expect(shot.moment !== 'during', shot.id).toBe(isMomentary(node));
+        if (shot.moment === 'during') continue;
+        const targets = (node.always ?? []).flatMap((t) =>
+          (t.target ?? []).map((target) => target.id),
+        );
+        expect(new Set(shot.leadsTo)).toEqual(new Set(targets));
+        expect(shot.playedBefore).toBe(Math.max(0, shot.reachedBy.length - 1));
+        expect(shot.moment).toBe(
+          shot.reachedBy.length === 0 ? 'prerender' : 'before',
+        );
+      }
+    }
+  });
+}
+
+describe('the atlas plan of signUpMachine', () => {
+  const atlas = signUpAtlas();
+  checkPlan(atlas);
+
+  it('pictures each failure kind, and idle with its errors shown', () => {
+    const shots = shotsOf(atlas, planRuns(atlas));
+    const failures = shots
+      .filter((shot) => shot.stateId === 'signUp.failure')
+      .map((shot) => shot.variant);
+    const kinds = [...new Set(MODEL_FAILURES.map((failure) => failure.kind))];
+    expect(failures.sort()).toEqual(kinds.sort());
+    expect(
+      shots
+        .filter((shot) => shot.stateId === 'signUp.idle')
+        .map((s) => s.variant),
+    ).toEqual([undefined, 'errors shown']);
+  });
+});
+
+describe('the atlas plan of consentMachine', () => {
+  checkPlan(consentAtlas());
+});
