@@ -57,7 +57,7 @@ import {
   readSignUpView,
 } from '../../scripts/model/views';
 import { PROJECT_ROOT, TEST_COOKIE_DOMAIN } from '../../scripts/page/paths';
-import { validEntry } from '../../scripts/page/signUpPage';
+import { DESKTOP, validEntry } from '../../scripts/page/signUpPage';
 import {
   startTestServer,
   type TestServer,
@@ -425,6 +425,67 @@ describe.each(ENGINES)('%s', (engine) => {
           'Vigil_COOKIE_CONSENT',
         );
         expect(consent.value).toBe('0');
+      });
+    });
+  });
+
+  describe('before the app script runs (D34)', () => {
+    it('what is typed and ticked survives hydration, and a submit made before it is carried out', async () => {
+      // An origin no other test loads, so the app script is not in the
+      // engine's cache and must come over the held network.
+      const origin = suite.server.origin.replace('localhost', '127.0.0.1');
+      suite.network.reset();
+      const scripts = suite.network.holdPageScripts();
+      const page = await suite.browser.newPage(DESKTOP);
+      await using(page, async () => {
+        await page.goto(`${origin}/`);
+        // Not goto: its wait for the load event could wait on the held script.
+        await page.evaluate((url: string) => {
+          setTimeout(() => location.assign(url), 0);
+        }, `${origin}/signup`);
+        await waitFor(
+          page,
+          () =>
+            location.pathname === '/signup' &&
+            document.getElementById('signup-form') !== null,
+        );
+        await expect.poll(() => scripts.waiting()).toBeGreaterThan(0);
+        await typeInto(page, 'name', 'Ada Lovelace');
+        await typeInto(page, 'email', 'ada@');
+        await page.click('#signup-form input[name="tos"]');
+        await page.click('#signup-form button[type="submit"]');
+        const appHasRun = () =>
+          document.querySelector('[data-testid="fake-captcha"]') !== null;
+        await expect(page.evaluate(appHasRun)).resolves.toBe(false);
+        await expect(page.url()).resolves.toBe(`${origin}/signup`);
+        scripts.release();
+        await waitFor(page, appHasRun);
+        await expect.poll(() => focusedName(page)).toBe('error-summary');
+        await expect(
+          page.evaluate(() => {
+            const input = (name: string) =>
+              document.querySelector<HTMLInputElement>(
+                `#signup-form input[name="${name}"]`,
+              );
+            return {
+              name: input('name')?.value,
+              email: input('email')?.value,
+              tos: input('tos')?.checked,
+              errors: [
+                ...document.querySelectorAll(
+                  '.field__error, [data-testid="notice-captcha"]',
+                ),
+              ].map((node) => node.id || node.getAttribute('data-testid')),
+            };
+          }),
+        ).resolves.toEqual({
+          name: 'Ada Lovelace',
+          email: 'ada@',
+          tos: true,
+          errors: ['email-error', 'url-error', 'notice-captcha'],
+        });
+        await expect(page.url()).resolves.toBe(`${origin}/signup`);
+        expect(suite.network.signUps).toHaveLength(0);
       });
     });
   });

@@ -19,6 +19,8 @@
  * - {@link TEST_TAG_URL}: the fake tag (scripts/page/fakeTag.ts), counted;
  * - `POST /2/account/signup/` on this machine: recorded, and passed to the
  *   local API, or held until the test says how it ends (see {@link holdSignUps});
+ * - scripts of this machine's pages: passed, or held while a test plays a
+ *   visitor on a slow connection (see {@link holdPageScripts});
  * - hosts under {@link TEST_COOKIE_DOMAIN}: this machine (127.0.0.1), as a
  *   DNS entry would, for the Secure and domain-wide cookies;
  * - anything else on this machine (localhost, 127.0.0.1): passed through;
@@ -77,9 +79,23 @@ export interface NetworkEdge {
    * test settles it; the held requests queue up in the returned array.
    */
   holdSignUps: () => HeldSignUp[];
+  /**
+   * From now until `release` (or the next reset), holds every request for
+   * a script of this machine's pages: the page runs as on a slow
+   * connection, before its app script has arrived.
+   */
+  holdPageScripts: () => HeldScripts;
   /** Forgets what was seen, stops holding, lets held requests pass. */
   reset: () => void;
   stop: () => Promise<void>;
+}
+
+/** Scripts held back by {@link NetworkEdge.holdPageScripts}. */
+export interface HeldScripts {
+  /** How many script requests are waiting. */
+  waiting: () => number;
+  /** Lets them, and any later one, through. */
+  release: () => void;
 }
 
 type CallbackRequestResult = requestSteps.CallbackRequestResult;
@@ -128,6 +144,8 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
   // captcha token, so only an engine's resend can repeat one.
   let dropped = new Set<string>();
   const waiting = new Set<(outcome: 'pass') => void>();
+  let scriptsHeld: { count: number; released: Promise<void> } | undefined;
+  let releaseScripts = () => {};
 
   await proxy
     .forGet(RECAPTCHA_SCRIPT_PATTERN)
@@ -163,6 +181,15 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
       beforeRequest: async (request) => {
         const forward = toThisMachine(request);
         const url = new URL(request.url);
+        if (
+          scriptsHeld &&
+          request.method === 'GET' &&
+          url.pathname.endsWith('.js')
+        ) {
+          scriptsHeld.count += 1;
+          await scriptsHeld.released;
+          return forward;
+        }
         if (request.method !== 'POST' || url.pathname !== SIGN_UP_PATH) {
           return forward;
         }
@@ -203,10 +230,27 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
       held = [];
       return held;
     },
+    holdPageScripts: () => {
+      let resolveHold = () => {};
+      const hold = {
+        count: 0,
+        released: new Promise<void>((resolve) => {
+          resolveHold = resolve;
+        }),
+      };
+      const release = () => {
+        if (scriptsHeld === hold) scriptsHeld = undefined;
+        resolveHold();
+      };
+      scriptsHeld = hold;
+      releaseScripts = release;
+      return { waiting: () => hold.count, release };
+    },
     reset: () => {
       signUps = [];
       tagRequests = 0;
       held = undefined;
+      releaseScripts();
       dropped = new Set();
       for (const settle of waiting) settle('pass');
       waiting.clear();
