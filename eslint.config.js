@@ -6,7 +6,17 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-*/', '.parcel-cache/', 'node_modules/'] },
+  {
+    ignores: [
+      'dist/',
+      'dist-*/',
+      '.parcel-cache/',
+      'node_modules/',
+      // StrykerJS's reports and sandboxes (npm run mutation).
+      'reports/',
+      '.stryker-tmp/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
