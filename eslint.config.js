@@ -16,7 +16,17 @@ function layer(files, patterns) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-*/', '.parcel-cache/', 'node_modules/'] },
+  {
+    ignores: [
+      'dist/',
+      'dist-*/',
+      '.parcel-cache/',
+      'node_modules/',
+      // StrykerJS's reports and sandboxes (npm run mutation).
+      'reports/',
+      '.stryker-tmp/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {

@@ -1,0 +1,44 @@
+// @ts-check
+/**
+ * Mutation testing of the page's logic (`npm run mutation`, docs/mutation.md):
+ * StrykerJS changes one expression at a time in the files below and runs the
+ * unit, machine, model and server tests that cover it
+ * (vitest.mutation.config.ts); a change no test notices is a survivor.
+ * Views and scripts are left out, and common/unicodeBaseline.ts too: it is a
+ * data table, checked against the Unicode tables by its own test.
+ *
+ * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
+ */
+const config = {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutation.config.ts', related: false },
+  mutate: [
+    'machines/*.ts',
+    'common/validation.ts',
+    'common/domainName.ts',
+    'common/signUpRuleActions.ts',
+    'src/signUpClient.ts',
+    'src/cookies.ts',
+    'src/prefill.ts',
+    'src/trackingTag.ts',
+    'server/signUpRules.ts',
+    'server/formBody.ts',
+  ],
+  // Each mutant runs only the tests that reach it.
+  coverageAnalysis: 'perTest',
+  // A mutant reached only while a module loads (a constant, the machines'
+  // definitions) would need every related test file per mutant.
+  ignoreStatic: true,
+  // Mutants and tests unchanged since the last run keep their result.
+  incremental: true,
+  incrementalFile: 'reports/mutation/stryker-incremental.json',
+  concurrency: 2,
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  thresholds: { high: 98, low: 95, break: 95 },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+};
+
+export default config;

@@ -1,0 +1,80 @@
+/**
+ * The sign-up machine's guard on leaving `failure` (D22): only typing in the
+ * name ends a refused-name failure; typing anywhere else, or typing in the
+ * name after any other failure, leaves the failure shown until the next
+ * submit (R4.4). Each case changes one of the guard's two conditions.
+ */
+import { describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
+import { signUpRuleActions } from '../../common/signUpRuleActions';
+import { signUpMachine } from '../../machines/signUpMachine';
+import { SignUpRejection, type Failure } from '../../machines/signUpContract';
+import { messages } from '../../common/validation';
+import { startSignUp, VALID_FORM } from './support/signUpHarness';
+
+async function failWith(failure: Failure) {
+  const harness = startSignUp();
+  harness.fillValidForm();
+  harness.actor.send({ type: 'submit' });
+  harness.requests[0]?.answer.reject(new SignUpRejection(failure));
+  await harness.settle();
+  expect(harness.actor.getSnapshot().value).toBe('failure');
+  return harness;
+}
+
+describe('signUpMachine: what ends a failure (D22)', () => {
+  it.each(['email', 'url'] as const)(
+    'typing in the %s keeps a refused name refused',
+    async (field) => {
+      const { actor } = await failWith({ kind: 'invalidName' });
+      actor.send({ type: 'field.change', field, value: 'x' });
+      const snapshot = actor.getSnapshot();
+      expect(snapshot.value).toBe('failure');
+      expect(snapshot.context.failure).toEqual({ kind: 'invalidName' });
+      expect(snapshot.context.errors).toEqual({ name: messages.nameRefused });
+      expect(snapshot.context.values[field]).toBe('x');
+    },
+  );
+
+  it.each<Failure>([
+    { kind: 'rateLimited' },
+    { kind: 'general', reason: 'refused' },
+    { kind: 'general', reason: 'timeout' },
+  ])('typing in the name keeps the %o message shown', async (failure) => {
+    const { actor } = await failWith(failure);
+    actor.send({ type: 'field.change', field: 'name', value: 'Grace' });
+    const snapshot = actor.getSnapshot();
+    expect(snapshot.value).toBe('failure');
+    expect(snapshot.context.failure).toEqual(failure);
+    expect(snapshot.context.values.name).toBe('Grace');
+  });
+});
+
+describe('signUpMachine with its rules but none of the page’s effects', () => {
+  it('a request it was not given a client for fails as unexpected', async () => {
+    const actor = createActor(
+      signUpMachine.provide({ actions: signUpRuleActions }),
+      { input: {} },
+    ).start();
+    for (const field of ['name', 'email', 'url'] as const) {
+      actor.send({ type: 'field.change', field, value: VALID_FORM[field] });
+    }
+    actor.send({ type: 'checkbox.change', field: 'tos', checked: true });
+    actor.send({ type: 'captcha.solve', token: 'token' });
+    actor.send({ type: 'submit' });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(actor.getSnapshot().value).toBe('failure');
+    expect(actor.getSnapshot().context.failure).toEqual({
+      kind: 'general',
+      reason: 'unexpected',
+    });
+  });
+});
+
+describe('SignUpRejection', () => {
+  it('reads as its class and failure kind where it is logged or reported (D37)', () => {
+    const error = new SignUpRejection({ kind: 'rateLimited' });
+    expect(error).toBeInstanceOf(Error);
+    expect(String(error)).toBe('SignUpRejection: sign-up failed: rateLimited');
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * Where the page's cookies apply (D27 to D29): the login cookies stay
+ * host-only even where `COOKIE_DOMAIN` applies, `Secure` is left out on
+ * every name under localhost, and an empty cookie domain is no domain.
+ */
+import Cookies from 'js-cookie';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  cookieAttributes,
+  cookieDomainFor,
+  createCookieJar,
+  isLocalhost,
+} from '../../src/cookies';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('cookie scope (D27 to D29)', () => {
+  it('writes the login cookies host-only on a host within COOKIE_DOMAIN (D28)', () => {
+    const set = vi.spyOn(Cookies, 'set').mockReturnValue(undefined);
+    createCookieJar({
+      productName: 'Vigil',
+      cookieDomain: '.vigil.example',
+      hostname: 'signup.vigil.example',
+    }).setLoginCookies({ token: 't', sid: 's' });
+    expect(set).toHaveBeenCalledTimes(3);
+    for (const [name, , attributes] of set.mock.calls) {
+      expect(attributes, name).not.toHaveProperty('domain');
+      expect(attributes, name).toMatchObject({ secure: true });
+    }
+  });
+
+  it.each(['signup.localhost', 'a.b.localhost'])(
+    'leaves Secure out on %s, a name under localhost (D27)',
+    (hostname) => {
+      expect(isLocalhost(hostname)).toBe(true);
+      expect(
+        cookieAttributes(
+          { productName: 'Vigil', cookieDomain: undefined, hostname },
+          { days: 365, acrossSubdomains: false },
+        ).secure,
+      ).toBe(false);
+    },
+  );
+
+  it.each(['', '.'])(
+    'takes a COOKIE_DOMAIN of %j as none, even on a host written with its final dot',
+    (cookieDomain) => {
+      expect(
+        cookieDomainFor({
+          productName: 'Vigil',
+          cookieDomain,
+          hostname: 'signup.vigil.example.',
+        }),
+      ).toBeUndefined();
+    },
+  );
+});

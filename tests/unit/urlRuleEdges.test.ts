@@ -1,0 +1,87 @@
+/**
+ * Edges of the site-URL rule (docs/url-and-email-rules.md, "Site URL" and
+ * "Host"; R5.4 to R5.7, D12 to D14) that the wider tables do not reach:
+ * the order of the checks where two could answer, the A-label and Bidi
+ * details of a host, and hosts long enough to break Punycode.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkHostName } from '../../common/domainName';
+import { checkSiteUrl } from '../../common/validation';
+
+/** U+088F, a letter Unicode 17.0 added: Node knows it, Unicode 15.0 not. */
+const NEWER_LETTER = '\u088f';
+
+describe('checkSiteUrl: which check answers first', () => {
+  it.each([
+    // Rule 10 (a backslash or "%" in the authority) before rule 11 (an IPv6
+    // address in brackets): a parser would read "\" as "/".
+    ['https://[::1]\\status', 'format'],
+    ['[::1]%2f', 'format'],
+    // A character newer than Unicode 15.0 anywhere in the authority, before
+    // anything else reads it, so that every engine gives one verdict.
+    [`https://[::1]${NEWER_LETTER}/`, 'format'],
+    [`[::1]${NEWER_LETTER}`, 'format'],
+  ])('%j is refused as %s', (url, problem) => {
+    expect(checkSiteUrl(url)).toEqual({ ok: false, problem });
+  });
+
+  it.each(['https://[example.com]/', '[vigil]', 'https://[::1x]/'])(
+    'something in brackets that is no IPv6 address, %j, has the format message',
+    (url) => {
+      expect(checkSiteUrl(url)).toEqual({ ok: false, problem: 'format' });
+    },
+  );
+
+  it('an IPv6 address in brackets has the IP message', () => {
+    expect(checkSiteUrl('https://[::1]:8080/')).toEqual({
+      ok: false,
+      problem: 'ip',
+    });
+  });
+});
+
+describe('checkHostName: labels', () => {
+  it('refuses a character newer than Unicode 15.0 even where Node knows it as a letter', () => {
+    expect(NEWER_LETTER).toMatch(/^\p{L}$/u);
+    expect(checkHostName(`ب${NEWER_LETTER}ب.com`)).toEqual({
+      ok: false,
+      problem: 'format',
+    });
+  });
+
+  it.each([
+    // UTS #46 §4.1 V4: a U-label must not pose as an A-label.
+    ['a Unicode label that poses as an A-label', 'xn--bücher.de'],
+    // RFC 5891 §5.4: "-tda" decodes to "ü" as "tda" does, with an empty
+    // ASCII part, but Punycode writes "ü" one way only.
+    ['an A-label not written as Punycode writes it', 'xn---tda.de'],
+  ])('refuses %s (%s)', (_, host) => {
+    expect(checkHostName(host)).toEqual({ ok: false, problem: 'format' });
+  });
+
+  it.each([
+    ['bücher.de', 'xn--bcher-kva.de'],
+    ['xn--tda.de', 'xn--tda.de'],
+  ])('accepts %s as %s', (host, ascii) => {
+    expect(checkHostName(host)).toEqual({ ok: true, ascii });
+  });
+
+  it('refuses a Unicode label far too long for Punycode without throwing (RFC 3492 §6.4)', () => {
+    // 20,000 "ü" then U+3134A: the jump to the last code point overflows
+    // Punycode's delta.
+    const label = `${'ü'.repeat(20_000)}\u{3134a}`;
+    expect(checkHostName(`${label}.com`)).toEqual({
+      ok: false,
+      problem: 'format',
+    });
+  });
+});
+
+describe('checkHostName: the Bidi Rule (RFC 5893)', () => {
+  it('accepts a hyphen inside a right-to-left label', () => {
+    expect(checkHostName('مثال-اختبار.com')).toEqual({
+      ok: true,
+      ascii: 'xn----ymcbaeld1a4a7pi.com',
+    });
+  });
+});
