@@ -138,11 +138,12 @@ function readLabel(
     // accepts, written the one way Punycode writes it (RFC 5891 §5.4).
     let unicode: string;
     try {
+      // Stryker disable BlockStatement: the catch's block only (to the restore below); left undefined, `unicode` fails the non-ASCII test all the same
       unicode = decode(label.slice(4));
-      // Stryker disable next-line BlockStatement: left undefined, `unicode` fails the non-ASCII test below all the same
     } catch {
       return undefined;
     }
+    // Stryker restore BlockStatement
     const valid =
       /[^\0-\x7f]/.test(unicode) &&
       mapHost(unicode) === unicode &&

@@ -38,8 +38,11 @@ const PARAMETER =
  * @throws FormBodyError (`media type`) for anything else, or a malformed one
  */
 export function checkFormContentType(header: string | undefined): void {
-  // Stryker disable next-line StringLiteral: split always yields a first part, and no header is refused whatever stands in for it
-  const [essence = '', ...parameters] = (header ?? '').split(';');
+  if (header === undefined) {
+    throw new FormBodyError('media type', 'no content type');
+  }
+  // A split string has a first part.
+  const [essence, ...parameters] = header.split(';') as [string, ...string[]];
   if (essence.trim().toLowerCase() !== FORM_MEDIA_TYPE) {
     throw new FormBodyError('media type', `not ${FORM_MEDIA_TYPE}`);
   }

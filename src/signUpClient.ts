@@ -107,8 +107,13 @@ export function createSignUpClient(options: SignUpClientOptions) {
     const deadline = new AbortController();
     const timer = setTimeout(
       () =>
-        // Stryker disable next-line StringLiteral: the message is read by no code and shown to no visitor; the name decides
-        deadline.abort(new DOMException('The deadline passed', 'TimeoutError')),
+        deadline.abort(
+          new DOMException(
+            // Stryker disable next-line StringLiteral: read by no code and shown to no visitor; the name decides
+            'The deadline passed',
+            'TimeoutError',
+          ),
+        ),
       deadlineMs,
     );
     try {

@@ -46,6 +46,12 @@ describe('checkFormContentType: RFC 9110 §8.3.1 and §5.6.6', () => {
 describe('FormBodyError: says what it refused', () => {
   it.each<[string, () => unknown, 'media type' | 'encoding', RegExp]>([
     [
+      'no content type',
+      () => checkFormContentType(undefined),
+      'media type',
+      /no content type/,
+    ],
+    [
       'another media type',
       () => checkFormContentType('application/json'),
       'media type',

@@ -13,6 +13,10 @@ const NEWER_LETTER = '\u088f';
 
 describe('checkSiteUrl: which check answers first', () => {
   it.each([
+    // Rules 3 and 7: no host between "//" and the path.
+    ['//example.com', 'format'],
+    ['/@example.com', 'format'],
+    ['https:///example.com', 'format'],
     // Rule 10 (a backslash or "%" in the authority) before rule 11 (an IPv6
     // address in brackets): a parser would read "\" as "/".
     ['https://[::1]\\status', 'format'],
@@ -52,9 +56,12 @@ describe('checkHostName: labels', () => {
   it.each([
     // UTS #46 §4.1 V4: a U-label must not pose as an A-label.
     ['a Unicode label that poses as an A-label', 'xn--bücher.de'],
-    // RFC 5891 §5.4: "-tda" decodes to "ü" as "tda" does, with an empty
-    // ASCII part, but Punycode writes "ü" one way only.
-    ['an A-label not written as Punycode writes it', 'xn---tda.de'],
+    // RFC 5891 §5.4: "8d9b40h" decodes to U+281AF, which Punycode writes
+    // "287k"; an A-label must be written the one way.
+    ['an A-label not written as Punycode writes it', 'xn--8d9b40h.com'],
+    // RFC 3492 §6.2: a "-" where a digit must be, and an overflow.
+    ['an A-label that is no Punycode', 'xn---tda.de'],
+    ['an A-label that overflows Punycode', 'xn--99999999999.de'],
   ])('refuses %s (%s)', (_, host) => {
     expect(checkHostName(host)).toEqual({ ok: false, problem: 'format' });
   });
@@ -62,6 +69,7 @@ describe('checkHostName: labels', () => {
   it.each([
     ['bücher.de', 'xn--bcher-kva.de'],
     ['xn--tda.de', 'xn--tda.de'],
+    ['xn--287k.com', 'xn--287k.com'],
   ])('accepts %s as %s', (host, ascii) => {
     expect(checkHostName(host)).toEqual({ ok: true, ascii });
   });
@@ -74,6 +82,19 @@ describe('checkHostName: labels', () => {
       ok: false,
       problem: 'format',
     });
+  });
+});
+
+describe('checkHostName: a pasted essay', () => {
+  it('refuses an A-label longer than 63 octets before decoding it (RFC 1035 §2.3.4)', () => {
+    // Decoding this as Punycode takes seconds.
+    const essay = `xn--${'loremipsumdolorsitamet'.repeat(5000)}`;
+    const started = performance.now();
+    expect(checkHostName(`${essay}.com`)).toEqual({
+      ok: false,
+      problem: 'format',
+    });
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
 
