@@ -11,7 +11,7 @@
  */
 const config = {
   testRunner: 'vitest',
-  vitest: { configFile: 'vitest.mutation.config.ts', related: false },
+  vitest: { configFile: 'vitest.mutation.config.ts' },
   mutate: [
     'machines/*.ts',
     'common/validation.ts',

@@ -20,23 +20,28 @@ const MUTATION_PROJECTS = new Set(['unit', 'server']);
 const NOT_UNDER_MUTATION = ['**/rateLimitLoad.test.ts'];
 
 /**
- * Quick files first: StrykerJS stops a mutant's run at its first failing
- * test, so a mutant that a machine test kills in milliseconds should not
- * wait for the React pages of the UI-level model test to render. The order
- * is the React tests (`.tsx`) last, then the last run's duration of each
- * file, shortest first (vitest's own order runs the longest first).
+ * The likely killer first: StrykerJS stops a mutant's run at its first
+ * failing test, and runs the mutants of one file one after another. So the
+ * file whose test failed last time runs first (it usually kills the next
+ * mutant too), then the quicker files, and the React pages of the UI-level
+ * model test (`.tsx`) last whatever happened: a mutant that a rule's table
+ * kills in milliseconds need not wait for them to render.
  */
-class QuickFilesFirst extends BaseSequencer {
+class LikelyKillerFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]) {
     const cost = (file: TestSpecification) => {
       const key = `${file.project.name}:${relative(this.ctx.config.root, file.moduleId)}`;
-      const duration = this.ctx.cache.getFileTestResults(key)?.duration ?? 0;
-      return [file.moduleId.endsWith('.tsx') ? 1 : 0, duration] as const;
+      const last = this.ctx.cache.getFileTestResults(key);
+      return [
+        file.moduleId.endsWith('.tsx') ? 1 : 0,
+        last?.failed ? 0 : 1,
+        last?.duration ?? 0,
+      ];
     };
     return [...files].sort((a, b) => {
-      const [tsxA, durationA] = cost(a);
-      const [tsxB, durationB] = cost(b);
-      return tsxA - tsxB || durationA - durationB;
+      const [costA, costB] = [cost(a), cost(b)];
+      const index = costA.findIndex((value, i) => value !== costB[i]);
+      return index === -1 ? 0 : (costA[index] ?? 0) - (costB[index] ?? 0);
     });
   }
 }
@@ -50,7 +55,7 @@ function nameOf(project: object): string | undefined {
 
 export default defineConfig({
   test: {
-    sequence: { sequencer: QuickFilesFirst },
+    sequence: { sequencer: LikelyKillerFirst },
     projects: (base.test?.projects ?? []).flatMap((project) =>
       typeof project === 'object' &&
       'test' in project &&

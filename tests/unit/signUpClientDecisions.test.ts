@@ -102,33 +102,36 @@ describe('the request the client makes (docs/contract.md "HTTP")', () => {
 });
 
 describe('a request without an answer is a general failure (D25, R8.3)', () => {
-  it.each<[string, unknown, 'network' | 'timeout']>([
-    ['a TypeError', new TypeError('Failed to fetch'), 'network'],
-    ['a string', 'offline', 'network'],
-    ['null', null, 'network'],
-    ['undefined', undefined, 'network'],
+  it.each<[string, 'network' | 'timeout', unknown]>([
+    ['a TypeError', 'network', new TypeError('Failed to fetch')],
+    ['a string', 'network', 'offline'],
+    ['null', 'network', null],
+    ['undefined', 'network', undefined],
     [
       'an error of another name',
-      new DOMException('Refused', 'NetworkError'),
       'network',
+      new DOMException('Refused', 'NetworkError'),
     ],
     // A TimeoutError before the page's deadline (a wrapper's, or the
     // browser's own) is a time-out too.
     [
       'a TimeoutError',
-      new DOMException('Timed out', 'TimeoutError'),
       'timeout',
+      new DOMException('Timed out', 'TimeoutError'),
     ],
     // An error from another realm (a frame's, or a wrapper's) is no
     // instance of this realm's DOMException; its name still says it.
-    ['a TimeoutError of another realm', { name: 'TimeoutError' }, 'timeout'],
-  ])('a network that rejects with %s: %s', async (_, error, reason) => {
-    const submit = createSignUpClient({
-      apiOrigin: '',
-      fetch: rejectingWith(error),
-    });
-    await expectFailure(submit(request), { kind: 'general', reason });
-  });
+    ['a TimeoutError of another realm', 'timeout', { name: 'TimeoutError' }],
+  ])(
+    'a network that rejects with %s: a %s failure',
+    async (_, reason, error) => {
+      const submit = createSignUpClient({
+        apiOrigin: '',
+        fetch: rejectingWith(error),
+      });
+      await expectFailure(submit(request), { kind: 'general', reason });
+    },
+  );
 
   /**
    * Submits over a network that never answers, with a 20 ms deadline;
