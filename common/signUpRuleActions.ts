@@ -12,7 +12,7 @@ import type {
   SignUpContext,
   SignUpEvent,
 } from '../machines/signUpMachine';
-import type { SignUpRequest } from '../machines/signUpContract';
+import type { Failure, SignUpRequest } from '../machines/signUpContract';
 import { checkSiteUrl, messages, validateSignUp } from './validation';
 
 /**
@@ -50,15 +50,18 @@ export const signUpRuleActions = {
       return { errors, request: requestOf(context, errors) };
     },
   ),
-  /** R8.2: a refused name marks the name field and shows its help text. */
+  /**
+   * R8.2: a refused name marks the name field and shows its help text.
+   * Its params are the failure the request ended with (`failureOf`).
+   */
   explainFailure: assign<
     SignUpContext,
     SignUpEvent,
-    unknown,
+    Failure,
     SignUpEvent,
     never
-  >(({ context }) =>
-    context.failure?.kind === 'invalidName'
+  >((_, failure) =>
+    failure.kind === 'invalidName'
       ? { errors: { name: messages.nameRefused } }
       : {},
   ),

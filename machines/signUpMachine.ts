@@ -140,7 +140,7 @@ export const signUpMachine = setup({
     }),
     forgetCaptchaToken: assign({ captchaToken: null }),
     // Provided by the page and the tests with the form's rules
-    // (common/signUpRules.ts): assigns `errors` for the values and the
+    // (common/signUpRuleActions.ts): assigns `errors` for the values and the
     // captcha token, and `request` when there are none.
     checkForm: () => {
       throw new Error('checkForm was not provided');
@@ -150,9 +150,9 @@ export const signUpMachine = setup({
       failure,
       errors: {},
     })),
-    // Provided with the rules (common/signUpRules.ts): R8.2, a refused name
-    // marks the name field with its help text.
-    explainFailure: () => {},
+    // Provided with the rules (common/signUpRuleActions.ts): R8.2, a refused
+    // name marks the name field with its help text.
+    explainFailure: (_, _failure: Failure) => {},
     clearFailure: assign({ failure: null }),
     // The view that owns the widget listens for this (src/views/SignUpForm.tsx).
     resetCaptcha: emit({ type: 'captcha.reset' } as const),
@@ -221,7 +221,10 @@ export const signUpMachine = setup({
               type: 'recordFailure',
               params: ({ event }) => failureOf(event.error),
             },
-            'explainFailure',
+            {
+              type: 'explainFailure',
+              params: ({ event }) => failureOf(event.error),
+            },
             'announceErrors',
             {
               type: 'reportFailure',
@@ -288,12 +291,16 @@ export function selectFieldErrors(snapshot: SignUpSnapshot): FieldErrors {
   return snapshot.context.errors;
 }
 
-/** A field's message among `errors`; the newsletter box is never in error (R5.10). */
+/**
+ * A field's message among `errors`, or undefined. A field no rule checks
+ * (the newsletter box, R5.10) is never among them, so it has none.
+ */
 export function fieldError(
   errors: FieldErrors,
   field: TextField | CheckboxField | 'captcha',
 ): string | undefined {
-  return field === 'newsletter' ? undefined : errors[field];
+  const byName: Partial<Record<string, string>> = errors;
+  return byName[field];
 }
 
 /** The form's values as the machine holds them. */
