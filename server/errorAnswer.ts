@@ -34,7 +34,10 @@ export function errorAnswer(error: RaisedError): {
           status: 415,
           answer: refusal('CSAPI_UNSUPPORTED_MEDIA_TYPE', 'content-type'),
         }
-      : { status: 400, answer: refusal('CSAPI_INVALID_PARAMETER', 'body') };
+      : {
+          status: 400,
+          answer: refusal(SIGN_UP_CODES.invalidParameter, 'body'),
+        };
   }
   const status =
     typeof error.statusCode === 'number' &&

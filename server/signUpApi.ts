@@ -6,7 +6,12 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { SIGN_UP_PATH, type SignUpAnswer } from '../machines/signUpContract';
+import {
+  SIGN_UP_CODES,
+  SIGN_UP_FIELDS,
+  SIGN_UP_PATH,
+  type SignUpAnswer,
+} from '../machines/signUpContract';
 import { checkFormContentType, FormBodyError, parseFormBody } from './formBody';
 import {
   readSignUp,
@@ -86,7 +91,7 @@ export async function registerSignUpApi(
         const body = request.body;
         if (typeof body !== 'object' || body === null) {
           reply.code(400);
-          return refusal('CSAPI_INVALID_PARAMETER', 'body');
+          return refusal(SIGN_UP_CODES.invalidParameter, 'body');
         }
         const account = readSignUp(body as UntrustedBody);
         if ('success' in account) {
@@ -98,7 +103,7 @@ export async function registerSignUpApi(
           !(await verifyCaptcha(options.recaptchaSecret, account.captchaToken))
         ) {
           reply.code(400);
-          return refusal('CSAPI_CAPTCHA_INVALID', 'g-recaptcha-response');
+          return refusal('CSAPI_CAPTCHA_INVALID', SIGN_UP_FIELDS.captchaToken);
         }
         const key = account.email.toLowerCase();
         if (accounts.has(key)) {

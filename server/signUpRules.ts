@@ -81,33 +81,35 @@ export function readSignUp(body: UntrustedBody): NewAccount | SignUpAnswer {
     // rather than pick one or coerce.
     return null;
   };
-  const name = single('name');
+  const name = single(SIGN_UP_FIELDS.name);
   if (typeof name !== 'string' || nameProblem(name) !== undefined) {
     return refusal(SIGN_UP_CODES.invalidParameter, SIGN_UP_FIELDS.name);
   }
-  const email = single('email');
+  const email = single(SIGN_UP_FIELDS.email);
   if (typeof email !== 'string' || !isValidEmail(email)) {
-    return refusal('CSAPI_INVALID_PARAMETER', 'email');
+    return refusal(SIGN_UP_CODES.invalidParameter, SIGN_UP_FIELDS.email);
   }
-  const captchaToken = single('g-recaptcha-response');
+  const captchaToken = single(SIGN_UP_FIELDS.captchaToken);
   if (captchaToken === null) {
-    return refusal('CSAPI_INVALID_PARAMETER', 'g-recaptcha-response');
+    return refusal(SIGN_UP_CODES.invalidParameter, SIGN_UP_FIELDS.captchaToken);
   }
   if (!captchaToken?.trim()) {
-    return refusal('CSAPI_CAPTCHA_MISSING', 'g-recaptcha-response');
+    return refusal('CSAPI_CAPTCHA_MISSING', SIGN_UP_FIELDS.captchaToken);
   }
-  const newsletter = single('newsletter');
+  const newsletter = single(SIGN_UP_FIELDS.newsletter);
   if (newsletter !== '1' && newsletter !== '0') {
-    return refusal('CSAPI_INVALID_PARAMETER', 'newsletter');
+    return refusal(SIGN_UP_CODES.invalidParameter, SIGN_UP_FIELDS.newsletter);
   }
-  const url = single('url');
+  const url = single(SIGN_UP_FIELDS.url);
   if (url === null || (url !== undefined && !checkUrlWithProtocol(url))) {
-    return refusal('CSAPI_INVALID_PARAMETER', 'url');
+    return refusal(SIGN_UP_CODES.invalidParameter, SIGN_UP_FIELDS.url);
   }
   // The page's campaign rule: a campaign it would not keep (too long,
   // unprintable, repeated, not a string) is ignored, never refused.
   const utmCampaign = keptCampaign(
-    Object.hasOwn(body, 'utm_campaign') ? body.utm_campaign : undefined,
+    Object.hasOwn(body, SIGN_UP_FIELDS.utmCampaign)
+      ? body[SIGN_UP_FIELDS.utmCampaign]
+      : undefined,
   );
   return {
     name: name.trim(),

@@ -1,5 +1,5 @@
 import type { CheckboxField as CheckboxFieldName } from '../../machines/signUpMachine';
-import { errorIdOf, FieldError, type FieldProps } from './Field';
+import { ERROR_IDS, FieldError, type FieldProps } from './Field';
 
 export type CheckboxFieldProps = FieldProps<CheckboxFieldName, boolean>;
 
@@ -27,7 +27,7 @@ export function CheckboxField({
           checked={value}
           aria-disabled={locked || undefined}
           aria-invalid={error ? true : undefined}
-          aria-describedby={error ? errorIdOf(name) : undefined}
+          aria-describedby={error ? ERROR_IDS[name] : undefined}
           onChange={(event) => onValueChange(event.target.checked)}
         />
         <label className="checkbox__label" htmlFor={name}>

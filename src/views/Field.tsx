@@ -4,6 +4,8 @@
  * readers read it out when they reach the input through `aria-describedby`).
  */
 
+import type { CheckboxField, TextField } from '../../machines/signUpMachine';
+
 /** The props of every field: a form control and what the machine says of it. */
 export interface FieldProps<TName extends string, TValue> {
   /** The input's `name` and `id` (page hooks, docs/contract.md). */
@@ -17,22 +19,30 @@ export interface FieldProps<TName extends string, TValue> {
   onValueChange: (value: TValue) => void;
 }
 
-/** `#{field}-error`: the page hook of a field's error (docs/contract.md). */
-export function errorIdOf(name: string): string {
-  return `${name}-error`;
-}
+/**
+ * The page hooks of the fields' errors, written out so that the contract's
+ * ids can be found here as they are (docs/contract.md#page-hooks). The
+ * newsletter box is never in error (R5.10); its id is never rendered.
+ */
+export const ERROR_IDS = {
+  name: 'name-error',
+  email: 'email-error',
+  url: 'url-error',
+  tos: 'tos-error',
+  newsletter: 'newsletter-error',
+} as const satisfies Record<TextField | CheckboxField, string>;
 
 /** The field's error paragraph, or nothing when the field has no error. */
 export function FieldError({
   name,
   error,
 }: {
-  name: string;
+  name: keyof typeof ERROR_IDS;
   error: string | undefined;
 }) {
   if (!error) return null;
   return (
-    <p id={errorIdOf(name)} className="field__error">
+    <p id={ERROR_IDS[name]} className="field__error">
       <span className="visually-hidden">Error: </span>
       {error}
     </p>

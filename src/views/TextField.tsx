@@ -1,6 +1,6 @@
 import type { InputHTMLAttributes } from 'react';
 import type { TextField as TextFieldName } from '../../machines/signUpMachine';
-import { errorIdOf, FieldError, type FieldProps } from './Field';
+import { ERROR_IDS, FieldError, type FieldProps } from './Field';
 
 export interface TextFieldProps
   extends
@@ -27,7 +27,7 @@ export function TextField({
   ...inputProps
 }: TextFieldProps) {
   const hintId = hint ? `${name}-hint` : undefined;
-  const describedBy = [hintId, error && errorIdOf(name)]
+  const describedBy = [hintId, error && ERROR_IDS[name]]
     .filter(Boolean)
     .join(' ');
   return (
