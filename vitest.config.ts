@@ -1,11 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Three projects: `unit` (pure modules, machines and views in jsdom),
- * `server` (the local server and its API in Node, under abuse and load on
- * loopback) and `browser` (the built page against the local server: in
- * Chromium, Firefox and WebKit in tests/browser/engines.test.ts, in Chromium
- * in the other files).
+ * The projects: `unit` (pure modules, machines and views in jsdom),
+ * `server` and `server-postgres` (the sign-up service in Node, under abuse,
+ * load and crashes on loopback: the same tests on the embedded database and
+ * on a PostgreSQL server started for the run, plus the tests of several
+ * instances on one server, `*.postgres.test.ts`, on the latter only) and
+ * `browser` (the built page against the service: in Chromium, Firefox and
+ * WebKit in tests/browser/engines.test.ts, in Chromium in the other files).
  */
 export default defineConfig({
   test: {
@@ -26,7 +28,21 @@ export default defineConfig({
           name: 'server',
           environment: 'node',
           include: ['tests/server/**/*.test.ts'],
+          // Several instances on one database need a PostgreSQL server.
+          exclude: ['tests/server/**/*.postgres.test.ts'],
+          globalSetup: ['scripts/page/pgliteSetup.ts'],
           testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'server-postgres',
+          environment: 'node',
+          include: ['tests/server/**/*.test.ts'],
+          globalSetup: ['scripts/page/postgresSetup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
       {
@@ -34,7 +50,10 @@ export default defineConfig({
           name: 'browser',
           environment: 'node',
           include: ['tests/browser/**/*.test.ts'],
-          globalSetup: ['scripts/page/buildPage.ts'],
+          globalSetup: [
+            'scripts/page/buildPage.ts',
+            'scripts/page/pgliteSetup.ts',
+          ],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           // One browser at a time: this machine has two cores.

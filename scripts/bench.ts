@@ -35,6 +35,7 @@ import { readConfig } from '../common/config';
 import { buildPage, hashSource } from './build';
 import { jsComposition, STACK_PACKAGES } from './bundleBytes';
 import { findEngine } from './engines';
+import { scratchDatabase } from './page/scratchDatabase';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist');
@@ -144,6 +145,7 @@ async function startOurs(): Promise<{
     trackingTagUrl: config.trackingTagUrl,
     apiOrigin: config.apiOrigin,
     rateLimit: 1000,
+    database: await scratchDatabase(),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;

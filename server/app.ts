@@ -1,18 +1,25 @@
 /**
- * The local server of `npm start` and the browser tests (docs/contract.md,
- * "Commands"), on Fastify: the page (server/pageRoutes.ts) and the local
- * sign-up API (server/signUpApi.ts), every response with the security
- * headers of server/securityHeaders.ts and every error in the API's shape
- * (server/errorAnswer.ts).
+ * The sign-up service (docs/contract.md, "Commands" and "HTTP";
+ * docs/architecture.md, "The sign-up service"), on Fastify: the page
+ * (server/pageRoutes.ts), the first sign-in at `/`
+ * (server/signInRoutes.ts), the sign-up API (server/signUpApi.ts) and
+ * `/healthz`, over the database of server/database.ts; every response with
+ * the security headers of server/securityHeaders.ts and every API error in
+ * the API's shape (server/errorAnswer.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { accountsRepository } from './accounts';
+import { openDatabase, type Database, type DatabaseSettings } from './database';
 import { errorAnswer, type RaisedError } from './errorAnswer';
+import { loggerOptions } from './logging';
 import { registerPageRoutes } from './pageRoutes';
-import { SnapshotRateLimitStore } from './rateLimitStore';
+import { databaseRateLimitStore, deleteEndedWindows } from './rateLimitStore';
+import { registerSignInRoutes } from './signInRoutes';
 import {
   INLINE_HASHES_FILE,
   securityHeaderOptions,
@@ -29,6 +36,11 @@ export interface ServerOptions {
   rateLimit: number;
   /** When set, tokens are verified with Google (`RECAPTCHA_SECRET`). */
   recaptchaSecret?: string;
+  /** Where the accounts live: `DATA_DIR` or `DATABASE_URL`. */
+  database: DatabaseSettings;
+  /** How long to wait for a PostgreSQL server at start (ms; default 30 s). */
+  databaseStartupWaitMs?: number;
+  /** Log requests and errors (server/logging.ts); default false. */
   logger?: boolean;
   /** Serve over HTTPS with this key and certificate (PEM). */
   https?: { key: Buffer; cert: Buffer };
@@ -60,18 +72,24 @@ function readInlineHashes(distDir: string): InlineHashes | undefined {
   return JSON.parse(readFileSync(path, 'utf8')) as InlineHashes;
 }
 
+/** How often ended rate-limit windows are deleted, in milliseconds. */
+const RATE_LIMIT_CLEANUP_MS = 5 * 60 * 1000;
+
 /**
- * Builds the server (not listening yet).
+ * Builds the server (not listening yet) and opens its database, running the
+ * migrations it lacks. Closing the server (`app.close()`) lets the requests
+ * in flight finish, then closes the database.
  *
  * @returns a Fastify instance; call `listen({ port })` on it
  * @throws Error when `trackingTagUrl`, `apiOrigin` or `sentryDsn` is not an
- *   http(s) URL
+ *   http(s) URL; the errors of `openDatabase` (server/database.ts) when the
+ *   database cannot be opened
  */
 export async function buildServer(
   options: ServerOptions,
 ): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: loggerOptions(options.logger ?? false),
     bodyLimit: BODY_LIMIT_BYTES,
     ...(options.https && { https: options.https }),
   });
@@ -98,21 +116,63 @@ export async function buildServer(
       inlineHashes: readInlineHashes(distDir),
     }),
   );
-  // The plugin's own store miscounts simultaneous requests (see
-  // server/rateLimitStore.ts).
+  const database = await openDatabase(
+    options.database,
+    (message) => app.log.info(message),
+    { startupWaitMs: options.databaseStartupWaitMs },
+  );
+  try {
+    await registerRoutes(app, options, distDir, database);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return app;
+}
+
+async function registerRoutes(
+  app: FastifyInstance,
+  options: ServerOptions,
+  distDir: string,
+  database: Database,
+): Promise<void> {
+  const cleanup = setInterval(() => {
+    deleteEndedWindows(database.db).catch((error: Error) =>
+      app.log.warn(error, 'could not delete ended rate-limit windows'),
+    );
+  }, RATE_LIMIT_CLEANUP_MS).unref();
+  // After the requests in flight are answered (Fastify runs onClose hooks
+  // once the server has stopped accepting and finished them).
+  app.addHook('onClose', async () => {
+    clearInterval(cleanup);
+    await database.close();
+  });
+
+  const accounts = accountsRepository(database.db);
+  await app.register(cookie);
+  // Counted in the database, so every instance on it shares one limit
+  // (server/rateLimitStore.ts).
   await app.register(rateLimit, {
     global: false,
-    store: SnapshotRateLimitStore,
+    store: databaseRateLimitStore(database.db),
   });
-  await registerPageRoutes(app, {
-    distDir,
+  app.get('/healthz', async (_request, reply) => {
+    const up = await database.ping();
+    return reply
+      .code(up ? 200 : 503)
+      .header('cache-control', 'no-store')
+      .send({ status: up ? 'ok' : 'unavailable', database: database.engine });
+  });
+  await registerPageRoutes(app, { distDir });
+  await registerSignInRoutes(app, {
+    accounts,
     productName: options.productName,
   });
   await registerSignUpApi(app, {
+    accounts,
     rateLimit: options.rateLimit,
     ...(options.recaptchaSecret && {
       recaptchaSecret: options.recaptchaSecret,
     }),
   });
-  return app;
 }

@@ -3,8 +3,10 @@
  * docs/contract.md ("Configuration"), in one place for `npm start`,
  * `npm run dev` and the browser tests' servers.
  */
+import { resolve } from 'node:path';
 import { readConfig } from '../common/config';
 import type { ServerOptions } from './app';
+import type { DatabaseSettings } from './database';
 
 /** Every variable the server reads; unset and empty mean "the default". */
 export type ServerEnvironment = Partial<Record<string, string | undefined>>;
@@ -28,12 +30,45 @@ export function positiveInteger(
   return value;
 }
 
+/** The embedded database's directory when `DATA_DIR` is unset. */
+export const DEFAULT_DATA_DIR = 'data';
+
+/**
+ * Where the accounts live: a PostgreSQL server when `DATABASE_URL` is set,
+ * otherwise the embedded database in `DATA_DIR` (default `./data`,
+ * relative to the working directory).
+ *
+ * @throws Error naming the variable when `DATABASE_URL` is not a
+ *   `postgres://` or `postgresql://` URL
+ */
+export function databaseSettingsFrom(env: ServerEnvironment): DatabaseSettings {
+  const url = env.DATABASE_URL?.trim();
+  if (url) {
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(url).protocol;
+    } catch {
+      protocol = undefined;
+    }
+    if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
+      throw new Error(
+        'DATABASE_URL must be a PostgreSQL URL like postgres://user:password@host:5432/vigil',
+      );
+    }
+    return { engine: 'postgres', url };
+  }
+  return {
+    engine: 'pglite',
+    dataDir: resolve(env.DATA_DIR?.trim() || DEFAULT_DATA_DIR),
+  };
+}
+
 /**
  * @param env the environment (`process.env`, or a test build's variables)
  * @param distDir the built page to serve
  * @returns the options of `buildServer`: the page's configuration (for its
  *   Content-Security-Policy and cookie names), `SIGNUP_RATE_LIMIT` (default
- *   5) and `RECAPTCHA_SECRET`
+ *   5), `RECAPTCHA_SECRET`, and the database (`DATABASE_URL` or `DATA_DIR`)
  * @throws Error naming the variable when a value cannot be used
  */
 export function serverOptionsFrom(
@@ -45,6 +80,7 @@ export function serverOptionsFrom(
     distDir,
     productName: config.productName,
     rateLimit: positiveInteger(env, 'SIGNUP_RATE_LIMIT', 5),
+    database: databaseSettingsFrom(env),
     recaptchaSecret: env.RECAPTCHA_SECRET?.trim() || undefined,
     trackingTagUrl: config.trackingTagUrl,
     apiOrigin: config.apiOrigin,

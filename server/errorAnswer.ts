@@ -5,11 +5,13 @@
  */
 import type { FastifyError } from 'fastify';
 import { SIGN_UP_CODES, type SignUpAnswer } from '../machines/signUpContract';
+import { DatabaseUnavailableError } from './database';
 import { FormBodyError } from './formBody';
 import { refusal } from './signUpRules';
 
 /** An error Fastify, a plugin or a hook raised, as far as the API reads it. */
-export type RaisedError = Pick<FastifyError, 'statusCode'> | FormBodyError;
+export type RaisedError =
+  Pick<FastifyError, 'statusCode'> | FormBodyError | DatabaseUnavailableError;
 
 /**
  * The API's answer to an error raised before or outside the handler, so that
@@ -39,7 +41,14 @@ export function errorAnswer(error: RaisedError): {
           answer: refusal(SIGN_UP_CODES.invalidParameter, 'body'),
         };
   }
+  if (error instanceof DatabaseUnavailableError) {
+    return {
+      status: 503,
+      answer: refusal('CSAPI_SERVICE_UNAVAILABLE', 'database'),
+    };
+  }
   const status =
+    'statusCode' in error &&
     typeof error.statusCode === 'number' &&
     error.statusCode >= 400 &&
     error.statusCode <= 599

@@ -1,89 +1,121 @@
 /**
- * The in-memory counter behind `SIGNUP_RATE_LIMIT` (docs/contract.md
- * "Configuration", D39 in docs/decisions.md), a store for @fastify/rate-limit.
+ * The counter behind `SIGNUP_RATE_LIMIT` (docs/contract.md
+ * "Configuration"; D39, D47 in docs/decisions.md): a store for
+ * @fastify/rate-limit that keeps its fixed windows in the database, so
+ * every instance on one database counts against one limit.
  *
- * Why not the plugin's own LocalStore: it answers every increment with the
- * one object it keeps per key, and the plugin reads `current` from it only
- * after an `await`. Requests that reach the limiter in the same turn of the
- * event loop (released together by anything they awaited before it) all
- * increment first and then all read the last count, so all of them are
- * refused: 50 simultaneous sign-ups with a limit of 5 got 0 accounts
- * (tests/server/rateLimitLoad.test.ts). This store answers each increment
- * with a copy taken at that moment, so exactly `max` requests pass.
+ * Each request is one atomic upsert whose `RETURNING` gives that request's
+ * own count, so simultaneous requests, from one instance or several, see
+ * 1, 2, 3… and exactly `max` of them pass (the plugin's own LocalStore
+ * answered every increment with one shared object, which let simultaneous
+ * requests all read the last count). The window is measured by the
+ * database's clock, the same for every instance.
  */
 import type {
-  FastifyRateLimitOptions,
   FastifyRateLimitStore,
+  FastifyRateLimitStoreCtor,
 } from '@fastify/rate-limit';
+import { sql, type Kysely } from 'kysely';
+import { DatabaseUnavailableError } from './database';
+import type { Schema } from './schema';
 
-interface CountWindow {
-  count: number;
-  startedAt: number;
-}
-
-/** As many keys (client addresses) as the plugin's LocalStore keeps. */
-const DEFAULT_MAX_KEYS = 5000;
+type IncrCallback = Parameters<FastifyRateLimitStore['incr']>[1];
 
 /**
- * Fixed windows per key: the first request starts a window of `timeWindow`
- * milliseconds, each request in it counts one, and the next request after
- * it starts a new one. The least recently seen key is forgotten beyond
- * `maxKeys` keys, which bounds the memory.
+ * The route a child store counts for. The plugin passes `child` its merged
+ * options with the route under `routeInfo` (as its own RedisStore reads
+ * them), which its type declaration does not say.
  */
-export class SnapshotRateLimitStore implements FastifyRateLimitStore {
-  readonly #windows = new Map<string, CountWindow>();
-  readonly #maxKeys: number;
-  readonly #now: () => number;
+function routeOf(options: object): string {
+  const info: unknown = 'routeInfo' in options ? options.routeInfo : undefined;
+  if (typeof info !== 'object' || info === null) return '';
+  const { method, url } = info as { method?: unknown; url?: unknown };
+  return `${String(method)} ${String(url)} `;
+}
 
-  /**
-   * @param _options the plugin's options (the plugin passes them; unused)
-   * @param maxKeys how many keys to remember
-   * @param now the clock, in milliseconds (tests pass a fake)
-   */
-  constructor(
-    _options?: FastifyRateLimitOptions,
-    maxKeys = DEFAULT_MAX_KEYS,
-    now: () => number = Date.now,
-  ) {
-    this.#maxKeys = maxKeys;
-    this.#now = now;
+/**
+ * Counts one request for `key` in its window.
+ *
+ * @param windowMs the window's length, in milliseconds
+ * @returns this request's count in the window and the milliseconds left
+ *   of it
+ * @throws DatabaseUnavailableError when the database fails
+ */
+export async function countRequest(
+  db: Kysely<Schema>,
+  key: string,
+  windowMs: number,
+): Promise<{ current: number; ttl: number }> {
+  const expired = sql<boolean>`rate_limit_windows.window_ends_at <= now()`;
+  try {
+    const row = await db
+      .insertInto('rate_limit_windows')
+      .values({
+        key,
+        hits: 1,
+        window_ends_at: sql<Date>`now() + make_interval(secs => ${windowMs / 1000})`,
+      })
+      .onConflict((conflict) =>
+        conflict.column('key').doUpdateSet({
+          hits: sql<number>`case when ${expired} then 1 else rate_limit_windows.hits + 1 end`,
+          window_ends_at: sql<Date>`case when ${expired} then excluded.window_ends_at else rate_limit_windows.window_ends_at end`,
+        }),
+      )
+      .returning([
+        'hits',
+        sql<number>`ceil(extract(epoch from window_ends_at - now()) * 1000)::integer`.as(
+          'ttl',
+        ),
+      ])
+      .executeTakeFirstOrThrow();
+    return { current: row.hits, ttl: row.ttl };
+  } catch (error) {
+    throw new DatabaseUnavailableError(error);
   }
+}
 
-  /**
-   * Counts one request for `key`.
-   *
-   * @param callback called synchronously with this request's own count in
-   *   the window and the milliseconds left of it; never with an error
-   */
-  incr(
-    key: string,
-    callback: (
-      error: Error | null,
-      result?: { current: number; ttl: number },
-    ) => void,
-    timeWindow: number,
-  ): void {
-    const now = this.#now();
-    let window = this.#windows.get(key);
-    if (!window || window.startedAt + timeWindow <= now) {
-      window = { count: 0, startedAt: now };
+/**
+ * Deletes the windows that have ended, which no request will read again.
+ *
+ * @returns how many it deleted
+ * @throws DatabaseUnavailableError when the database fails
+ */
+export async function deleteEndedWindows(db: Kysely<Schema>): Promise<number> {
+  try {
+    const result = await db
+      .deleteFrom('rate_limit_windows')
+      .where('window_ends_at', '<', sql<Date>`now()`)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  } catch (error) {
+    throw new DatabaseUnavailableError(error);
+  }
+}
+
+/**
+ * The store class the plugin instantiates (`store` option), bound to a
+ * database. A route with a limit of its own gets a child that prefixes its
+ * keys with the route's method and path.
+ */
+export function databaseRateLimitStore(
+  db: Kysely<Schema>,
+): FastifyRateLimitStoreCtor {
+  class DatabaseRateLimitStore implements FastifyRateLimitStore {
+    constructor(
+      _options?: unknown,
+      private readonly prefix = '',
+    ) {}
+
+    incr(key: string, callback: IncrCallback, timeWindow: number): void {
+      countRequest(db, this.prefix + key, timeWindow).then(
+        (result) => callback(null, result),
+        (error: Error) => callback(error),
+      );
     }
-    window.count += 1;
-    // Re-inserting keeps the Map in order of last use.
-    this.#windows.delete(key);
-    this.#windows.set(key, window);
-    if (this.#windows.size > this.#maxKeys) {
-      const oldest = this.#windows.keys().next().value;
-      if (oldest !== undefined) this.#windows.delete(oldest);
-    }
-    callback(null, {
-      current: window.count,
-      ttl: window.startedAt + timeWindow - now,
-    });
-  }
 
-  /** A store of its own for a route with its own limit, as the plugin asks. */
-  child(): SnapshotRateLimitStore {
-    return new SnapshotRateLimitStore(undefined, this.#maxKeys, this.#now);
+    child(options: object): FastifyRateLimitStore {
+      return new DatabaseRateLimitStore(undefined, routeOf(options));
+    }
   }
+  return DatabaseRateLimitStore;
 }

@@ -1,10 +1,10 @@
 /**
- * The local stand-in for the product's `POST /2/account/signup/`
- * (docs/contract.md, "HTTP"): form encoding only, rate-limited per client
- * IP, the rules of server/signUpRules.ts, accounts in memory for the life
- * of the process.
+ * The sign-up API, `POST /2/account/signup/` (docs/contract.md, "HTTP"):
+ * form encoding only, rate-limited per client IP across every instance on
+ * the database, the rules of server/signUpRules.ts, and the account with
+ * its one-time token created by the accounts repository
+ * (server/accounts.ts) before the answer is sent.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import {
   SIGN_UP_CODES,
@@ -13,18 +13,18 @@ import {
   type SignUpAnswer,
 } from '../machines/signUpContract';
 import { checkFormContentType, FormBodyError, parseFormBody } from './formBody';
-import {
-  readSignUp,
-  refusal,
-  type NewAccount,
-  type UntrustedBody,
-} from './signUpRules';
+import { AccountLimitError, type AccountsRepository } from './accounts';
+import { readSignUp, refusal, type UntrustedBody } from './signUpRules';
 
 const RATE_LIMIT_WINDOW = '15 minutes';
+/** An account with this address exists (D43); shown in the general area. */
+const EMAIL_IN_USE = 'CSAPI_EMAIL_IN_USE';
 // A sign-up form is a few hundred bytes; anything near this is abuse.
 export const BODY_LIMIT_BYTES = 16 * 1024;
 
 export interface SignUpApiOptions {
+  /** Where accounts are created. */
+  accounts: AccountsRepository;
   /** Sign-ups accepted per client IP per 15 minutes (`SIGNUP_RATE_LIMIT`). */
   rateLimit: number;
   /** When set, tokens are verified with Google (`RECAPTCHA_SECRET`). */
@@ -52,7 +52,6 @@ export async function registerSignUpApi(
   app: FastifyInstance,
   options: SignUpApiOptions,
 ): Promise<void> {
-  const accounts = new Map<string, NewAccount>();
   // The API in a context of its own: it reads form encoding only (docs/contract.md,
   // "HTTP"), so Fastify's JSON and text parsers are removed and one parser
   // takes every content type, refusing all but UTF-8 form encoding (415).
@@ -105,21 +104,28 @@ export async function registerSignUpApi(
           reply.code(400);
           return refusal('CSAPI_CAPTCHA_INVALID', SIGN_UP_FIELDS.captchaToken);
         }
-        const key = account.email.toLowerCase();
-        if (accounts.has(key)) {
-          reply.code(409);
-          return refusal('CSAPI_ACCOUNT_EXISTS', 'email');
+        let auth;
+        try {
+          // Committed before the answer: an acknowledged sign-up is never
+          // lost (D45). A database failure is raised to the error handler.
+          auth = await options.accounts.create({
+            name: account.name,
+            email: account.email,
+            siteUrl: account.url,
+            newsletter: account.newsletter,
+            campaign: account.utmCampaign,
+          });
+        } catch (error) {
+          if (!(error instanceof AccountLimitError)) throw error;
+          reply.code(400);
+          return refusal(SIGN_UP_CODES.invalidParameter, error.field);
         }
-        accounts.set(key, account);
-        return {
-          success: true,
-          data: {
-            one_time_auth: {
-              token: randomBytes(24).toString('base64url'),
-              sid: randomUUID(),
-            },
-          },
-        };
+        if (!auth) {
+          // D43: the address is taken; nothing else about the account.
+          reply.code(409);
+          return refusal(EMAIL_IN_USE, SIGN_UP_FIELDS.email);
+        }
+        return { success: true, data: { one_time_auth: auth } };
       },
     );
   });

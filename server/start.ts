@@ -1,18 +1,50 @@
 /**
- * `npm start`: serves `dist/` and the local API on http://localhost:$PORT,
- * configured by the environment variables of docs/contract.md
- * ("Configuration").
+ * `npm start` (after the build) and `npm run serve`: the sign-up service on
+ * http://$HOST:$PORT, configured by the environment variables of
+ * docs/contract.md ("Configuration"). This file owns the process: its
+ * signals and its exit codes.
+ *
+ * - A configuration that cannot work, a data directory another instance
+ *   holds, a database that cannot be opened: a message on stderr, exit 1.
+ * - SIGTERM or SIGINT: stop accepting, finish the requests in flight, close
+ *   the database, exit 0 (exit 1 if that takes longer than
+ *   {@link SHUTDOWN_GRACE_MS}).
  */
+import closeWithGrace from 'close-with-grace';
+import type { FastifyInstance } from 'fastify';
 import { buildServer } from './app';
 import { positiveInteger, serverOptionsFrom } from './environment';
 
-const port = positiveInteger(process.env, 'PORT', 1234);
-const app = await buildServer({
-  ...serverOptionsFrom(
-    process.env,
-    new URL('../dist', import.meta.url).pathname,
-  ),
-  logger: true,
-});
-await app.listen({ port, host: 'localhost' });
-console.log(`Sign-up page: http://localhost:${port}/signup`);
+/** How long a shutdown may take: longer than a query may (10 s). */
+const SHUTDOWN_GRACE_MS = 15_000;
+
+let app: FastifyInstance;
+let port: number;
+const host = process.env.HOST?.trim() || 'localhost';
+try {
+  port = positiveInteger(process.env, 'PORT', 1234);
+  app = await buildServer({
+    ...serverOptionsFrom(
+      process.env,
+      new URL('../dist', import.meta.url).pathname,
+    ),
+    logger: true,
+  });
+} catch (error) {
+  console.error(
+    `The sign-up service did not start: ${(error as Error).message}`,
+  );
+  process.exit(1);
+}
+
+closeWithGrace(
+  { delay: SHUTDOWN_GRACE_MS, logger: app.log },
+  async ({ signal, err }) => {
+    if (err) app.log.error(err, 'stopping after an unexpected error');
+    else app.log.info(`${signal ?? 'exit'}: finishing requests in flight`);
+    await app.close();
+  },
+);
+
+await app.listen({ port, host });
+console.log(`Sign-up page: http://${host}:${port}/signup`);

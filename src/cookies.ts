@@ -9,10 +9,13 @@
  */
 import Cookies from 'js-cookie';
 import type { Session } from '../machines/signUpContract';
+import {
+  CAMPAIGN_LIFETIME_DAYS,
+  cookieNames,
+  DEFAULT_LIFETIME_DAYS,
+  isLocalhost,
+} from '../common/cookieNames';
 import { keptCampaign } from '../common/validation';
-
-export const DEFAULT_LIFETIME_DAYS = 365;
-export const CAMPAIGN_LIFETIME_DAYS = 30;
 
 export interface CookieJarOptions {
   productName: string;
@@ -20,22 +23,6 @@ export interface CookieJarOptions {
   cookieDomain: string | undefined;
   /** The page's host name (`location.hostname`): decides the Secure flag. */
   hostname: string;
-}
-
-/** The names of every cookie the page writes, for a product name. */
-export function cookieNames(productName: string) {
-  return {
-    login: `${productName}Login`,
-    welcomeMessage: `${productName}_WELCOME_MESSAGE`,
-    firstSignIn: `${productName}_FIRST_SIGNIN`,
-    consent: `${productName}_COOKIE_CONSENT`,
-    campaign: `${productName}_CAMPAIGN`,
-  } as const;
-}
-
-/** Whether a host is localhost, where browsers may not keep Secure cookies set over http. */
-export function isLocalhost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname.endsWith('.localhost');
 }
 
 /**

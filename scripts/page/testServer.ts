@@ -10,8 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildServer } from '../../server/app';
+import type { DatabaseSettings } from '../../server/database';
 import { serverOptionsFrom } from '../../server/environment';
 import { TEST_BUILDS, TEST_PRODUCT_HOST, type TestBuild } from './paths';
+import { scratchDatabase } from './scratchDatabase';
 
 export interface TestServer {
   /** e.g. `http://localhost:43123` or `https://signup.vigil.test:43124` */
@@ -61,15 +63,23 @@ function selfSignedCertificate() {
  * @param options.rateLimit sign-ups per client IP; default 1000
  * @param options.build which of {@link TEST_BUILDS} to serve; default `tagged`
  * @param options.https serve on {@link TEST_PRODUCT_HOST} over HTTPS
+ * @param options.database where the accounts live; default a scratch
+ *   database of the run's engine (scripts/page/scratchDatabase.ts)
  */
 export async function startTestServer(
-  options: { rateLimit?: number; build?: TestBuild; https?: boolean } = {},
+  options: {
+    rateLimit?: number;
+    build?: TestBuild;
+    https?: boolean;
+    database?: DatabaseSettings;
+  } = {},
 ): Promise<TestServer> {
   const build = TEST_BUILDS[options.build ?? 'tagged'];
   const app = await buildServer({
     ...serverOptionsFrom(build.env, build.distDir),
     // Generous unless a test is about the limit: every test signs up.
     rateLimit: options.rateLimit ?? 1000,
+    database: options.database ?? (await scratchDatabase()),
     ...(options.https && { https: selfSignedCertificate() }),
   });
   await app.listen({ port: 0, host: 'localhost' });

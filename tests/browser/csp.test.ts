@@ -2,7 +2,7 @@
  * The security headers of the local server (server/securityHeaders.ts) in
  * Chromium: a whole visit (arrival from an ad, consent given and withdrawn,
  * a failed attempt reported to the error-reporting service, sign-up through
- * the fake captcha and the real local API, the landing page) raises no
+ * the fake captcha and the real local API, the account page) raises no
  * `securitypolicyviolation`, while the policy does refuse
  * an injected inline script and framing. The fake reCAPTCHA and the fake
  * tag are answered by `route` at Google's and the tag's real addresses, so
@@ -241,7 +241,7 @@ describe('a full visit raises no policy violation', () => {
     await page.waitForURL(`${origin}/`);
     expectSecurityHeaders(await (await landing).allHeaders());
     await page.getByRole('heading', { name: 'Welcome to Vigil' }).waitFor();
-    // The landing page's stylesheet, no longer inline, applies.
+    // The account page's stylesheet, a file of its own, applies.
     await expect(
       page.evaluate(() => getComputedStyle(document.body).backgroundColor),
     ).resolves.toBe('rgb(241, 245, 249)');
@@ -369,8 +369,8 @@ describe('the policy is enforced', () => {
 });
 
 describe('the headers', () => {
-  it('are sent on the page, the landing page, its stylesheet and the API', async () => {
-    for (const path of ['/signup', '/', '/landing.css']) {
+  it('are sent on the page, the account page, its stylesheet, the health check and the API', async () => {
+    for (const path of ['/signup', '/', '/account.css', '/healthz']) {
       const response = await fetch(`${server.origin}${path}`);
       expect(response.status, path).toBe(200);
       expectSecurityHeaders(Object.fromEntries(response.headers));

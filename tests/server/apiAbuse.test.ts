@@ -255,7 +255,7 @@ describe('fields', () => {
       post(validSignUp({ email: email.toUpperCase() }).toString()),
     ).resolves.toEqual({
       status: 409,
-      body: refused('CSAPI_ACCOUNT_EXISTS', 'email'),
+      body: refused('CSAPI_EMAIL_IN_USE', 'email'),
     });
   });
 });

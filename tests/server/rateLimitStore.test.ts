@@ -1,79 +1,101 @@
 /**
- * The rate limit's counter (server/rateLimitStore.ts): fixed windows per
- * key, a snapshot per increment, bounded memory.
+ * The rate limit's counter in the database (server/rateLimitStore.ts;
+ * D39, D47): fixed windows per key, each request's own count even when
+ * requests arrive together, a new window after one ends, a count per
+ * route, and ended windows deleted. One count across instances:
+ * tests/server/instances.postgres.test.ts.
  */
-import { describe, expect, it } from 'vitest';
-import { SnapshotRateLimitStore } from '../../server/rateLimitStore';
+import type { FastifyRateLimitStore } from '@fastify/rate-limit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scratchDatabase } from '../../scripts/page/scratchDatabase';
+import { openDatabase, type Database } from '../../server/database';
+import {
+  countRequest,
+  databaseRateLimitStore,
+  deleteEndedWindows,
+} from '../../server/rateLimitStore';
 
 const WINDOW = 15 * 60 * 1000;
 
-function counter(maxKeys?: number) {
-  let now = 1_000_000;
-  const store = new SnapshotRateLimitStore(undefined, maxKeys, () => now);
-  const incr = (key: string) => {
-    let result: { current: number; ttl: number } | undefined;
+let database: Database;
+
+beforeAll(async () => {
+  database = await openDatabase(await scratchDatabase());
+});
+
+afterAll(() => database.close());
+
+function incr(
+  store: FastifyRateLimitStore,
+  key: string,
+  windowMs = WINDOW,
+): Promise<{ current: number; ttl: number }> {
+  return new Promise((resolve, reject) =>
     store.incr(
       key,
-      (error, answer) => {
-        expect(error).toBeNull();
-        result = answer;
-      },
-      WINDOW,
-    );
-    if (!result) throw new Error('incr did not answer synchronously');
-    return result;
-  };
-  return {
-    store,
-    incr,
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
+      (error, result) => (error || !result ? reject(error) : resolve(result)),
+      windowMs,
+      1,
+    ),
+  );
 }
 
-describe('SnapshotRateLimitStore', () => {
-  it('counts per key, and each answer is its own snapshot', () => {
-    const { incr } = counter();
-    const first = incr('a');
-    const second = incr('a');
-    incr('a');
-    expect(first.current).toBe(1);
-    expect(second.current).toBe(2);
-    expect(incr('b').current).toBe(1);
+describe('the rate limit in the database', () => {
+  it('counts per key', async () => {
+    expect((await countRequest(database.db, 'a', WINDOW)).current).toBe(1);
+    expect((await countRequest(database.db, 'a', WINDOW)).current).toBe(2);
+    expect((await countRequest(database.db, 'b', WINDOW)).current).toBe(1);
   });
 
-  it('gives the time left in the window, and starts a new one after it', () => {
-    const { incr, advance } = counter();
-    expect(incr('a')).toEqual({ current: 1, ttl: WINDOW });
-    advance(WINDOW - 1);
-    expect(incr('a')).toEqual({ current: 2, ttl: 1 });
-    advance(1);
-    expect(incr('a')).toEqual({ current: 1, ttl: WINDOW });
-  });
-
-  it('forgets the least recently seen key beyond maxKeys', () => {
-    const { incr } = counter(2);
-    incr('a');
-    incr('b');
-    incr('a');
-    incr('c'); // forgets b, seen less recently than a
-    expect(incr('a').current).toBe(3);
-    expect(incr('b').current).toBe(1);
-  });
-
-  it('gives a route a store of its own', () => {
-    const { store, incr } = counter();
-    incr('a');
-    const child = store.child();
-    let current = 0;
-    child.incr(
-      'a',
-      (_error, result) => {
-        current = result?.current ?? 0;
-      },
-      WINDOW,
+  it('gives 50 simultaneous requests the counts 1 to 50, one each', async () => {
+    const counts = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        countRequest(database.db, 'together', WINDOW),
+      ),
     );
-    expect(current).toBe(1);
+    expect(counts.map((count) => count.current).sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 50 }, (_, index) => index + 1),
+    );
+  });
+
+  it('gives the time left in the window, and starts a new one after it', async () => {
+    const first = await countRequest(database.db, 'short', 400);
+    expect(first.current).toBe(1);
+    expect(first.ttl).toBeGreaterThan(0);
+    expect(first.ttl).toBeLessThanOrEqual(400);
+    const inside = await countRequest(database.db, 'short', 400);
+    expect(inside.current).toBe(2);
+    expect(inside.ttl).toBeLessThanOrEqual(first.ttl);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const next = await countRequest(database.db, 'short', 400);
+    expect(next.current).toBe(1);
+    expect(next.ttl).toBeGreaterThan(inside.ttl - 400);
+  });
+
+  it('gives a route with its own limit a count of its own', async () => {
+    const Store = databaseRateLimitStore(database.db);
+    const root = new Store({});
+    const signUp = root.child({
+      routeInfo: { method: 'POST', url: '/2/account/signup/' },
+    } as unknown as Parameters<typeof root.child>[0]);
+    const other = root.child({
+      routeInfo: { method: 'POST', url: '/elsewhere' },
+    } as unknown as Parameters<typeof root.child>[0]);
+    expect((await incr(signUp, '203.0.113.9')).current).toBe(1);
+    expect((await incr(signUp, '203.0.113.9')).current).toBe(2);
+    expect((await incr(other, '203.0.113.9')).current).toBe(1);
+  });
+
+  it('deletes the windows that have ended, and only those', async () => {
+    await countRequest(database.db, 'ended', 50);
+    await countRequest(database.db, 'running', WINDOW);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await deleteEndedWindows(database.db)).toBeGreaterThanOrEqual(1);
+    const left = await database.db
+      .selectFrom('rate_limit_windows')
+      .select('key')
+      .where('key', 'in', ['ended', 'running'])
+      .execute();
+    expect(left.map((row) => row.key)).toEqual(['running']);
   });
 });

@@ -191,7 +191,8 @@ describe('the local server', () => {
   it.each([
     ['GET', '/signup', 200],
     ['GET', '/', 200],
-    ['GET', '/landing.css', 200],
+    ['GET', '/account.css', 200],
+    ['GET', '/healthz', 200],
     ['GET', '/no-such-page', 404],
     ['POST', SIGN_UP_PATH, 200],
     ['POST', SIGN_UP_PATH, 400],
@@ -220,12 +221,13 @@ describe('the local server', () => {
     },
   );
 
-  it('serves a landing page with no inline style or script, and its stylesheet', async () => {
+  it('serves the account page with no inline style or script, and its stylesheet', async () => {
     const page = await app.inject({ url: '/' });
     expect(page.body).not.toMatch(/<style|<script|\sstyle=|\son[a-z]+=/i);
-    expect(page.body).toContain('<link rel="stylesheet" href="/landing.css">');
-    const css = await app.inject({ url: '/landing.css' });
+    expect(page.body).toContain('<link rel="stylesheet" href="/account.css">');
+    const css = await app.inject({ url: '/account.css' });
+    expect(css.statusCode).toBe(200);
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
-    expect(css.body).toContain('background:#f1f5f9');
+    expect(css.body).toContain('.card');
   });
 });

@@ -5,11 +5,11 @@
  */
 import Cookies from 'js-cookie';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { isLocalhost } from '../../common/cookieNames';
 import {
   cookieAttributes,
   cookieDomainFor,
   createCookieJar,
-  isLocalhost,
 } from '../../src/cookies';
 
 afterEach(() => {

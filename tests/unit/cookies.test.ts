@@ -2,12 +2,14 @@ import Cookies from 'js-cookie';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   CAMPAIGN_LIFETIME_DAYS,
+  cookieNames,
+  DEFAULT_LIFETIME_DAYS,
+} from '../../common/cookieNames';
+import {
   candidateCookieDomains,
   cookieAttributes,
   cookieDomainFor,
-  cookieNames,
   createCookieJar,
-  DEFAULT_LIFETIME_DAYS,
   TRACKER_COOKIE,
   type CookieJarOptions,
 } from '../../src/cookies';
@@ -39,6 +41,7 @@ describe('cookieNames', () => {
       firstSignIn: 'Vigil_FIRST_SIGNIN',
       consent: 'Vigil_COOKIE_CONSENT',
       campaign: 'Vigil_CAMPAIGN',
+      session: 'Vigil_SESSION',
     });
   });
 
@@ -49,6 +52,7 @@ describe('cookieNames', () => {
       firstSignIn: 'Acme-Watch_FIRST_SIGNIN',
       consent: 'Acme-Watch_COOKIE_CONSENT',
       campaign: 'Acme-Watch_CAMPAIGN',
+      session: 'Acme-Watch_SESSION',
     });
   });
 });

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
+import { scratchDatabase } from '../../../scripts/page/scratchDatabase';
 import { buildServer, type ServerOptions } from '../../../server/app';
 
 export const FORM = 'application/x-www-form-urlencoded';
@@ -28,17 +29,20 @@ function placeholderDist(): string {
 }
 
 /**
- * Builds the server (not listening) over a placeholder page.
+ * Builds the server (not listening) over a placeholder page and a scratch
+ * database of the run's engine (scripts/page/scratchDatabase.ts).
  *
- * @param options overrides; the rate limit defaults to one no test reaches
+ * @param options overrides; the rate limit defaults to one no test
+ *   reaches, the database to a new empty one
  */
-export function apiServer(
+export async function apiServer(
   options: Partial<ServerOptions> = {},
 ): Promise<FastifyInstance> {
   return buildServer({
     distDir: placeholderDist(),
     productName: 'Vigil',
     rateLimit: 1_000_000,
+    database: options.database ?? (await scratchDatabase()),
     ...options,
   });
 }

@@ -1,0 +1,32 @@
+/**
+ * The product's cookie names and the rules both the page (src/cookies.ts)
+ * and the sign-up service (server/signInRoutes.ts) apply to them: R3.7 to
+ * R3.11 and R9.1 to R9.5 in docs/requirements.md, D6 and D27 to D29 and
+ * D46 in docs/decisions.md. `{product}` is `PRODUCT_NAME`.
+ */
+
+/** Days a cookie lives unless its rule says otherwise (R9.2). */
+export const DEFAULT_LIFETIME_DAYS = 365;
+/** Days the campaign cookie lives (R9.1). */
+export const CAMPAIGN_LIFETIME_DAYS = 30;
+
+/** The names of every cookie of the product, for a product name. */
+export function cookieNames(productName: string) {
+  return {
+    login: `${productName}Login`,
+    welcomeMessage: `${productName}_WELCOME_MESSAGE`,
+    firstSignIn: `${productName}_FIRST_SIGNIN`,
+    consent: `${productName}_COOKIE_CONSENT`,
+    campaign: `${productName}_CAMPAIGN`,
+    /** The signed-in session the first sign-in at `/` sets (D46); HttpOnly. */
+    session: `${productName}_SESSION`,
+  } as const;
+}
+
+/**
+ * Whether a host is localhost, where browsers may not keep Secure cookies
+ * set over http (R9.5: the secure flag applies except on localhost).
+ */
+export function isLocalhost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname.endsWith('.localhost');
+}

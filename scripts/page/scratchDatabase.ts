@@ -1,0 +1,82 @@
+/**
+ * A fresh, empty database for one server of the tests (or the atlas), on
+ * the engine the run asks for:
+ *
+ * - with `TEST_DATABASE_URL` (a PostgreSQL server's admin URL, which the
+ *   test projects on PostgreSQL set: scripts/page/databaseSetup.ts): a new
+ *   database on that server;
+ * - otherwise the embedded default: a new `DATA_DIR` under the OS temp
+ *   dir, holding a copy of an initialised PGlite directory (creating one
+ *   costs seconds, copying it a fraction of one): `TEST_PGLITE_TEMPLATE`'s,
+ *   or one made once per process.
+ *
+ * The service runs its migrations on either when it starts, as in
+ * production. A PGlite directory is deleted when the process exits; a
+ * database on the server goes with the server.
+ */
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import {
+  createPgliteDir,
+  PGLITE_DIR,
+  type DatabaseSettings,
+} from '../../server/database';
+
+/** The variable that switches the tests to a PostgreSQL server. */
+export const TEST_DATABASE_URL = 'TEST_DATABASE_URL';
+/** The variable naming an initialised PGlite directory to copy. */
+export const TEST_PGLITE_TEMPLATE = 'TEST_PGLITE_TEMPLATE';
+
+/**
+ * Creates an initialised (not migrated) PGlite directory under the OS temp
+ * dir, deleted when this process exits.
+ *
+ * @returns its path
+ */
+export async function makePgliteTemplate(): Promise<string> {
+  const parent = mkdtempSync(join(tmpdir(), 'vigil-pglite-template-'));
+  process.once('exit', () => rmSync(parent, { recursive: true, force: true }));
+  const directory = join(parent, PGLITE_DIR);
+  await createPgliteDir(directory);
+  return directory;
+}
+
+let ownTemplate: Promise<string> | undefined;
+
+let created = 0;
+
+/**
+ * @param env where to read {@link TEST_DATABASE_URL} and
+ *   {@link TEST_PGLITE_TEMPLATE} (default `process.env`)
+ * @returns the settings of a database no other server uses
+ */
+export async function scratchDatabase(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<DatabaseSettings> {
+  created += 1;
+  const adminUrl = env[TEST_DATABASE_URL];
+  if (adminUrl) {
+    const name = `vigil_${process.pid}_${created}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    try {
+      await admin.query(
+        `drop database if exists ${admin.escapeIdentifier(name)}`,
+      );
+      await admin.query(`create database ${admin.escapeIdentifier(name)}`);
+    } finally {
+      await admin.end();
+    }
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    return { engine: 'postgres', url: url.toString() };
+  }
+  const template =
+    env[TEST_PGLITE_TEMPLATE] ?? (await (ownTemplate ??= makePgliteTemplate()));
+  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-data-'));
+  cpSync(template, join(dataDir, PGLITE_DIR), { recursive: true });
+  process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
+  return { engine: 'pglite', dataDir };
+}

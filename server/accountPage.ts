@@ -1,0 +1,152 @@
+/**
+ * The first sign-in's page at `/` (docs/contract.md "HTTP"; D45 to D46 in
+ * docs/decisions.md): small, rendered on the server, in the sign-up page's
+ * visual language (its stylesheet is `ACCOUNT_STYLESHEET_PATH`, a file of
+ * its own because the Content-Security-Policy allows no inline style). It
+ * stands in for the product's app, whose monitoring is outside this
+ * project, but it is a real signed-in page. Pure: HTML from values.
+ */
+import type { AccountView } from './accounts';
+
+/** Where the page's stylesheet is served. */
+export const ACCOUNT_STYLESHEET_PATH = '/account.css';
+/** Where the sign-out form posts. */
+export const SIGN_OUT_PATH = '/sign-out';
+
+/** Escapes text for HTML content and double-quoted attributes. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** What `/` shows; each kind has its own page hook (docs/contract.md). */
+export type AccountPageView =
+  | {
+      kind: 'signedIn';
+      account: AccountView;
+      /** `{product}_WELCOME_MESSAGE=1` was set: welcome, once (D46). */
+      welcome: boolean;
+      /** This visit is the account's first sign-in (D46). */
+      firstSignIn: boolean;
+    }
+  | { kind: 'refused' }
+  | { kind: 'signedOut' }
+  | { kind: 'unavailable' };
+
+function layout(productName: string, title: string, body: string): string {
+  const product = escapeHtml(productName);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="theme-color" content="#1e40af">
+<title>${escapeHtml(title)} – ${product}</title>
+<link rel="stylesheet" href="${ACCOUNT_STYLESHEET_PATH}">
+</head>
+<body>
+<div class="page">
+<header class="page__header"><a class="brand" href="/"><svg class="brand__mark" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path d="M2 12h4l3-7 4 14 3-7h6"/></svg><span class="brand__name">${product}</span></a></header>
+<main class="page__main">
+${body}
+</main>
+<footer class="page__footer"><p>© ${product}. We use your details only to run your account.</p></footer>
+</div>
+</body>
+</html>
+`;
+}
+
+function signedIn(
+  productName: string,
+  view: Extract<AccountPageView, { kind: 'signedIn' }>,
+): string {
+  const { account } = view;
+  const product = escapeHtml(productName);
+  const site = account.siteUrl ? escapeHtml(account.siteUrl) : undefined;
+  const welcome = view.welcome
+    ? `<div class="message message--success" role="status" data-testid="welcome-message">
+<h2 class="message__title">Welcome to ${product}, ${escapeHtml(account.name)}</h2>
+<p>${
+        site
+          ? `We are now watching <strong class="account__site">${site}</strong>. `
+          : ''
+      }We will email ${escapeHtml(account.email)} the moment it stops answering.</p>
+</div>
+`
+    : '';
+  const nextSteps = view.firstSignIn
+    ? `<section class="next-steps" aria-labelledby="next-steps-title" data-testid="first-signin">
+<h2 id="next-steps-title" class="next-steps__title">What happens next</h2>
+<ol class="next-steps__list">
+<li>Your site’s first check runs within a minute, then every minute, around the clock.</li>
+<li>When it stops answering, we email you, and again when it is back.</li>
+<li>Add your team and more sites from here once the app opens to you.</li>
+</ol>
+</section>
+`
+    : '';
+  return layout(
+    productName,
+    'Your account',
+    `<section class="card" aria-labelledby="account-title">
+${welcome}<h1 id="account-title" class="card__title">Your account</h1>
+<dl class="account">
+<div class="account__row"><dt>Name</dt><dd data-testid="account-name">${escapeHtml(account.name)}</dd></div>
+<div class="account__row"><dt>Email address</dt><dd data-testid="account-email">${escapeHtml(account.email)}</dd></div>
+<div class="account__row"><dt>Website watched</dt><dd data-testid="account-site">${site ?? 'None yet'}</dd></div>
+</dl>
+${nextSteps}<form method="post" action="${SIGN_OUT_PATH}" class="sign-out">
+<button type="submit" class="button button--secondary" data-testid="sign-out">Sign out</button>
+</form>
+</section>`,
+  );
+}
+
+/**
+ * The page `/` sends.
+ *
+ * @param productName `PRODUCT_NAME`, shown in the header and the texts
+ * @param view what to show: the account (with the welcome and first
+ *   sign-in notes when due), a refused sign-in, signed out, or the
+ *   database being unavailable
+ * @returns the whole HTML document
+ */
+export function accountPage(
+  productName: string,
+  view: AccountPageView,
+): string {
+  const product = escapeHtml(productName);
+  switch (view.kind) {
+    case 'signedIn':
+      return signedIn(productName, view);
+    case 'refused':
+      return layout(
+        productName,
+        'Sign-in not possible',
+        `<section class="card" aria-labelledby="refused-title" data-testid="signin-refused">
+<h1 id="refused-title" class="card__title">We could not sign you in</h1>
+<p>The sign-in that follows creating an account works once, within 10 minutes. This one has already been used, has expired, or is not valid, so it signs nobody in.</p>
+<p>If you have not created your account yet, <a href="/signup">create your ${product} account</a>.</p>
+</section>`,
+      );
+    case 'signedOut':
+      return layout(
+        productName,
+        'Signed out',
+        `<section class="card" aria-labelledby="signed-out-title" data-testid="signed-out">
+<h1 id="signed-out-title" class="card__title">You are not signed in</h1>
+<p>This is where your ${product} account opens once you are signed in.</p>
+<p><a href="/signup">Create your ${product} account</a></p>
+</section>`,
+      );
+    case 'unavailable':
+      return layout(
+        productName,
+        'Try again in a moment',
+        `<section class="card" aria-labelledby="unavailable-title" data-testid="signin-unavailable">
+<h1 id="unavailable-title" class="card__title">We cannot open your account right now</h1>
+<p>Something went wrong on our side. Nothing is lost: reload this page in a moment to try again.</p>
+</section>`,
+      );
+  }
+}

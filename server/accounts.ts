@@ -1,0 +1,251 @@
+/**
+ * The accounts repository: every query about accounts, their one-time
+ * sign-in tokens and the sessions that redeem them (D44 to D46 in
+ * docs/decisions.md). Routes call these functions and never write SQL.
+ *
+ * Secrets (the one-time token, the session cookie) leave this module only
+ * towards the browser that owns them; the database keeps their SHA-256.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import { DatabaseUnavailableError } from './database';
+import type { Schema } from './schema';
+
+/** A one-time token lives this long (D45). */
+export const ONE_TIME_TOKEN_LIFETIME = '10 minutes';
+/** A session lives this long, like the cookie that carries it (D46). */
+export const SESSION_LIFETIME_DAYS = 365;
+
+/** What the sign-up stores: the API's rules have already passed it. */
+export interface NewAccountRecord {
+  name: string;
+  email: string;
+  siteUrl: string | undefined;
+  newsletter: boolean;
+  campaign: string | undefined;
+}
+
+/** `data.one_time_auth` of the sign-up's answer (docs/contract.md "HTTP"). */
+export interface OneTimeAuth {
+  token: string;
+  sid: string;
+}
+
+/** What the signed-in page shows of an account. */
+export interface AccountView {
+  name: string;
+  email: string;
+  siteUrl: string | null;
+}
+
+/** A CHECK constraint of the accounts table refused a value. */
+export class AccountLimitError extends Error {
+  constructor(
+    /** The API field the constraint guards (`name`, `email`, `url`, `utm_campaign`). */
+    readonly field: string,
+  ) {
+    super(`the database refused the ${field} (a CHECK constraint)`);
+    this.name = 'AccountLimitError';
+  }
+}
+
+// Constraint (server/migrations/0001_accounts.ts) → the API field it guards.
+const LIMIT_FIELDS: Readonly<Record<string, string>> = {
+  accounts_name_length: 'name',
+  accounts_email_length: 'email',
+  accounts_site_url_length: 'url',
+  accounts_campaign_length: 'utm_campaign',
+};
+
+/** SQLSTATE 23514, check_violation (PostgreSQL, Appendix A). */
+const CHECK_VIOLATION = '23514';
+
+/**
+ * Turns a driver's error into one of ours. A CHECK constraint of the
+ * accounts table names its field; anything else means the database did not
+ * do its job. Neither carries the driver's `detail`, which quotes the row.
+ */
+function databaseError(error: unknown): Error {
+  const { code, constraint } = (error ?? {}) as {
+    code?: unknown;
+    constraint?: unknown;
+  };
+  if (code === CHECK_VIOLATION && typeof constraint === 'string') {
+    const field = LIMIT_FIELDS[constraint];
+    if (field) return new AccountLimitError(field);
+  }
+  return new DatabaseUnavailableError(error);
+}
+
+async function query<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw databaseError(error);
+  }
+}
+
+/** SHA-256 of a secret as the database stores it. */
+export function secretHash(secret: string): Buffer {
+  return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+/** 32 random bytes, base64url (43 characters): a token or a session. */
+export function newSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+// RFC 9562 §4: the textual form of a UUID. A sid the database could not
+// read as a uuid is no sid of ours.
+const UUID = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
+
+/**
+ * The repository over one database.
+ *
+ * Every function raises {@link DatabaseUnavailableError} when the database
+ * fails or cannot be reached, and nothing else but what its comment names.
+ */
+export function accountsRepository(db: Kysely<Schema>) {
+  return {
+    /**
+     * Creates the account and its one-time token in one statement: the
+     * unique index on `lower(email)` decides between simultaneous sign-ups
+     * with one address, so exactly one of them creates an account.
+     *
+     * @returns the token and sid to answer with, or `null` when an account
+     *   with this address (in any case) exists
+     * @throws AccountLimitError when a value breaks a CHECK constraint
+     */
+    async create(account: NewAccountRecord): Promise<OneTimeAuth | null> {
+      const token = newSecret();
+      const sid = randomUUID();
+      const created = await query(() =>
+        db
+          .with('account', (cte) =>
+            cte
+              .insertInto('accounts')
+              .values({
+                name: account.name,
+                email: account.email,
+                site_url: account.siteUrl ?? null,
+                newsletter: account.newsletter,
+                campaign: account.campaign ?? null,
+              })
+              .onConflict((conflict) =>
+                conflict.expression(sql`lower(email)`).doNothing(),
+              )
+              .returning('id'),
+          )
+          .insertInto('one_time_tokens')
+          .columns(['token_hash', 'sid', 'account_id', 'expires_at'])
+          .expression((eb) =>
+            eb
+              .selectFrom('account')
+              .select([
+                eb.val(secretHash(token)).as('token_hash'),
+                eb.val(sid).as('sid'),
+                'account.id',
+                sql<Date>`now() + ${sql.lit(ONE_TIME_TOKEN_LIFETIME)}::interval`.as(
+                  'expires_at',
+                ),
+              ]),
+          )
+          .returning('sid')
+          .executeTakeFirst(),
+      );
+      return created ? { token, sid } : null;
+    },
+
+    /**
+     * Redeems a one-time token and opens a session for its account, in one
+     * statement: the token must match its sid, be unused and unexpired, and
+     * is marked used by the same `UPDATE … WHERE used_at IS NULL` that
+     * checks it, so two simultaneous redemptions cannot both win.
+     *
+     * @param auth the token and sid from `{product}Login`
+     * @param session the new session's secret (the cookie's value)
+     * @returns the account, or `null` when the token is unknown, used,
+     *   expired or does not belong to the sid
+     */
+    async redeem(
+      auth: OneTimeAuth,
+      session: string,
+    ): Promise<AccountView | null> {
+      if (!UUID.test(auth.sid)) return null;
+      const row = await query(() =>
+        db
+          .with('redeemed', (cte) =>
+            cte
+              .updateTable('one_time_tokens')
+              .set({ used_at: sql`now()` })
+              .where('token_hash', '=', secretHash(auth.token))
+              .where('sid', '=', auth.sid)
+              .where('used_at', 'is', null)
+              .where('expires_at', '>', sql<Date>`now()`)
+              .returning('account_id'),
+          )
+          .with('opened', (cte) =>
+            cte
+              .insertInto('sessions')
+              .columns(['session_hash', 'account_id', 'expires_at'])
+              .expression((eb) =>
+                eb
+                  .selectFrom('redeemed')
+                  .select([
+                    eb.val(secretHash(session)).as('session_hash'),
+                    'redeemed.account_id',
+                    sql<Date>`now() + make_interval(days => ${SESSION_LIFETIME_DAYS})`.as(
+                      'expires_at',
+                    ),
+                  ]),
+              )
+              .returning('account_id'),
+          )
+          .selectFrom('accounts')
+          .innerJoin('opened', 'opened.account_id', 'accounts.id')
+          .select(['accounts.name', 'accounts.email', 'accounts.site_url'])
+          .executeTakeFirst(),
+      );
+      return row
+        ? { name: row.name, email: row.email, siteUrl: row.site_url }
+        : null;
+    },
+
+    /**
+     * @param session the `{product}_SESSION` cookie's value
+     * @returns the account of an open, unexpired session, or `null`
+     */
+    async findBySession(session: string): Promise<AccountView | null> {
+      const row = await query(() =>
+        db
+          .selectFrom('sessions')
+          .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+          .select(['accounts.name', 'accounts.email', 'accounts.site_url'])
+          .where('sessions.session_hash', '=', secretHash(session))
+          .where('sessions.ended_at', 'is', null)
+          .where('sessions.expires_at', '>', sql<Date>`now()`)
+          .executeTakeFirst(),
+      );
+      return row
+        ? { name: row.name, email: row.email, siteUrl: row.site_url }
+        : null;
+    },
+
+    /**
+     * Ends a session (signing out); a session already ended or unknown
+     * stays as it is.
+     */
+    async endSession(session: string): Promise<void> {
+      await query(() =>
+        db
+          .updateTable('sessions')
+          .set({ ended_at: sql`now()` })
+          .where('session_hash', '=', secretHash(session))
+          .where('ended_at', 'is', null)
+          .execute(),
+      );
+    },
+  };
+}
+
+export type AccountsRepository = ReturnType<typeof accountsRepository>;

@@ -1,0 +1,241 @@
+/**
+ * Opens the sign-up service's database (docs/architecture.md, "The sign-up
+ * service"; D48 in docs/decisions.md) and brings its schema up to date:
+ *
+ * - the embedded default, PGlite (PostgreSQL compiled to WebAssembly, in
+ *   this process) in `DATA_DIR`, locked to one instance;
+ * - a PostgreSQL server at `DATABASE_URL`, which any number of instances
+ *   share.
+ *
+ * Both speak the same SQL through one Kysely instance typed by
+ * server/schema.ts; the repositories never know which one they talk to.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import { lockDataDir, type DataDirLock } from './dataDirLock';
+import { migrateToLatest } from './migrations/index';
+import type { Schema } from './schema';
+
+/** Where the accounts live: `DATA_DIR` or `DATABASE_URL` (docs/contract.md). */
+export type DatabaseSettings =
+  { engine: 'pglite'; dataDir: string } | { engine: 'postgres'; url: string };
+
+/** An open database with its schema up to date. */
+export interface Database {
+  readonly engine: DatabaseSettings['engine'];
+  readonly db: Kysely<Schema>;
+  /**
+   * Whether the database answers a trivial query within `timeoutMs`.
+   *
+   * @returns true when it does; never throws
+   */
+  ping(timeoutMs?: number): Promise<boolean>;
+  /** Closes the connections (or PGlite) and releases the data directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * The database failed or could not be reached during a query. The driver's
+ * error is its `cause`: never log the cause's `detail`, which may quote a
+ * row.
+ */
+export class DatabaseUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('the database did not complete the query', { cause });
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+/** What the database tells the operator about (never personal data). */
+export type DatabaseLog = (message: string) => void;
+
+/** PGlite's own data directory inside `DATA_DIR`, beside the lock file. */
+export const PGLITE_DIR = 'pglite';
+
+/**
+ * How long a query to a PostgreSQL server may take, in milliseconds: well
+ * under the page's 20 s deadline (D25), so a stuck server gives the page
+ * the API's own failure rather than a time-out.
+ */
+export const STATEMENT_TIMEOUT_MS = 10_000;
+/** How long the service waits for a PostgreSQL server at start, in ms. */
+export const STARTUP_WAIT_MS = 30_000;
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * PostgreSQL settings of the embedded database. PGlite's default 128 MB of
+ * shared buffers live in this process's memory once touched; 16 MB hold a
+ * sign-up service's working set and keep the process near 250 MB after
+ * 10,000 sign-ups (docs/performance.md, "The sign-up service").
+ */
+const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
+
+/**
+ * Creates PGlite's data directory in a child process, then moves it into
+ * place. PGlite's initdb leaves the process that ran it about 800 MB larger
+ * for good; a directory that exists opens in under 200 MB. The move makes
+ * the creation all or nothing: a start that dies halfway leaves no
+ * half-made directory behind.
+ *
+ * @param target the directory to create (it must not exist)
+ * @throws Error with PGlite's output when initdb fails
+ */
+export async function createPgliteDir(target: string): Promise<void> {
+  const scratch = `${target}.creating-${process.pid}`;
+  rmSync(scratch, { recursive: true, force: true });
+  const pglite = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  await execFileAsync(process.execPath, [
+    '-e',
+    `require(${JSON.stringify(pglite)}).PGlite.create(process.argv[1])
+      .then((db) => db.close())
+      .catch((error) => { console.error(error); process.exit(1); });`,
+    scratch,
+  ]);
+  renameSync(scratch, target);
+}
+
+async function openPglite(
+  dataDir: string,
+  log: DatabaseLog,
+): Promise<{ db: Kysely<Schema>; lock: DataDirLock }> {
+  const lock = await lockDataDir(dataDir);
+  try {
+    const directory = join(lock.dataDir, PGLITE_DIR);
+    if (!existsSync(join(directory, 'PG_VERSION'))) {
+      log(`Creating the embedded database in ${directory}`);
+      await createPgliteDir(directory);
+    }
+    const pglite = await PGlite.create(directory, {
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+    });
+    return {
+      db: new Kysely<Schema>({ dialect: new PGliteDialect(pglite) }),
+      lock,
+    };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+function openPostgres(url: string, log: DatabaseLog): Kysely<Schema> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: 5_000,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    query_timeout: STATEMENT_TIMEOUT_MS + 1_000,
+  });
+  // An idle connection the server drops (a restart, a failover) must not
+  // end the process; the pool makes a new one for the next query.
+  pool.on('error', (error) =>
+    log(`A database connection failed while idle: ${error.message}`),
+  );
+  return new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** `DATABASE_URL` as the operator may see it: no user name or password. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return '(an unreadable DATABASE_URL)';
+  }
+}
+
+async function waitForServer(
+  db: Kysely<Schema>,
+  url: string,
+  log: DatabaseLog,
+  waitMs: number,
+): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      await sql`select 1`.execute(db);
+      return;
+    } catch (error) {
+      if (Date.now() >= deadline) {
+        throw new Error(
+          `The PostgreSQL server at ${redactedUrl(url)} did not answer within ${Math.round(waitMs / 1000)} s: ${(error as Error).message}`,
+        );
+      }
+      log(`Waiting for the PostgreSQL server at ${redactedUrl(url)}`);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+}
+
+/**
+ * Opens the database and runs the migrations that have not run yet.
+ *
+ * @param settings the embedded directory or the server's URL
+ * @param log receives what an operator should know (no personal data)
+ * @param options.startupWaitMs how long to wait for a PostgreSQL server
+ *   that does not answer yet (default {@link STARTUP_WAIT_MS})
+ * @returns the open database
+ * @throws DataDirLockedError (server/dataDirLock.ts) when another instance
+ *   holds `DATA_DIR`; an Error naming the server when it does not answer in
+ *   time; a migration's error
+ */
+export async function openDatabase(
+  settings: DatabaseSettings,
+  log: DatabaseLog = () => {},
+  { startupWaitMs = STARTUP_WAIT_MS }: { startupWaitMs?: number } = {},
+): Promise<Database> {
+  let db: Kysely<Schema>;
+  let lock: DataDirLock | undefined;
+  if (settings.engine === 'pglite') {
+    ({ db, lock } = await openPglite(settings.dataDir, log));
+  } else {
+    db = openPostgres(settings.url, log);
+  }
+  const close = async () => {
+    try {
+      await db.destroy();
+    } finally {
+      lock?.release();
+    }
+  };
+  try {
+    if (settings.engine === 'postgres') {
+      await waitForServer(db, settings.url, log, startupWaitMs);
+    }
+    const applied = await migrateToLatest(db);
+    if (applied.length > 0) log(`Applied migrations: ${applied.join(', ')}`);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    engine: settings.engine,
+    db,
+    async ping(timeoutMs = 2_000) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      const query = sql`select 1`.execute(db).then(
+        () => true,
+        () => false,
+      );
+      try {
+        return await Promise.race([query, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    close,
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * The schema's migrations, in order, and the Kysely migrator that runs them
+ * when the service starts. Forward only: no migration has a `down`, and a
+ * change to the schema is a new file here. Kysely's migrator holds a
+ * PostgreSQL advisory lock while it runs, so instances that start together
+ * apply each migration once, one after the other.
+ */
+import { Migrator, type Kysely, type Migration } from 'kysely';
+import * as accounts from './0001_accounts';
+import * as sessions from './0002_sessions';
+import * as rateLimit from './0003_rate_limit';
+
+/** Name → migration; Kysely runs them in the order of their names. */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '0001_accounts': accounts,
+  '0002_sessions': sessions,
+  '0003_rate_limit': rateLimit,
+};
+
+/**
+ * Brings the database up to the latest migration.
+ *
+ * @returns the names of the migrations this call applied (none when
+ *   another instance, or an earlier start, already had)
+ * @throws the migration's error when one fails; nothing of that migration
+ *   stays (each runs in a transaction)
+ */
+export async function migrateToLatest<DB>(db: Kysely<DB>): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) },
+  });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return results
+    .filter((result) => result.status === 'Success')
+    .map((result) => result.migrationName);
+}

@@ -1,0 +1,61 @@
+/**
+ * The tables of the sign-up service as Kysely sees them (the migrations in
+ * server/migrations/ create them). One schema for both engines: PGlite and
+ * a PostgreSQL server (docs/architecture.md, "The sign-up service").
+ */
+import type { ColumnType, Generated } from 'kysely';
+
+/** A column the database fills in (`default now()`), read as a Date. */
+type CreatedAt = ColumnType<Date, never, never>;
+/** A timestamp written as an SQL expression (`now() + interval …`). */
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+export interface AccountsTable {
+  id: Generated<string>;
+  /** Trimmed, 1–200 characters (CHECK). */
+  name: string;
+  /** As given (trimmed), ≤ 254 characters; unique by `lower(email)`. */
+  email: string;
+  /** With its protocol, ≤ 2,048 characters; null when none was given. */
+  site_url: string | null;
+  newsletter: boolean;
+  /** The kept campaign (D10), ≤ 200 characters; null when none. */
+  campaign: string | null;
+  created_at: CreatedAt;
+}
+
+/** The one-time sign-in of a new account (D45): redeemed once at `/`. */
+export interface OneTimeTokensTable {
+  /** SHA-256 of the token; the token itself is never stored. */
+  token_hash: Uint8Array;
+  sid: string;
+  account_id: string;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+/** A signed-in browser (`{product}_SESSION`, D46). */
+export interface SessionsTable {
+  /** SHA-256 of the cookie's value. */
+  session_hash: Uint8Array;
+  account_id: string;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  ended_at: Timestamp | null;
+}
+
+/** One fixed window of the sign-up rate limit per client key (D39). */
+export interface RateLimitWindowsTable {
+  key: string;
+  hits: number;
+  window_ends_at: Timestamp;
+}
+
+/** Every table, by name. */
+export interface Schema {
+  accounts: AccountsTable;
+  one_time_tokens: OneTimeTokensTable;
+  sessions: SessionsTable;
+  rate_limit_windows: RateLimitWindowsTable;
+}
