@@ -4,8 +4,9 @@ import { defineConfig } from 'vitest/config';
  * The projects: `unit` (pure modules, machines and views in jsdom),
  * `server` and `server-postgres` (the sign-up service in Node, under abuse,
  * load and crashes on loopback: the same tests on the embedded database and
- * on a PostgreSQL server started for the run, plus the tests of several
- * instances on one server, `*.postgres.test.ts`, on the latter only) and
+ * on a PostgreSQL server started for the run; `*.pglite.test.ts` on the
+ * former only, `*.postgres.test.ts`, several instances on one server, on
+ * the latter only) and
  * `browser` (the built page against the service: in Chromium, Firefox and
  * WebKit in tests/browser/engines.test.ts, in Chromium in the other files).
  */
@@ -40,6 +41,8 @@ export default defineConfig({
           name: 'server-postgres',
           environment: 'node',
           include: ['tests/server/**/*.test.ts'],
+          // The embedded data directory's own tests.
+          exclude: ['tests/server/**/*.pglite.test.ts'],
           globalSetup: ['scripts/page/postgresSetup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,

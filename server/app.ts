@@ -130,6 +130,13 @@ export async function buildServer(
   return app;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The service's open database (server/database.ts). */
+    database: Database;
+  }
+}
+
 async function registerRoutes(
   app: FastifyInstance,
   options: ServerOptions,
@@ -148,6 +155,7 @@ async function registerRoutes(
     await database.close();
   });
 
+  app.decorate('database', database);
   const accounts = accountsRepository(database.db);
   await app.register(cookie);
   // Counted in the database, so every instance on it shares one limit

@@ -1,0 +1,189 @@
+/**
+ * Several instances of the service on one PostgreSQL server
+ * (docs/contract.md "Configuration": `DATABASE_URL`; D47): they start
+ * together and apply each migration once, count one rate limit, make one
+ * account of simultaneous sign-ups with one address, and survive the
+ * database failing under them. PostgreSQL only: an embedded data directory
+ * belongs to one process (tests/server/process.test.ts).
+ */
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  FORM,
+  apiServer,
+  expectApiAnswer,
+  validSignUp,
+} from './support/apiServer';
+import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { MIGRATIONS } from '../../server/migrations/index';
+import { scratchDatabase } from '../../scripts/page/scratchDatabase';
+import {
+  startEmbeddedPostgres,
+  type EmbeddedPostgresServer,
+} from '../../scripts/embeddedPostgres';
+import type { DatabaseSettings } from '../../server/database';
+
+function signUpThrough(
+  app: FastifyInstance,
+  body = validSignUp(),
+  remoteAddress = '198.51.100.7',
+) {
+  return app.inject({
+    method: 'POST',
+    url: SIGN_UP_PATH,
+    headers: { 'content-type': FORM },
+    payload: body.toString(),
+    remoteAddress,
+  });
+}
+
+describe('two instances on one database', () => {
+  let settings: DatabaseSettings;
+  let a: FastifyInstance;
+  let b: FastifyInstance;
+
+  beforeAll(async () => {
+    settings = await scratchDatabase();
+    expect(settings.engine).toBe('postgres');
+    // Started together on an empty database: both run the migrator.
+    [a, b] = await Promise.all([
+      apiServer({ database: settings, rateLimit: 5 }),
+      apiServer({ database: settings, rateLimit: 5 }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('applied each migration once', async () => {
+    const rows = await a.database.db
+      .selectFrom('kysely_migration' as never)
+      .select('name' as never)
+      .execute();
+    expect(rows.map((row) => (row as { name: string }).name).sort()).toEqual(
+      Object.keys(MIGRATIONS).sort(),
+    );
+  });
+
+  it('count one rate limit: with a limit of 5, the sixth sign-up from one address is refused', async () => {
+    const answers = [];
+    for (const instance of [a, b, a, b, a, b]) {
+      answers.push(await signUpThrough(instance));
+    }
+    expect(answers.map((answer) => answer.statusCode)).toEqual([
+      200, 200, 200, 200, 200, 429,
+    ]);
+    const sixth = answers[5];
+    if (!sixth) throw new Error('six sign-ups were sent');
+    expect(expectApiAnswer(sixth)).toEqual({
+      success: false,
+      code: 'CSAPI_API_RATE_LIMIT_REACHED',
+      info: 'rate limit',
+    });
+    // Another address is counted apart.
+    expect(
+      (await signUpThrough(b, validSignUp(), '198.51.100.8')).statusCode,
+    ).toBe(200);
+  });
+
+  it('make one account of simultaneous sign-ups with one address', async () => {
+    const email = `both.${process.pid}@example.com`;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        signUpThrough(
+          index % 2 ? a : b,
+          validSignUp({ email: index % 3 ? email : email.toUpperCase() }),
+          `203.0.113.${index + 1}`,
+        ),
+      ),
+    );
+    const bodies = answers.map(expectApiAnswer);
+    expect(bodies.filter((body) => body.success)).toHaveLength(1);
+    expect(
+      bodies.filter(
+        (body) => !body.success && body.code === 'CSAPI_EMAIL_IN_USE',
+      ),
+    ).toHaveLength(7);
+  });
+});
+
+describe('the database failing under the service', () => {
+  let server: EmbeddedPostgresServer;
+  let app: FastifyInstance;
+  let url: string;
+
+  beforeAll(async () => {
+    // A server of its own: this test stops it.
+    server = await startEmbeddedPostgres();
+    url = await server.createDatabase('outage');
+    app = await apiServer({ database: { engine: 'postgres', url } });
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await server.stop();
+  });
+
+  it('answers a general failure while the server is down, and recovers when it is back', async () => {
+    expect((await signUpThrough(app)).statusCode).toBe(200);
+    expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
+
+    await server.pause();
+    const body = validSignUp();
+    const refused = await signUpThrough(app, body);
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json()).toEqual({
+      success: false,
+      code: 'CSAPI_SERVICE_UNAVAILABLE',
+      info: 'database',
+    });
+    const health = await app.inject({ url: '/healthz' });
+    expect(health.statusCode).toBe(503);
+    expect(health.json()).toMatchObject({ status: 'unavailable' });
+    const account = await app.inject({
+      url: '/',
+      headers: { cookie: 'Vigil_SESSION=some-session' },
+    });
+    expect(account.statusCode).toBe(503);
+    expect(account.body).toContain('data-testid="signin-unavailable"');
+
+    await server.resume();
+    // The same sign-up, sent again, now goes through.
+    expect((await signUpThrough(app, body)).statusCode).toBe(200);
+    expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
+  });
+
+  it('answers a general failure when the database fails in the middle of a sign-up', async () => {
+    const blocker = new pg.Client({ connectionString: url });
+    await blocker.connect();
+    try {
+      // Hold the table, so the sign-up's insert waits inside the database…
+      await blocker.query('begin');
+      await blocker.query('lock table accounts in access exclusive mode');
+      const inFlight = signUpThrough(app);
+      await expect
+        .poll(async () => {
+          const { rows } = await blocker.query<{ count: string }>(
+            "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and datname = 'outage'",
+          );
+          return Number(rows[0]?.count);
+        })
+        .toBe(1);
+      // …then end its connection there.
+      await blocker.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where wait_event_type = 'Lock' and datname = 'outage'",
+      );
+      const answer = await inFlight;
+      expect(answer.statusCode).toBe(503);
+      expect(answer.json()).toMatchObject({
+        code: 'CSAPI_SERVICE_UNAVAILABLE',
+      });
+      await blocker.query('rollback');
+    } finally {
+      await blocker.end();
+    }
+    expect((await signUpThrough(app)).statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,269 @@
+/**
+ * The service as a process, on the run's engine (the embedded default, or
+ * PostgreSQL in the `server-postgres` project): what is acknowledged
+ * survives a restart and a SIGKILL in the middle of 16 clients' sign-ups;
+ * SIGTERM finishes the request in flight, closes the database and exits 0;
+ * no log line carries an e-mail address, a name, a token or a session
+ * (docs/contract.md; D45, D48; docs/security.md).
+ */
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FORM, validSignUp } from './support/apiServer';
+import {
+  databaseEnv,
+  startService,
+  type ServiceProcess,
+} from './support/serviceProcess';
+import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { scratchDatabase } from '../../scripts/page/scratchDatabase';
+import type { DatabaseSettings } from '../../server/database';
+
+interface Acknowledged {
+  email: string;
+  name: string;
+  token: string;
+  sid: string;
+}
+
+/** Everything every service of this file logged, for the last test. */
+const logs: string[] = [];
+/** Everything personal this file sent or was given. */
+const secrets = new Set<string>();
+
+let settings: DatabaseSettings;
+let running: ServiceProcess | undefined;
+
+async function start(): Promise<ServiceProcess> {
+  running = await startService(databaseEnv(settings));
+  return running;
+}
+
+async function stop(service: ServiceProcess, signal: NodeJS.Signals) {
+  process.kill(service.pid, signal);
+  const exit = await service.exited;
+  logs.push(...service.output);
+  if (running === service) running = undefined;
+  return exit;
+}
+
+beforeAll(async () => {
+  settings = await scratchDatabase();
+});
+
+afterAll(async () => {
+  if (running) await stop(running, 'SIGKILL');
+});
+
+async function signUp(
+  origin: string,
+  fields: Record<string, string> = {},
+): Promise<{ status: number; acknowledged?: Acknowledged }> {
+  const body = validSignUp(fields);
+  const email = body.get('email') ?? '';
+  const name = body.get('name') ?? '';
+  secrets.add(email);
+  const response = await fetch(`${origin}${SIGN_UP_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': FORM },
+    body,
+  });
+  const answer = (await response.json()) as {
+    success: boolean;
+    data?: { one_time_auth: { token: string; sid: string } };
+  };
+  if (!answer.success || !answer.data) return { status: response.status };
+  const { token, sid } = answer.data.one_time_auth;
+  secrets.add(token);
+  secrets.add(sid);
+  return { status: response.status, acknowledged: { email, name, token, sid } };
+}
+
+/** `GET /` with the login cookie the page would have written. */
+async function firstSignIn(origin: string, { token, sid }: Acknowledged) {
+  const login = encodeURIComponent(
+    JSON.stringify({ VigilToken: token, VigilSID: sid }),
+  );
+  const response = await fetch(`${origin}/`, {
+    headers: { cookie: `VigilLogin=${login}` },
+  });
+  const html = await response.text();
+  const session = /Vigil_SESSION=([^;]+)/.exec(
+    response.headers.getSetCookie().join('\n'),
+  )?.[1];
+  if (session) secrets.add(session);
+  return {
+    status: response.status,
+    email: /data-testid="account-email">([^<]*)</.exec(html)?.[1],
+    refused: html.includes('data-testid="signin-refused"'),
+  };
+}
+
+describe('a restart', () => {
+  it('keeps the account, refuses its address in any case, and the unused token still signs in once', async () => {
+    let service = await start();
+    const { acknowledged } = await signUp(service.origin, {
+      email: `ada.${process.pid}@example.com`,
+    });
+    if (!acknowledged) throw new Error('the sign-up was not acknowledged');
+    expect(await stop(service, 'SIGTERM')).toEqual({ code: 0, signal: null });
+
+    service = await start();
+    const again = await signUp(service.origin, {
+      email: `ADA.${process.pid}@Example.com`,
+    });
+    expect(again.status).toBe(409);
+    expect(await firstSignIn(service.origin, acknowledged)).toMatchObject({
+      status: 200,
+      email: acknowledged.email,
+    });
+    expect(await firstSignIn(service.origin, acknowledged)).toMatchObject({
+      refused: true,
+    });
+    await stop(service, 'SIGTERM');
+  });
+});
+
+describe('SIGTERM', () => {
+  it('finishes the sign-up in flight, then closes the database and exits 0', async () => {
+    let service = await start();
+    const body = validSignUp();
+    secrets.add(body.get('email') ?? '');
+    const bytes = Buffer.from(body.toString());
+    const { port } = new URL(service.origin);
+    // Half the body now, the rest after the signal: the request is in
+    // flight when SIGTERM arrives.
+    const answer = new Promise<{ status: number; text: string }>(
+      (resolveAnswer, reject) => {
+        const outgoing = request(
+          {
+            host: 'localhost',
+            port,
+            method: 'POST',
+            path: SIGN_UP_PATH,
+            headers: {
+              'content-type': FORM,
+              'content-length': bytes.length,
+            },
+          },
+          (response) => {
+            let text = '';
+            response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+            response.on('end', () =>
+              resolveAnswer({ status: response.statusCode ?? 0, text }),
+            );
+          },
+        );
+        outgoing.on('error', reject);
+        outgoing.write(bytes.subarray(0, 10));
+        setTimeout(() => {
+          process.kill(service.pid, 'SIGTERM');
+          setTimeout(() => outgoing.end(bytes.subarray(10)), 300);
+        }, 200);
+      },
+    );
+    const { status, text } = await answer;
+    expect(status).toBe(200);
+    const auth = (
+      JSON.parse(text) as {
+        data: { one_time_auth: { token: string; sid: string } };
+      }
+    ).data.one_time_auth;
+    secrets.add(auth.token);
+    secrets.add(auth.sid);
+    const exit = await service.exited;
+    logs.push(...service.output);
+    running = undefined;
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(service.output.join('\n')).toContain('finishing requests in flight');
+
+    // What it acknowledged while stopping is there.
+    service = await start();
+    expect(
+      await firstSignIn(service.origin, {
+        ...auth,
+        email: body.get('email') ?? '',
+        name: body.get('name') ?? '',
+      }),
+    ).toMatchObject({ status: 200, email: body.get('email') });
+    await stop(service, 'SIGTERM');
+  });
+});
+
+describe('SIGKILL in the middle of 16 clients’ sign-ups', () => {
+  it('loses no sign-up that was answered success', async () => {
+    let service = await start();
+    const acknowledged: Acknowledged[] = [];
+    let killed = false;
+    const client = async () => {
+      while (!killed) {
+        try {
+          const result = await signUp(service.origin);
+          if (result.acknowledged) acknowledged.push(result.acknowledged);
+        } catch {
+          // The connection died with the server: not acknowledged.
+        }
+      }
+    };
+    const clients = Array.from({ length: 16 }, client);
+    await new Promise<void>((resolveEnough) => {
+      const check = setInterval(() => {
+        if (acknowledged.length >= 200) {
+          clearInterval(check);
+          resolveEnough();
+        }
+      }, 5);
+    });
+    process.kill(service.pid, 'SIGKILL');
+    const exit = await service.exited;
+    killed = true;
+    await Promise.all(clients);
+    logs.push(...service.output);
+    running = undefined;
+    expect(exit.signal).toBe('SIGKILL');
+    expect(acknowledged.length).toBeGreaterThanOrEqual(200);
+
+    service = await start();
+    const missing: string[] = [];
+    for (const sign of acknowledged) {
+      const result = await firstSignIn(service.origin, sign);
+      if (result.email !== sign.email) missing.push(sign.email);
+    }
+    expect(missing, `${missing.length} of ${acknowledged.length} lost`).toEqual(
+      [],
+    );
+    await stop(service, 'SIGTERM');
+  });
+});
+
+describe('the logs', () => {
+  it('carry no e-mail address, name, token, sid or session', async () => {
+    // Requests whose parts an operator must not read in a log: a prefilled
+    // address, a refused e-mail, a sign-out.
+    const service = await start();
+    const email = `grace.${process.pid}@example.com`;
+    secrets.add(email);
+    await fetch(
+      `${service.origin}/signup?name=Grace%20Hopper&email=${encodeURIComponent(email)}`,
+    );
+    await signUp(service.origin, { email, name: 'Grace Hopper' });
+    await signUp(service.origin, { email, name: 'Grace Hopper' });
+    await signUp(service.origin, { email: 'not-an-address' });
+    await fetch(`${service.origin}/sign-out`, {
+      method: 'POST',
+      headers: { 'content-type': FORM, cookie: 'Vigil_SESSION=abcdefghijk' },
+      body: '',
+    });
+    await stop(service, 'SIGTERM');
+    secrets.add('Grace Hopper');
+    secrets.add('Ada Lovelace');
+    secrets.add('abcdefghijk');
+
+    // Its own requests were logged (by method and path)…
+    expect(service.output.join('\n')).toContain('"path":"/signup"');
+    // …and nothing personal, there or in any service this file ran.
+    const leaks = logs.filter((line) =>
+      [...secrets].some((secret) => secret !== '' && line.includes(secret)),
+    );
+    expect(leaks).toEqual([]);
+  });
+});

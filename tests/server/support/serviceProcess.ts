@@ -1,0 +1,106 @@
+/**
+ * The sign-up service as an operator runs it: `server/start.ts` in a
+ * process of its own (as `npm start` runs it after the build), configured
+ * by environment variables, so that tests can send it signals, kill it and
+ * read what it logs.
+ */
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { freePort } from '../../../scripts/embeddedPostgres';
+import { PROJECT_ROOT } from '../../../scripts/page/paths';
+import type { DatabaseSettings } from '../../../server/database';
+
+export interface ServiceProcess {
+  pid: number;
+  origin: string;
+  /** Everything it wrote to stdout and stderr so far, line by line. */
+  output: string[];
+  /** Settles when it exits. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** The environment variables that put a service on a database. */
+export function databaseEnv(settings: DatabaseSettings): NodeJS.ProcessEnv {
+  return settings.engine === 'postgres'
+    ? { DATABASE_URL: settings.url }
+    : { DATA_DIR: settings.dataDir };
+}
+
+/**
+ * Starts the service and, unless told not to, waits until `/healthz`
+ * answers 200.
+ *
+ * @param env variables beside the test's own (PORT is chosen here)
+ * @param options.waitReady false to return at once (for a start expected
+ *   to fail)
+ * @throws Error with its output when it exits or is not ready within 60 s
+ */
+export async function startService(
+  env: NodeJS.ProcessEnv,
+  { waitReady = true }: { waitReady?: boolean } = {},
+): Promise<ServiceProcess> {
+  const port = await freePort();
+  // The service reads only what the test gives it about its database.
+  const {
+    TEST_DATABASE_URL: _test,
+    DATABASE_URL: _url,
+    DATA_DIR: _dir,
+    ...inherited
+  } = process.env;
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', resolve(PROJECT_ROOT, 'server/start.ts')],
+    {
+      cwd: PROJECT_ROOT,
+      env: {
+        ...inherited,
+        NODE_ENV: 'production',
+        SIGNUP_RATE_LIMIT: '1000000000',
+        PORT: String(port),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const output: string[] = [];
+  const collect = (chunk: Buffer) =>
+    output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const exited = new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+  }>((resolveExit) =>
+    child.once('exit', (code, signal) => resolveExit({ code, signal })),
+  );
+  const service: ServiceProcess = {
+    pid: child.pid ?? 0,
+    origin: `http://localhost:${port}`,
+    output,
+    exited,
+  };
+  if (!waitReady) return service;
+  let gone = false;
+  void exited.then(() => {
+    gone = true;
+  });
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (gone) {
+      throw new Error(
+        `the service exited before it was ready:\n${output.join('\n')}`,
+      );
+    }
+    try {
+      const health = await fetch(`${service.origin}/healthz`);
+      if (health.status === 200) return service;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((wait) => setTimeout(wait, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(
+    `the service was not ready within 60 s:\n${output.join('\n')}`,
+  );
+}
