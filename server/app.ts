@@ -42,6 +42,11 @@ export interface ServerOptions {
   databaseStartupWaitMs?: number;
   /** Log requests and errors (server/logging.ts); default false. */
   logger?: boolean;
+  /**
+   * The proxies whose `X-Forwarded-For` gives the client's address
+   * (`TRUST_PROXY`; Fastify's `trustProxy`); default none.
+   */
+  trustProxy?: boolean | number | string[];
   /** Serve over HTTPS with this key and certificate (PEM). */
   https?: { key: Buffer; cert: Buffer };
   /**
@@ -88,9 +93,15 @@ const RATE_LIMIT_CLEANUP_MS = 5 * 60 * 1000;
 export async function buildServer(
   options: ServerOptions,
 ): Promise<FastifyInstance> {
+  const trustProxy = options.trustProxy ?? false;
   const app = Fastify({
     logger: loggerOptions(options.logger ?? false),
     bodyLimit: BODY_LIMIT_BYTES,
+    // A hop count trusts that many proxies nearest the server.
+    trustProxy:
+      typeof trustProxy === 'number'
+        ? (_address: string, hop: number) => hop < trustProxy
+        : trustProxy,
     ...(options.https && { https: options.https }),
   });
   const distDir = resolve(options.distDir);

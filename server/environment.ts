@@ -64,11 +64,34 @@ export function databaseSettingsFrom(env: ServerEnvironment): DatabaseSettings {
 }
 
 /**
+ * Whom the service believes about the client's address
+ * (`X-Forwarded-For`), which the rate limit counts by: Fastify's
+ * `trustProxy`.
+ *
+ * @returns false when `TRUST_PROXY` is unset (the connection's own
+ *   address); true for `true`; a hop count for a positive integer; else
+ *   the comma-separated addresses or CIDR ranges of the proxies
+ */
+export function trustProxyFrom(
+  env: ServerEnvironment,
+): boolean | number | string[] {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return positiveInteger(env, 'TRUST_PROXY', 1);
+  return raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+}
+
+/**
  * @param env the environment (`process.env`, or a test build's variables)
  * @param distDir the built page to serve
  * @returns the options of `buildServer`: the page's configuration (for its
  *   Content-Security-Policy and cookie names), `SIGNUP_RATE_LIMIT` (default
- *   5), `RECAPTCHA_SECRET`, and the database (`DATABASE_URL` or `DATA_DIR`)
+ *   5), `RECAPTCHA_SECRET`, the database (`DATABASE_URL` or `DATA_DIR`)
+ *   and `TRUST_PROXY`
  * @throws Error naming the variable when a value cannot be used
  */
 export function serverOptionsFrom(
@@ -81,6 +104,7 @@ export function serverOptionsFrom(
     productName: config.productName,
     rateLimit: positiveInteger(env, 'SIGNUP_RATE_LIMIT', 5),
     database: databaseSettingsFrom(env),
+    trustProxy: trustProxyFrom(env),
     recaptchaSecret: env.RECAPTCHA_SECRET?.trim() || undefined,
     trackingTagUrl: config.trackingTagUrl,
     apiOrigin: config.apiOrigin,
