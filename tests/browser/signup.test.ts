@@ -302,6 +302,52 @@ describe('server errors (R8.1 to R8.3) against the local API', () => {
     await context.close();
   });
 
+  it('an e-mail address in use shows its own message in the general area, and keeps the form (D43)', async () => {
+    const { context, page, signUpRequests } = await openSignUpPage(
+      suite.browser,
+      suite.server.origin,
+    );
+    const entry = validEntry({ newsletter: true });
+    await fillSignUpForm(page, entry);
+    await page.route('**/2/account/signup/', (route) =>
+      route.fulfill({
+        status: 409,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          success: false,
+          code: 'CSAPI_EMAIL_IN_USE',
+          info: 'email',
+        }),
+      }),
+    );
+    const resets = await captchaResets(page);
+    await submitButton(page).click();
+    const general = page.getByTestId('error-general');
+    await general.waitFor();
+    await expect(general.locator('p').textContent()).resolves.toBe(
+      'There is already an account with this email address. Sign in to it instead, or use a different email address.',
+    );
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.id))
+      .toBe('error-summary');
+    await expect(page.getByTestId('error-rate-limit').count()).resolves.toBe(0);
+    await expect(page.locator('[id$="-error"]').count()).resolves.toBe(0);
+    await expectUnlockedAndReset(page, resets);
+    for (const field of ['name', 'email', 'url'] as const) {
+      await expect(
+        page.locator(`input[name=${field}]`).inputValue(),
+      ).resolves.toBe(entry[field]);
+    }
+    await expect(
+      page.locator('input[name=newsletter]').isChecked(),
+    ).resolves.toBe(true);
+    await expect(page.locator('input[name=tos]').isChecked()).resolves.toBe(
+      true,
+    );
+    expect(signUpRequests).toHaveLength(1);
+    await context.close();
+  });
+
   it('the rate limit shows the rate-limit error', async () => {
     const limited = await startTestServer({ rateLimit: 1 });
     try {

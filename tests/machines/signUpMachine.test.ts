@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SignUpRejection } from '../../machines/signUpContract';
 import { messages } from '../../common/validation';
-import { startSignUp } from './support/signUpHarness';
+import { startSignUp, VALID_FORM } from './support/signUpHarness';
 
 describe('signUpMachine: editing (R4.5, R4.6)', () => {
   it('starts idle with the prefill from its input', () => {
@@ -148,6 +148,7 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
 
   it.each([
     [new SignUpRejection({ kind: 'rateLimited' }), { kind: 'rateLimited' }],
+    [new SignUpRejection({ kind: 'emailInUse' }), { kind: 'emailInUse' }],
     [
       new SignUpRejection({ kind: 'general', reason: 'network' }),
       { kind: 'general', reason: 'network' },
@@ -155,13 +156,18 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
     [new Error('boom'), { kind: 'general', reason: 'unexpected' }],
     ['not even an Error', { kind: 'general', reason: 'unexpected' }],
   ])(
-    '%s: one error, no field errors, captcha reset, inputs unlocked',
+    '%s: one error, no field errors, every value kept, captcha reset, inputs unlocked',
     async (error, failure) => {
       const harness = await failWith(error);
       const snapshot = harness.actor.getSnapshot();
       expect(snapshot.value).toBe('failure');
       expect(snapshot.context.failure).toEqual(failure);
       expect(snapshot.context.errors).toEqual({});
+      expect(snapshot.context.values).toEqual({
+        ...VALID_FORM,
+        newsletter: false,
+        tos: true,
+      });
       expect(snapshot.hasTag('locked')).toBe(false);
       expect(harness.captchaResets).toBe(1);
       expect(snapshot.context.captchaToken).toBeNull();
