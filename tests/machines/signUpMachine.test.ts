@@ -53,6 +53,33 @@ describe('signUpMachine: editing (R4.5, R4.6)', () => {
     expect(actor.getSnapshot().context.errors).toEqual(others);
   });
 
+  it('values over their limits (D44) show each field’s message, send nothing and stay as typed', () => {
+    const harness = startSignUp();
+    harness.fillValidForm();
+    const typed = {
+      name: 'x'.repeat(201),
+      email: `${'a'.repeat(243)}@example.com`,
+      url: `example.com/${'p'.repeat(2029)}`,
+    };
+    for (const field of ['name', 'email', 'url'] as const) {
+      harness.actor.send({ type: 'field.change', field, value: typed[field] });
+    }
+    harness.actor.send({ type: 'submit' });
+    const snapshot = harness.actor.getSnapshot();
+    expect(snapshot.value).toBe('idle');
+    expect(snapshot.context.errors).toEqual({
+      name: 'Enter a name of 200 characters or fewer',
+      email: 'Enter an email address of 254 characters or fewer',
+      url: 'Enter a website address of 2,048 characters or fewer',
+    });
+    expect(snapshot.context.values).toEqual({
+      ...typed,
+      newsletter: false,
+      tos: true,
+    });
+    expect(harness.requests).toHaveLength(0);
+  });
+
   it('the newsletter choice clears no error and is optional', () => {
     const harness = startSignUp();
     harness.actor.send({ type: 'submit' });
