@@ -15,6 +15,7 @@ const config = {
   mutate: [
     'machines/*.ts',
     'common/validation.ts',
+    'common/fieldLimits.ts',
     'common/domainName.ts',
     'common/signUpRuleActions.ts',
     'src/signUpClient.ts',

@@ -1,14 +1,18 @@
 /**
  * The client-side rules of the sign-up form (R5.1 to R5.9 in
- * docs/requirements.md; D11 to D19 in docs/decisions.md), as pure functions
- * over plain values. The machine's `validating` state calls
- * {@link validateSignUp}; the prefill and the local API reuse the e-mail
- * and site-URL rules.
+ * docs/requirements.md; D11 to D19 and the length limits of D44 in
+ * docs/decisions.md), as pure functions over plain values. The machine's
+ * `validating` state calls {@link validateSignUp}; the prefill and the
+ * local API reuse the e-mail and site-URL rules.
  */
 import { boolean, object, string, ValidationError } from 'yup';
 import type { ErrorField, FieldErrors } from '../machines/signUpMachine';
 import { checkHostName } from './domainName';
+import { FIELD_LIMITS, fitsFieldLimit } from './fieldLimits';
 import { NEWER_THAN_UNICODE_15 } from './unicodeBaseline';
+
+/** `2048` as the visitor reads it: `2,048`. */
+const characters = (limit: number) => limit.toLocaleString('en-GB');
 
 /** What {@link validateSignUp} looks at: the form as typed, plus the captcha token. */
 export interface FormToValidate {
@@ -25,11 +29,12 @@ export interface FormToValidate {
  */
 export const messages = {
   nameRequired: 'Enter your name',
-  nameRefused:
-    'Enter your name as plain text, up to 100 characters, without web addresses or HTML',
+  nameTooLong: `Enter a name of ${characters(FIELD_LIMITS.name)} characters or fewer`,
+  nameRefused: `Enter your name as plain text, up to ${characters(FIELD_LIMITS.name)} characters, without web addresses or HTML`,
   emailRequired: 'Enter your email address',
   emailInvalid:
     'Enter an email address in the correct format, like name@example.com',
+  emailTooLong: `Enter an email address of ${characters(FIELD_LIMITS.email)} characters or fewer`,
   urlRequired: 'Enter the address of the website to monitor, like example.com',
   urlInvalid: 'Enter a website address in the correct format, like example.com',
   urlProtocol: 'Enter a website address that starts with http:// or https://',
@@ -43,6 +48,7 @@ export const messages = {
     'Enter the website address without invisible characters, such as zero-width spaces',
   urlLookalike:
     'Enter the website address with ordinary “/”, “:”, “@” and “%” signs, not full-width or look-alike ones',
+  urlTooLong: `Enter a website address of ${characters(FIELD_LIMITS.url)} characters or fewer`,
   tosRequired: 'Agree to the terms of service to create your account',
   captchaRequired: 'Tick “I’m not a robot” to show you are a person',
 } as const;
@@ -180,8 +186,8 @@ export function checkSiteUrl(raw: string): SiteUrlCheck {
   return { ok: true, url };
 }
 
-/** The most characters (code points) a stored campaign may have. */
-export const CAMPAIGN_MAX_LENGTH = 200;
+/** The most characters (code points) a stored campaign may have (D10, D44). */
+export const CAMPAIGN_MAX_LENGTH = FIELD_LIMITS.campaign;
 
 // Not printable: controls, format (invisible) characters, line and paragraph
 // separators, lone surrogates, private-use and unassigned code points, and
@@ -205,7 +211,7 @@ export function keptCampaign(raw: unknown): string | undefined {
   const value = raw.trim();
   const printable =
     !UNPRINTABLE.test(value) && !NEWER_THAN_UNICODE_15.test(value);
-  return value !== '' && [...value].length <= CAMPAIGN_MAX_LENGTH && printable
+  return value !== '' && fitsFieldLimit('campaign', value) && printable
     ? value
     : undefined;
 }
@@ -221,19 +227,33 @@ const SITE_URL_MESSAGES: Record<SiteUrlProblem, string> = {
   lookalike: messages.urlLookalike,
 };
 
+// D44: each text field's length is counted on the value as it is sent
+// (trimmed; the URL with the protocol the page adds), and checked after its
+// format, so a value both wrong and long hears about its format first.
 const signUpSchema = object({
-  name: string().trim().required(messages.nameRequired),
+  name: string()
+    .trim()
+    .required(messages.nameRequired)
+    .test('name-length', messages.nameTooLong, (value) =>
+      fitsFieldLimit('name', value),
+    ),
   email: string()
     .trim()
     .required(messages.emailRequired)
-    .test('html-email', messages.emailInvalid, (value) => isValidEmail(value)),
+    .test('html-email', messages.emailInvalid, (value) => isValidEmail(value))
+    .test('email-length', messages.emailTooLong, (value) =>
+      fitsFieldLimit('email', value),
+    ),
   url: string()
     .default('')
     .test('site-url', messages.urlInvalid, function siteUrl(value) {
       const check = checkSiteUrl(value);
+      if (!check.ok) {
+        return this.createError({ message: SITE_URL_MESSAGES[check.problem] });
+      }
       return (
-        check.ok ||
-        this.createError({ message: SITE_URL_MESSAGES[check.problem] })
+        fitsFieldLimit('url', check.url) ||
+        this.createError({ message: messages.urlTooLong })
       );
     }),
   tos: boolean().oneOf([true], messages.tosRequired),

@@ -23,10 +23,14 @@ export const SIGN_UP_FIELDS = {
   utmCampaign: 'utm_campaign',
 } as const;
 
-/** The answer codes the page decides on (R8.1, R8.2); any other is general. */
+/**
+ * The answer codes the page decides on (R8.1, R8.2; D43 in
+ * docs/decisions.md for `emailInUse`); any other is general.
+ */
 export const SIGN_UP_CODES = {
   rateLimitReached: 'CSAPI_API_RATE_LIMIT_REACHED',
   invalidParameter: 'CSAPI_INVALID_PARAMETER',
+  emailInUse: 'CSAPI_EMAIL_IN_USE',
 } as const;
 
 /** What the page sends, after the form's rules (R3.1, R5). */
@@ -60,10 +64,15 @@ export type SignUpAnswer =
 export type GeneralFailureReason =
   'network' | 'timeout' | 'malformed' | 'refused' | 'unexpected';
 
-/** The one error a failed sign-up shows (R8.1–R8.3). */
+/**
+ * The one error a failed sign-up shows (R8.1–R8.3): `emailInUse` is an
+ * account with that e-mail address existing already (D43), shown in the
+ * general area with a message of its own.
+ */
 export type Failure =
   | { kind: 'rateLimited' }
   | { kind: 'invalidName' }
+  | { kind: 'emailInUse' }
   | { kind: 'general'; reason: GeneralFailureReason };
 
 /**

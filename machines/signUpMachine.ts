@@ -276,12 +276,19 @@ export function selectProgress(snapshot: SignUpSnapshot): SignUpProgress {
 }
 
 /**
- * The failure shown in a message area of its own (R8.1, R8.3), or null. A
- * refused name shows at the name field instead, as a field error (R8.2).
+ * The failures shown in a message area: the rate limit in its own (R8.1);
+ * an e-mail address in use (D43) and every general failure (R8.3) in the
+ * general area, each with its own message.
+ */
+export type AreaFailure = Exclude<Failure['kind'], 'invalidName'>;
+
+/**
+ * The failure shown in a message area, or null. A refused name shows at
+ * the name field instead, as a field error (R8.2).
  */
 export function selectAreaFailure(
   snapshot: SignUpSnapshot,
-): 'rateLimited' | 'general' | null {
+): AreaFailure | null {
   const failure = snapshot.context.failure;
   return failure && failure.kind !== 'invalidName' ? failure.kind : null;
 }

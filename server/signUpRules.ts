@@ -9,8 +9,10 @@ import {
   type SignUpAnswer,
 } from '../machines/signUpContract';
 import { checkSiteUrl, isValidEmail, keptCampaign } from '../common/validation';
+import { FIELD_LIMITS, fitsFieldLimit } from '../common/fieldLimits';
 
-export const NAME_MAX_LENGTH = 100;
+/** The most characters (code points) of a name, trimmed (D38, D44). */
+export const NAME_MAX_LENGTH = FIELD_LIMITS.name;
 
 // A name that carries a link or markup is how sign-up spam looks: scheme,
 // "www.", a bare domain with a common top-level domain, or an HTML tag/entity.
@@ -66,10 +68,11 @@ export interface NewAccount {
  * @param body the parsed body; fields that are neither absent nor a single
  *   string (repeated, or not a string at all) are refused, bar `utm_campaign`
  * @returns the account to create, or the refusal to answer with
- *   (`CSAPI_INVALID_PARAMETER` with the field as `info`, or
- *   `CSAPI_CAPTCHA_MISSING` for a missing captcha token); `utm_campaign` is
- *   never refused: the campaign rule ({@link keptCampaign}) keeps it or
- *   ignores it
+ *   (`CSAPI_INVALID_PARAMETER` with the field as `info`, a name, e-mail
+ *   address or URL over its limit of common/fieldLimits.ts included (D44),
+ *   or `CSAPI_CAPTCHA_MISSING` for a missing captcha token); `utm_campaign`
+ *   is never refused: the campaign rule ({@link keptCampaign}) keeps it or
+ *   ignores it, a campaign over its limit too (D10)
  */
 export function readSignUp(body: UntrustedBody): NewAccount | SignUpAnswer {
   const single = (key: string): string | undefined | null => {
@@ -86,7 +89,11 @@ export function readSignUp(body: UntrustedBody): NewAccount | SignUpAnswer {
     return refusal(SIGN_UP_CODES.invalidParameter, SIGN_UP_FIELDS.name);
   }
   const email = single(SIGN_UP_FIELDS.email);
-  if (typeof email !== 'string' || !isValidEmail(email)) {
+  if (
+    typeof email !== 'string' ||
+    !isValidEmail(email) ||
+    !fitsFieldLimit('email', email.trim())
+  ) {
     return refusal(SIGN_UP_CODES.invalidParameter, SIGN_UP_FIELDS.email);
   }
   const captchaToken = single(SIGN_UP_FIELDS.captchaToken);
@@ -104,8 +111,8 @@ export function readSignUp(body: UntrustedBody): NewAccount | SignUpAnswer {
   if (url === null || (url !== undefined && !checkUrlWithProtocol(url))) {
     return refusal(SIGN_UP_CODES.invalidParameter, SIGN_UP_FIELDS.url);
   }
-  // The page's campaign rule: a campaign it would not keep (too long,
-  // unprintable, repeated, not a string) is ignored, never refused.
+  // The page's campaign rule: a campaign it would not keep (over its limit,
+  // unprintable, repeated, not a string) is ignored, never refused (D10).
   const utmCampaign = keptCampaign(
     Object.hasOwn(body, SIGN_UP_FIELDS.utmCampaign)
       ? body[SIGN_UP_FIELDS.utmCampaign]
@@ -121,8 +128,11 @@ export function readSignUp(body: UntrustedBody): NewAccount | SignUpAnswer {
   };
 }
 
-// R3.3 (docs/requirements.md): a URL is always sent with its protocol.
+// R3.3 (docs/requirements.md): a URL is always sent with its protocol; D44:
+// it fits its limit as sent, trimmed.
 function checkUrlWithProtocol(url: string): boolean {
   const check = checkSiteUrl(url);
-  return check.ok && check.url === url.trim();
+  return (
+    check.ok && check.url === url.trim() && fitsFieldLimit('url', check.url)
+  );
 }

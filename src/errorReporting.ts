@@ -12,7 +12,13 @@ import type { Failure } from '../machines/signUpContract';
 import type { SentryClient } from './sentry';
 
 export interface ErrorReporter {
-  /** A general failure of the sign-up request (network, non-JSON, 5xx…). */
+  /**
+   * Reports a general failure of the sign-up request (network, time-out,
+   * non-JSON, 5xx, a refusal the page has no message of its own for). The
+   * API's expected answers (the rate limit, a refused name, an e-mail
+   * address in use) are the product working, not errors: they are dropped
+   * (D37, D43 in docs/decisions.md).
+   */
   reportFailure(failure: Failure): void;
   /** An exception nobody handled (a view, a promise). */
   reportException(error: unknown): void;

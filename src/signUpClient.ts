@@ -55,9 +55,10 @@ function nonEmptyString(value: unknown): value is string {
 }
 
 /**
- * Decides on a parsed answer (R8.1 to R8.3 in docs/requirements.md,
- * docs/contract.md "HTTP"): on `success`, `code` and `info`, never on the
- * HTTP status.
+ * Decides on a parsed answer (R8.1 to R8.3 in docs/requirements.md, D43 in
+ * docs/decisions.md, docs/contract.md "HTTP"): on `success`, `code` and
+ * `info`, never on the HTTP status. `CSAPI_EMAIL_IN_USE` is decided on its
+ * code alone, which names one refusal, whatever its `info`.
  *
  * @returns the session, or the failure to show
  */
@@ -78,6 +79,7 @@ export function decideSignUpAnswer(answer: unknown): Session | Failure {
   if (answer.code === SIGN_UP_CODES.rateLimitReached) {
     return { kind: 'rateLimited' };
   }
+  if (answer.code === SIGN_UP_CODES.emailInUse) return { kind: 'emailInUse' };
   if (
     answer.code === SIGN_UP_CODES.invalidParameter &&
     answer.info === SIGN_UP_FIELDS.name
@@ -91,7 +93,8 @@ export function decideSignUpAnswer(answer: unknown): Session | Failure {
  * Creates the `submitSignUp` function.
  *
  * @returns `submit(request)`: resolves with `{ token, sid }`; rejects only
- *   with a {@link SignUpRejection} (rate limit, refused name, or general:
+ *   with a {@link SignUpRejection} (rate limit, refused name, e-mail
+ *   address in use, or general:
  *   refused by the server, malformed or non-JSON answer, network error,
  *   time-out)
  */

@@ -12,7 +12,8 @@ import type { AtlasMachine } from './plan';
 
 /**
  * The sign-up machine: `failure` shows one message per failure kind (the
- * machine's `Failure`: rate limit, refused name, anything else); `idle`
+ * machine's `Failure`: rate limit, refused name, e-mail address in use,
+ * anything else); `idle`
  * looks different once the client-side errors show.
  */
 export function signUpAtlas(): AtlasMachine<SignUpInput> {

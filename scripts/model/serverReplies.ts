@@ -34,13 +34,20 @@ function failureReply(failure: Failure): Reply {
         code: 'CSAPI_INVALID_PARAMETER',
         info: 'name',
       });
+    case 'emailInUse':
+      return json(409, {
+        success: false,
+        code: 'CSAPI_EMAIL_IN_USE',
+        info: 'email',
+      });
     case 'general':
       switch (failure.reason) {
+        // A refusal the page has no message of its own for (R8.3).
         case 'refused':
-          return json(409, {
+          return json(400, {
             success: false,
-            code: 'CSAPI_ACCOUNT_EXISTS',
-            info: 'email',
+            code: 'CSAPI_CAPTCHA_INVALID',
+            info: 'g-recaptcha-response',
           });
         case 'malformed':
           return {

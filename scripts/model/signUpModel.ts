@@ -32,10 +32,14 @@ export const MODEL_SESSION: Session = {
   sid: 'model-sid-81d2',
 };
 
-/** The failures a server reply can produce (R8.1 to R8.3, docs/contract.md). */
+/**
+ * The failures a server reply can produce (R8.1 to R8.3, D43,
+ * docs/contract.md).
+ */
 export const MODEL_FAILURES: Failure[] = [
   { kind: 'rateLimited' },
   { kind: 'invalidName' },
+  { kind: 'emailInUse' },
   { kind: 'general', reason: 'refused' },
   { kind: 'general', reason: 'malformed' },
   { kind: 'general', reason: 'network' },

@@ -111,13 +111,14 @@ export function expectedSignUpView(snapshot: AnyMachineSnapshot): SignUpView {
     values: { ...context.values },
     errors: { ...fieldErrors },
     captchaNotice: captcha ?? null,
-    general: context.failure?.kind === 'general',
-    rateLimit: context.failure?.kind === 'rateLimited',
+    // R8.3; D43: an e-mail address in use shows in the general area too.
+    general: kind === 'general' || kind === 'emailInUse',
+    rateLimit: kind === 'rateLimited',
     disabled: Array<boolean>(6).fill(locked),
     captchaTicked: context.captchaToken !== null,
     // GOV.UK: a summary of every error, or the server's one failure.
     summary:
-      kind === 'general' || kind === 'rateLimited'
+      kind === 'general' || kind === 'emailInUse' || kind === 'rateLimited'
         ? [FAILURE_TEXT[kind]]
         : listed.length > 0
           ? listed
@@ -125,10 +126,12 @@ export function expectedSignUpView(snapshot: AnyMachineSnapshot): SignUpView {
   };
 }
 
-/** The texts of the two message areas (src/views/ErrorSummary.tsx). */
+/** The texts of the message areas (R8.1, R8.3, D43). */
 const FAILURE_TEXT = {
   general:
     'Your account was not created: something went wrong on our side or on the way. Check your details and try again in a moment.',
+  emailInUse:
+    'There is already an account with this email address. Sign in to it instead, or use a different email address.',
   rateLimited:
     'We have received too many sign-ups from your network. Wait 15 minutes, then try again.',
 } as const;

@@ -3,6 +3,7 @@ import { forwardRef, type MouseEvent } from 'react';
 import {
   selectAreaFailure,
   selectFieldErrors,
+  type AreaFailure,
 } from '../../machines/signUpMachine';
 import type { SignUpActor } from './signUpActor';
 
@@ -15,17 +16,26 @@ const ERROR_TARGETS = [
   ['captcha', 'captcha'],
 ] as const;
 
-/** The two failures with a message area of their own (R8.1, R8.3). */
+/**
+ * The failures shown in a message area (R8.1, R8.3): the rate limit in its
+ * own, the rest in the general one. An e-mail address in use has a message
+ * of its own there (D43), which says what to do and nothing about the
+ * account.
+ */
 const FAILURE_MESSAGES = {
   general: {
     testId: 'error-general',
     text: 'Your account was not created: something went wrong on our side or on the way. Check your details and try again in a moment.',
   },
+  emailInUse: {
+    testId: 'error-general',
+    text: 'There is already an account with this email address. Sign in to it instead, or use a different email address.',
+  },
   rateLimited: {
     testId: 'error-rate-limit',
     text: 'We have received too many sign-ups from your network. Wait 15 minutes, then try again.',
   },
-} as const;
+} as const satisfies Record<AreaFailure, { testId: string; text: string }>;
 
 /**
  * Moves focus to the field an error link names, GOV.UK style: a plain

@@ -174,6 +174,25 @@ describe('client-side errors block the request (R4.6, R8.4 to R8.7)', () => {
       messages.urlLocal,
     ],
     ['an IP address', { url: 'http://127.1/' }, '#url-error', messages.urlIp],
+    // D44: over the limit, counted as sent (the URL with https:// added).
+    [
+      'a name of 201 characters',
+      { name: 'x'.repeat(201) },
+      '#name-error',
+      'Enter a name of 200 characters or fewer',
+    ],
+    [
+      'an e-mail address of 255 characters',
+      { email: `${'a'.repeat(243)}@example.com` },
+      '#email-error',
+      'Enter an email address of 254 characters or fewer',
+    ],
+    [
+      'a URL of 2,041 characters, 2,049 with https://',
+      { url: `example.com/${'p'.repeat(2029)}` },
+      '#url-error',
+      'Enter a website address of 2,048 characters or fewer',
+    ],
     ['terms not ticked', { tos: false }, '#tos-error', messages.tosRequired],
     [
       'no captcha',
@@ -208,9 +227,11 @@ describe('client-side errors block the request (R4.6, R8.4 to R8.7)', () => {
             ).length,
         ),
     ).resolves.toBe(1);
-    await expect(page.locator('input[name=email]').inputValue()).resolves.toBe(
-      entry.email,
-    );
+    for (const field of ['name', 'email', 'url'] as const) {
+      await expect(
+        page.locator(`input[name=${field}]`).inputValue(),
+      ).resolves.toBe(entry[field]);
+    }
     if (selector.startsWith('#') && selector !== '#tos-error') {
       const field = selector.slice(1, -'-error'.length);
       await expect(
@@ -299,6 +320,52 @@ describe('server errors (R8.1 to R8.3) against the local API', () => {
     await expect(page.locator('input[name=email]').inputValue()).resolves.toBe(
       entry.email,
     );
+    await context.close();
+  });
+
+  it('an e-mail address in use shows its own message in the general area, and keeps the form (D43)', async () => {
+    const { context, page, signUpRequests } = await openSignUpPage(
+      suite.browser,
+      suite.server.origin,
+    );
+    const entry = validEntry({ newsletter: true });
+    await fillSignUpForm(page, entry);
+    await page.route('**/2/account/signup/', (route) =>
+      route.fulfill({
+        status: 409,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          success: false,
+          code: 'CSAPI_EMAIL_IN_USE',
+          info: 'email',
+        }),
+      }),
+    );
+    const resets = await captchaResets(page);
+    await submitButton(page).click();
+    const general = page.getByTestId('error-general');
+    await general.waitFor();
+    await expect(general.locator('p').textContent()).resolves.toBe(
+      'There is already an account with this email address. Sign in to it instead, or use a different email address.',
+    );
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.id))
+      .toBe('error-summary');
+    await expect(page.getByTestId('error-rate-limit').count()).resolves.toBe(0);
+    await expect(page.locator('[id$="-error"]').count()).resolves.toBe(0);
+    await expectUnlockedAndReset(page, resets);
+    for (const field of ['name', 'email', 'url'] as const) {
+      await expect(
+        page.locator(`input[name=${field}]`).inputValue(),
+      ).resolves.toBe(entry[field]);
+    }
+    await expect(
+      page.locator('input[name=newsletter]').isChecked(),
+    ).resolves.toBe(true);
+    await expect(page.locator('input[name=tos]').isChecked()).resolves.toBe(
+      true,
+    );
+    expect(signUpRequests).toHaveLength(1);
     await context.close();
   });
 

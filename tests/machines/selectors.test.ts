@@ -26,7 +26,7 @@ import {
 } from '../../machines/signUpMachine';
 import { startSignUp } from './support/signUpHarness';
 
-describe('sign-up selectors (R4.1, R8.1 to R8.3)', () => {
+describe('sign-up selectors (R4.1, R8.1 to R8.3, D43)', () => {
   it('editing: unlocked, no failure area', () => {
     const { actor } = startSignUp();
     const snapshot = actor.getSnapshot();
@@ -49,6 +49,7 @@ describe('sign-up selectors (R4.1, R8.1 to R8.3)', () => {
 
   it.each([
     [{ kind: 'rateLimited' }, 'rateLimited', undefined],
+    [{ kind: 'emailInUse' }, 'emailInUse', undefined],
     [{ kind: 'general', reason: 'refused' }, 'general', undefined],
     [{ kind: 'invalidName' }, null, messages.nameRefused],
   ] as [Failure, string | null, string | undefined][])(

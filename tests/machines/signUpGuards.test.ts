@@ -38,6 +38,7 @@ describe('signUpMachine: what ends a failure (D22)', () => {
 
   it.each<Failure>([
     { kind: 'rateLimited' },
+    { kind: 'emailInUse' },
     { kind: 'general', reason: 'refused' },
     { kind: 'general', reason: 'timeout' },
   ])('typing in the name keeps the %o message shown', async (failure) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SignUpRejection } from '../../machines/signUpContract';
 import { messages } from '../../common/validation';
-import { startSignUp } from './support/signUpHarness';
+import { startSignUp, VALID_FORM } from './support/signUpHarness';
 
 describe('signUpMachine: editing (R4.5, R4.6)', () => {
   it('starts idle with the prefill from its input', () => {
@@ -51,6 +51,33 @@ describe('signUpMachine: editing (R4.5, R4.6)', () => {
     const { [field]: cleared, ...others } = before;
     expect(cleared).toBeDefined();
     expect(actor.getSnapshot().context.errors).toEqual(others);
+  });
+
+  it('values over their limits (D44) show each field’s message, send nothing and stay as typed', () => {
+    const harness = startSignUp();
+    harness.fillValidForm();
+    const typed = {
+      name: 'x'.repeat(201),
+      email: `${'a'.repeat(243)}@example.com`,
+      url: `example.com/${'p'.repeat(2029)}`,
+    };
+    for (const field of ['name', 'email', 'url'] as const) {
+      harness.actor.send({ type: 'field.change', field, value: typed[field] });
+    }
+    harness.actor.send({ type: 'submit' });
+    const snapshot = harness.actor.getSnapshot();
+    expect(snapshot.value).toBe('idle');
+    expect(snapshot.context.errors).toEqual({
+      name: 'Enter a name of 200 characters or fewer',
+      email: 'Enter an email address of 254 characters or fewer',
+      url: 'Enter a website address of 2,048 characters or fewer',
+    });
+    expect(snapshot.context.values).toEqual({
+      ...typed,
+      newsletter: false,
+      tos: true,
+    });
+    expect(harness.requests).toHaveLength(0);
   });
 
   it('the newsletter choice clears no error and is optional', () => {
@@ -148,6 +175,7 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
 
   it.each([
     [new SignUpRejection({ kind: 'rateLimited' }), { kind: 'rateLimited' }],
+    [new SignUpRejection({ kind: 'emailInUse' }), { kind: 'emailInUse' }],
     [
       new SignUpRejection({ kind: 'general', reason: 'network' }),
       { kind: 'general', reason: 'network' },
@@ -155,13 +183,18 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
     [new Error('boom'), { kind: 'general', reason: 'unexpected' }],
     ['not even an Error', { kind: 'general', reason: 'unexpected' }],
   ])(
-    '%s: one error, no field errors, captcha reset, inputs unlocked',
+    '%s: one error, no field errors, every value kept, captcha reset, inputs unlocked',
     async (error, failure) => {
       const harness = await failWith(error);
       const snapshot = harness.actor.getSnapshot();
       expect(snapshot.value).toBe('failure');
       expect(snapshot.context.failure).toEqual(failure);
       expect(snapshot.context.errors).toEqual({});
+      expect(snapshot.context.values).toEqual({
+        ...VALID_FORM,
+        newsletter: false,
+        tos: true,
+      });
       expect(snapshot.hasTag('locked')).toBe(false);
       expect(harness.captchaResets).toBe(1);
       expect(snapshot.context.captchaToken).toBeNull();

@@ -8,7 +8,7 @@ import { nameProblem, readSignUp } from '../../server/signUpRules';
 describe('nameProblem: why a name is refused (D38)', () => {
   it.each([
     ['   ', 'empty'],
-    ['A'.repeat(101), 'too long'],
+    ['A'.repeat(201), 'too long'],
     ['Visit https://spam.example', 'contains a URL'],
     ['Ada <b>Lovelace</b>', 'contains markup'],
     ['Ada\u202eLovelace', 'contains control characters'],

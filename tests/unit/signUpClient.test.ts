@@ -141,6 +141,24 @@ describe('decideSignUpAnswer', () => {
       { success: false, code: 'CSAPI_INVALID_PARAMETER', info: 'name' },
       { kind: 'invalidName' },
     ],
+    // D43: an account with this e-mail address exists.
+    [
+      'an e-mail address in use',
+      { success: false, code: 'CSAPI_EMAIL_IN_USE', info: 'email' },
+      { kind: 'emailInUse' },
+    ],
+    [
+      'an e-mail address in use, whatever its info',
+      { success: false, code: 'CSAPI_EMAIL_IN_USE' },
+      { kind: 'emailInUse' },
+    ],
+    // The local API's code before CSAPI_EMAIL_IN_USE replaced it: no code
+    // the page knows, so a general refusal.
+    [
+      'the retired CSAPI_ACCOUNT_EXISTS',
+      { success: false, code: 'CSAPI_ACCOUNT_EXISTS', info: 'email' },
+      { kind: 'general', reason: 'refused' },
+    ],
     [
       'another refused parameter',
       { success: false, code: 'CSAPI_INVALID_PARAMETER', info: 'email' },
@@ -258,6 +276,23 @@ describe('createSignUpClient', () => {
       });
       expect(await failureFrom(submit(request))).toEqual({
         kind: 'invalidName',
+      });
+    },
+  );
+
+  it.each([409, 200])(
+    'rejects with emailInUse on CSAPI_EMAIL_IN_USE (HTTP %i)',
+    async (status) => {
+      const network = answeringJson(
+        { success: false, code: 'CSAPI_EMAIL_IN_USE', info: 'email' },
+        status,
+      );
+      const submit = createSignUpClient({
+        apiOrigin: '',
+        fetch: network.fetch,
+      });
+      expect(await failureFrom(submit(request))).toEqual({
+        kind: 'emailInUse',
       });
     },
   );

@@ -25,8 +25,10 @@ const refusedNames = [
   '',
   '   ',
   '\t\n',
-  'x'.repeat(101),
-  '李'.repeat(101),
+  // D44: over 200 characters.
+  'x'.repeat(201),
+  '李'.repeat(201),
+  '😀'.repeat(201),
   'http://x.io',
   'Ada https://spam.example/offer',
   'www.spam.com',
@@ -52,10 +54,11 @@ const acceptedNames = [
   'Ben & Jerry',
   'Ada',
   '  Ada  ',
-  'x'.repeat(100),
-  '李'.repeat(100),
-  // 100 characters, 200 UTF-16 code units
-  '😀'.repeat(100),
+  'x'.repeat(200),
+  '李'.repeat(200),
+  // 200 characters, 400 UTF-16 code units
+  '😀'.repeat(200),
+  ` ${'x'.repeat(200)}  `,
 ];
 
 describe('nameProblem', () => {

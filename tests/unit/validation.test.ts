@@ -399,7 +399,140 @@ describe('validateSignUp', () => {
   });
 });
 
+// D44: name 200, e-mail 254, site URL 2,048 characters (code points), each
+// counted on the value as it is sent: trimmed, the URL with the https:// the
+// page adds. Over a limit, the field's own message; a value both malformed
+// and too long hears about its format.
+describe('validateSignUp: the length limits (D44)', () => {
+  const valid: FormToValidate = {
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    url: 'example.com',
+    tos: true,
+    captchaToken: 'captcha-token',
+  };
+  /** A valid address of `length` characters. */
+  const emailOf = (length: number) =>
+    `${'a'.repeat(length - '@example.com'.length)}@example.com`;
+
+  it.each<[string, Partial<FormToValidate>]>([
+    ['a name of 200 characters', { name: 'x'.repeat(200) }],
+    [
+      'a name of 200 astral characters (400 UTF-16 units)',
+      { name: '😀'.repeat(200) },
+    ],
+    [
+      'a name of 200 characters between spaces',
+      { name: `  ${'x'.repeat(200)} ` },
+    ],
+    ['an e-mail address of 254 characters', { email: emailOf(254) }],
+    [
+      'an e-mail address of 254 characters between spaces',
+      { email: ` ${emailOf(254)}\t` },
+    ],
+    [
+      'a URL typed without protocol, 2,048 characters with https://',
+      { url: `example.com/${'p'.repeat(2028)}` },
+    ],
+    [
+      'a URL of 2,048 characters with https://',
+      { url: `https://example.com/${'p'.repeat(2028)}` },
+    ],
+    [
+      'a URL of 2,048 characters with http://',
+      { url: `http://example.com/${'p'.repeat(2029)}` },
+    ],
+    [
+      'a URL of 2,048 characters, astral ones in its path',
+      { url: `https://example.com/${'😀'.repeat(2028)}` },
+    ],
+    [
+      'a URL of 2,048 characters between spaces',
+      { url: `  https://example.com/${'p'.repeat(2028)} ` },
+    ],
+  ])('accepts %s', (_case, change) => {
+    expect(validateSignUp({ ...valid, ...change })).toEqual({});
+  });
+
+  it.each<[string, Partial<FormToValidate>, ReturnType<typeof validateSignUp>]>(
+    [
+      [
+        'a name of 201 characters',
+        { name: 'x'.repeat(201) },
+        { name: 'Enter a name of 200 characters or fewer' },
+      ],
+      [
+        'a name of 201 astral characters',
+        { name: '😀'.repeat(201) },
+        { name: 'Enter a name of 200 characters or fewer' },
+      ],
+      [
+        'an e-mail address of 255 characters',
+        { email: emailOf(255) },
+        { email: 'Enter an email address of 254 characters or fewer' },
+      ],
+      [
+        'a URL typed as 2,041 characters, 2,049 with https://',
+        { url: `example.com/${'p'.repeat(2029)}` },
+        { url: 'Enter a website address of 2,048 characters or fewer' },
+      ],
+      [
+        'a URL of 2,049 characters with https://',
+        { url: `https://example.com/${'p'.repeat(2029)}` },
+        { url: 'Enter a website address of 2,048 characters or fewer' },
+      ],
+      [
+        'a URL of 2,049 characters, astral ones in its path',
+        { url: `https://example.com/${'😀'.repeat(2029)}` },
+        { url: 'Enter a website address of 2,048 characters or fewer' },
+      ],
+      [
+        'a malformed e-mail address over 254 characters',
+        { email: 'a'.repeat(300) },
+        { email: messages.emailInvalid },
+      ],
+      [
+        'a localhost URL over 2,048 characters',
+        { url: `localhost/${'p'.repeat(3000)}` },
+        { url: messages.urlLocal },
+      ],
+    ],
+  )('refuses %s with its field’s message', (_case, change, errors) => {
+    expect(validateSignUp({ ...valid, ...change })).toEqual(errors);
+  });
+
+  it('reports every field over its limit at once', () => {
+    expect(
+      validateSignUp({
+        ...valid,
+        name: 'x'.repeat(201),
+        email: emailOf(255),
+        url: `https://example.com/${'p'.repeat(2029)}`,
+      }),
+    ).toEqual({
+      name: messages.nameTooLong,
+      email: messages.emailTooLong,
+      url: messages.urlTooLong,
+    });
+  });
+});
+
 describe('messages', () => {
+  it('says how long each field may be (D44), and how a refused name must be (R8.2)', () => {
+    expect(messages.nameTooLong).toBe(
+      'Enter a name of 200 characters or fewer',
+    );
+    expect(messages.emailTooLong).toBe(
+      'Enter an email address of 254 characters or fewer',
+    );
+    expect(messages.urlTooLong).toBe(
+      'Enter a website address of 2,048 characters or fewer',
+    );
+    expect(messages.nameRefused).toBe(
+      'Enter your name as plain text, up to 200 characters, without web addresses or HTML',
+    );
+  });
+
   it('has a distinct, non-empty message for every problem', () => {
     const texts = Object.values(messages);
     for (const text of texts) expect(text.trim()).not.toBe('');
