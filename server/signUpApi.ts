@@ -17,8 +17,6 @@ import { AccountLimitError, type AccountsRepository } from './accounts';
 import { readSignUp, refusal, type UntrustedBody } from './signUpRules';
 
 const RATE_LIMIT_WINDOW = '15 minutes';
-/** An account with this address exists (D43); shown in the general area. */
-const EMAIL_IN_USE = 'CSAPI_EMAIL_IN_USE';
 // A sign-up form is a few hundred bytes; anything near this is abuse.
 export const BODY_LIMIT_BYTES = 16 * 1024;
 
@@ -123,7 +121,7 @@ export async function registerSignUpApi(
         if (!auth) {
           // D43: the address is taken; nothing else about the account.
           reply.code(409);
-          return refusal(EMAIL_IN_USE, SIGN_UP_FIELDS.email);
+          return refusal(SIGN_UP_CODES.emailInUse, SIGN_UP_FIELDS.email);
         }
         return { success: true, data: { one_time_auth: auth } };
       },

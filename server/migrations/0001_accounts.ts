@@ -3,7 +3,8 @@
  * docs/decisions.md). A migration is never edited once it has run
  * anywhere: a change is a new file. The limits are written out here, not
  * imported, so that this file keeps meaning what it meant when it ran;
- * tests/server/database.test.ts checks that they still match the API's.
+ * tests/server/accounts.test.ts checks that they match the API's
+ * (common/fieldLimits.ts).
  */
 import { sql, type Kysely } from 'kysely';
 

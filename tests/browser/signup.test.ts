@@ -298,7 +298,7 @@ describe('server errors (R8.1 to R8.3) against the local API', () => {
     await context.close();
   });
 
-  it('any other failure (an e-mail already signed up) shows the general error', async () => {
+  it('an e-mail address signed up before, against the real service, shows that it is in use in the general area (D43)', async () => {
     const entry = validEntry();
     const first = await openSignUpPage(suite.browser, suite.server.origin);
     await fillSignUpForm(first.page, entry);
@@ -314,6 +314,11 @@ describe('server errors (R8.1 to R8.3) against the local API', () => {
     const resets = await captchaResets(page);
     await submitButton(page).click();
     await page.getByTestId('error-general').waitFor();
+    await expect(
+      page.getByTestId('error-general').textContent(),
+    ).resolves.toContain(
+      'There is already an account with this email address. Sign in to it instead, or use a different email address.',
+    );
     await expect(page.getByTestId('error-rate-limit').count()).resolves.toBe(0);
     await expect(page.locator('#name-error').count()).resolves.toBe(0);
     await expectUnlockedAndReset(page, resets);

@@ -16,6 +16,7 @@ import {
   type NewAccountRecord,
   type OneTimeAuth,
 } from '../../server/accounts';
+import { FIELD_LIMITS } from '../../common/fieldLimits';
 import { openDatabase, type Database } from '../../server/database';
 
 let database: Database;
@@ -115,6 +116,16 @@ describe('an account', () => {
 });
 
 describe('the limits, enforced by the table (D44)', () => {
+  it('are the API’s own', () => {
+    // The table's constraints below are written from these numbers.
+    expect(FIELD_LIMITS).toEqual({
+      name: 200,
+      email: 254,
+      url: 2048,
+      campaign: 200,
+    });
+  });
+
   const insert = (values: Partial<NewAccountRecord>) =>
     database.db
       .insertInto('accounts')
