@@ -156,6 +156,8 @@ describe('the database failing under the service', () => {
   });
 
   it('answers a general failure when the database fails in the middle of a sign-up', async () => {
+    // The service is well before the failure.
+    expect((await signUpThrough(app)).statusCode).toBe(200);
     const blocker = new pg.Client({ connectionString: url });
     await blocker.connect();
     try {
@@ -176,7 +178,7 @@ describe('the database failing under the service', () => {
         "select pg_terminate_backend(pid) from pg_stat_activity where wait_event_type = 'Lock' and datname = 'outage'",
       );
       const answer = await inFlight;
-      expect(answer.statusCode).toBe(503);
+      expect(answer.statusCode, answer.body).toBe(503);
       expect(answer.json()).toMatchObject({
         code: 'CSAPI_SERVICE_UNAVAILABLE',
       });
