@@ -47,6 +47,11 @@ export interface EnginePage {
   goto: (url: string) => Promise<void>;
   url: () => Promise<string>;
   /**
+   * Reloads the page as the browser's reload button does (puppeteer's
+   * reload, WebDriver's Refresh) and waits for the load event.
+   */
+  reload: () => Promise<void>;
+  /**
    * Runs a self-contained function in the page (it is serialised: no
    * closures) and returns its JSON-serialisable result.
    */

@@ -24,6 +24,10 @@
  * - hosts under {@link TEST_COOKIE_DOMAIN}: this machine (127.0.0.1), as a
  *   DNS entry would, for the Secure and domain-wide cookies;
  * - anything else on this machine (localhost, 127.0.0.1): passed through;
+ * - every request passed to this machine: recorded with its answer (see
+ *   {@link NetworkEdge.exchanges}), so a test can read what the engine sent
+ *   (its cookies) and what the server answered (the sign-up's token); each
+ *   answer is read whole before the engine gets it, not streamed;
  * - any other host (the engines' own update and telemetry calls, the error
  *   reports' host): the connection is closed, so nothing leaves the machine.
  */
@@ -55,6 +59,52 @@ export interface SeenSignUp {
 }
 
 /**
+ * A request the proxy passed on to this machine's servers, as the engine
+ * sent it, and the server's answer to it as the server sent it.
+ */
+export interface SeenExchange {
+  method: string;
+  /** As the engine asked for it, e.g. `http://localhost:43123/`. */
+  url: string;
+  /** Lower-case header names; `cookie` holds the cookies the engine sent. */
+  headers: Record<string, string | string[] | undefined>;
+  /**
+   * The server's answer, before the engine sees it; undefined until it has
+   * come, and for a sign-up the proxy answered itself ({@link HeldSignUp}).
+   */
+  response?: SeenResponse;
+}
+
+/** A server's answer seen by the proxy ({@link SeenExchange}). */
+export interface SeenResponse {
+  status: number;
+  /** Lower-case header names; `set-cookie` is an array. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The body, decoded from its content encoding. */
+  text: () => Promise<string>;
+}
+
+/**
+ * The cookies a request carried, by name, with their values exactly as the
+ * engine sent them (not percent-decoded).
+ */
+export function cookiesSent(exchange: SeenExchange): Map<string, string> {
+  const header = exchange.headers.cookie;
+  const pairs = (Array.isArray(header) ? header : [header ?? ''])
+    .flatMap((line) => line.split(';'))
+    .map((pair) => pair.trim())
+    .filter((pair) => pair !== '');
+  return new Map(
+    pairs.map((pair) => {
+      const equals = pair.indexOf('=');
+      return equals < 0
+        ? ['', pair]
+        : [pair.slice(0, equals), pair.slice(equals + 1)];
+    }),
+  );
+}
+
+/**
  * A held sign-up: `pass` lets it go on to the local API; a {@link Reply}
  * answers it in the API's place. `network-error` and `timeout` reset the
  * connection: the page sees the network fail (its own 20 s deadline is
@@ -72,6 +122,12 @@ export interface NetworkEdge {
   port: number;
   /** Every sign-up request since the last {@link NetworkEdge.reset}. */
   signUps: SeenSignUp[];
+  /**
+   * Every request passed on to this machine's servers since the last reset
+   * (pages, scripts, sign-ups, forms), in the order they reached the proxy,
+   * each with its answer once it came.
+   */
+  exchanges: SeenExchange[];
   /** Requests that reached {@link TEST_TAG_URL} since the last reset. */
   tagRequests: () => number;
   /**
@@ -138,6 +194,9 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
   });
   await proxy.start();
   let signUps: SeenSignUp[] = [];
+  let exchanges: SeenExchange[] = [];
+  // The recorded exchanges by mockttp's request id, until their answer.
+  const unanswered = new Map<string, SeenExchange>();
   let tagRequests = 0;
   let held: HeldSignUp[] | undefined;
   // Bodies of the sign-ups whose connection was reset: each carries its own
@@ -179,6 +238,13 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
       // The local servers' certificates are self-signed.
       ignoreHostHttpsErrors: true,
       beforeRequest: async (request) => {
+        const exchange: SeenExchange = {
+          method: request.method,
+          url: request.url,
+          headers: request.headers,
+        };
+        exchanges.push(exchange);
+        unanswered.set(request.id, exchange);
         const forward = toThisMachine(request);
         const url = new URL(request.url);
         if (
@@ -214,7 +280,19 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
         });
         if (outcome === 'pass') return forward;
         if (outcome.kind !== 'response') dropped.add(seen.body);
+        unanswered.delete(request.id);
         return answer(outcome);
+      },
+      beforeResponse: (response, request) => {
+        const exchange = unanswered.get(request.id);
+        unanswered.delete(request.id);
+        if (exchange) {
+          exchange.response = {
+            status: response.statusCode,
+            headers: response.headers,
+            text: async () => (await response.body.getText()) ?? '',
+          };
+        }
       },
     });
   // Nothing else leaves this machine.
@@ -224,6 +302,9 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
     port: proxy.port,
     get signUps() {
       return signUps;
+    },
+    get exchanges() {
+      return exchanges;
     },
     tagRequests: () => tagRequests,
     holdSignUps: () => {
@@ -248,6 +329,8 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
     },
     reset: () => {
       signUps = [];
+      exchanges = [];
+      unanswered.clear();
       tagRequests = 0;
       held = undefined;
       releaseScripts();

@@ -106,6 +106,9 @@ function puppeteerPage(
       await page.goto(url, { waitUntil: 'load' });
     },
     url: async () => page.url(),
+    reload: async () => {
+      await page.reload({ waitUntil: 'load' });
+    },
     // The arguments and result cross to the page as JSON: puppeteer's
     // handle-aware signature does not apply to them.
     evaluate: <T, A extends unknown[]>(

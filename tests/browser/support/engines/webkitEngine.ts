@@ -173,6 +173,9 @@ function webkitPage(session: WebKitSession): EnginePage {
       await session.url(url);
     },
     url: () => session.getUrl(),
+    reload: async () => {
+      await session.refresh();
+    },
     // The arguments and result cross to the page as JSON: WebdriverIO's
     // element-aware signature does not apply to them.
     evaluate: <T, A extends unknown[]>(
