@@ -25,6 +25,7 @@ import type { AnyStateMachine } from 'xstate';
 import { consentMachine } from '../../machines/consentMachine';
 import { signUpMachine } from '../../machines/signUpMachine';
 import type { EnginePage, StoredCookie } from './support/engines/browser';
+import { cookiesSent } from './support/engines/network';
 import { ENGINES, type Engine } from '../../scripts/engines';
 import { useEngine } from './support/engines/launch';
 import {
@@ -200,9 +201,27 @@ describe.each(ENGINES)('%s', (engine) => {
               const expected = model.after[index];
               if (!expected) throw new Error('no model snapshot for a step');
               if (expected.matches('success')) {
+                // R4.3: the login cookies are set, then the browser goes to
+                // `/`, which they reach (and which spends them: D45).
                 await expect.poll(() => page.url()).toBe(`${api.origin}/`);
-                const names = (await page.cookies()).map((c) => c.name);
-                expect(names).toEqual(expect.arrayContaining(LOGIN_COOKIES));
+                const arrival = suite.network.exchanges.find(
+                  (exchange) =>
+                    exchange.method === 'GET' &&
+                    exchange.url === `${api.origin}/`,
+                );
+                if (!arrival) throw new Error('no GET / reached the server');
+                const sent = cookiesSent(arrival);
+                expect([...sent.keys()]).toEqual(
+                  expect.arrayContaining(LOGIN_COOKIES),
+                );
+                expect(sent.get('Vigil_WELCOME_MESSAGE')).toBe('1');
+                expect(sent.get('Vigil_FIRST_SIGNIN')).toBe('1');
+                await waitFor(
+                  page,
+                  () =>
+                    document.querySelector('[data-testid="account-name"]') !==
+                    null,
+                );
               } else {
                 await expect
                   .poll(() => page.evaluate(readSignUpView))
@@ -549,6 +568,7 @@ describe.each(ENGINES)('%s', (engine) => {
   describe('cookies as the engine stores them (R9.1 to R9.5)', () => {
     it('on localhost: the login cookies are host-only, SameSite=Strict, not Secure, 365 days', async () => {
       const page = await openSignUpPage(suite, suite.server.origin);
+      suite.network.keepLoginCookies();
       await using(page, async () => {
         await fillValidForm(page);
         await page.click('#signup-form button[type="submit"]');

@@ -141,6 +141,13 @@ export interface NetworkEdge {
    * connection, before its app script has arrived.
    */
   holdPageScripts: () => HeldScripts;
+  /**
+   * From now until the next reset, answers `GET /` on this machine's hosts
+   * with an empty page instead of the service's first sign-in, which would
+   * spend and clear the login cookies the sign-up page just wrote: for a
+   * test of how the engine stores those cookies.
+   */
+  keepLoginCookies: () => void;
   /** Forgets what was seen, stops holding, lets held requests pass. */
   reset: () => void;
   stop: () => Promise<void>;
@@ -204,6 +211,7 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
   let dropped = new Set<string>();
   const waiting = new Set<(outcome: 'pass') => void>();
   let scriptsHeld: { count: number; released: Promise<void> } | undefined;
+  let appPageStubbed = false;
   let releaseScripts = () => {};
 
   await proxy
@@ -255,6 +263,19 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
           scriptsHeld.count += 1;
           await scriptsHeld.released;
           return forward;
+        }
+        if (
+          appPageStubbed &&
+          request.method === 'GET' &&
+          url.pathname === '/'
+        ) {
+          unanswered.delete(request.id);
+          return answer({
+            kind: 'response',
+            status: 200,
+            contentType: 'text/html; charset=utf-8',
+            body: '<!doctype html><html lang="en"><title>Vigil</title><main><h1>Signed up</h1></main></html>',
+          });
         }
         if (request.method !== 'POST' || url.pathname !== SIGN_UP_PATH) {
           return forward;
@@ -327,7 +348,11 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
       releaseScripts = release;
       return { waiting: () => hold.count, release };
     },
+    keepLoginCookies: () => {
+      appPageStubbed = true;
+    },
     reset: () => {
+      appPageStubbed = false;
       signUps = [];
       exchanges = [];
       unanswered.clear();
