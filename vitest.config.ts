@@ -31,7 +31,10 @@ export default defineConfig({
           include: ['tests/server/**/*.test.ts'],
           // Several instances on one database need a PostgreSQL server.
           exclude: ['tests/server/**/*.postgres.test.ts'],
-          globalSetup: ['scripts/page/pgliteSetup.ts'],
+          globalSetup: [
+            'scripts/page/serverBundleSetup.ts',
+            'scripts/page/pgliteSetup.ts',
+          ],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -43,7 +46,10 @@ export default defineConfig({
           include: ['tests/server/**/*.test.ts'],
           // The embedded data directory's own tests.
           exclude: ['tests/server/**/*.pglite.test.ts'],
-          globalSetup: ['scripts/page/postgresSetup.ts'],
+          globalSetup: [
+            'scripts/page/serverBundleSetup.ts',
+            'scripts/page/postgresSetup.ts',
+          ],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

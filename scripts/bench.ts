@@ -26,11 +26,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import { buildServer } from '../server/app';
-import { securityHeaderOptions } from '../server/securityHeaders';
+import { securityHeadersHook } from '../server/securityHeaders';
 import { readConfig } from '../common/config';
 import { buildPage, hashSource } from './build';
 import { jsComposition, STACK_PACKAGES } from './bundleBytes';
@@ -117,9 +116,9 @@ async function startBaseline(): Promise<{
   const style = /<style>([\s\S]*?)<\/style>/.exec(
     readFileSync(join(ROOT, 'bench/baseline.html'), 'utf8'),
   )?.[1];
-  await app.register(
-    helmet,
-    securityHeaderOptions({
+  app.addHook(
+    'onRequest',
+    securityHeadersHook({
       inlineHashes: { script: [], style: style ? [hashSource(style)] : [] },
     }),
   );

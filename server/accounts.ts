@@ -7,7 +7,7 @@
  * towards the browser that owns them; the database keeps their SHA-256.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Kysely } from 'kysely';
 import { DatabaseUnavailableError } from './database';
 import type { Schema } from './schema';
 
@@ -95,6 +95,56 @@ export function newSecret(): string {
   return randomBytes(32).toString('base64url');
 }
 
+const SLOT = Symbol('slot');
+
+/**
+ * A statement Kysely builds and compiles once, then runs with new values:
+ * the sign-up's path spends no time building and compiling the same query
+ * on every request (docs/performance.md, "The sign-up service"). `build`
+ * receives a stand-in for each value, and must pass each one to Kysely as a
+ * value (a parameter), never into SQL text.
+ *
+ * @param build the query, over stand-ins for `keys`
+ * @param keys the names of the values each run binds
+ * @returns a function from the values to the compiled query to execute
+ */
+function prepare<Values extends Record<string, unknown>, Row>(
+  build: (values: Values) => Compilable<Row>,
+  keys: readonly (keyof Values)[],
+): (values: Values) => CompiledQuery<Row> {
+  const slots = Object.fromEntries(keys.map((key) => [key, { [SLOT]: key }]));
+  const compiled = build(slots as unknown as Values).compile();
+  const bound = compiled.parameters.map((parameter) =>
+    typeof parameter === 'object' && parameter !== null && SLOT in parameter
+      ? (parameter[SLOT] as keyof Values)
+      : undefined,
+  );
+  for (const key of keys) {
+    if (!bound.includes(key)) {
+      throw new Error(`${String(key)} is not a parameter of the statement`);
+    }
+  }
+  return (values) =>
+    CompiledQuery.raw(
+      compiled.sql,
+      compiled.parameters.map((parameter, index) => {
+        const key = bound[index];
+        return key === undefined ? parameter : values[key];
+      }),
+    ) as CompiledQuery<Row>;
+}
+
+/** What one sign-up statement binds. */
+interface SignUpValues extends Record<string, unknown> {
+  name: string;
+  email: string;
+  siteUrl: string | null;
+  newsletter: boolean;
+  campaign: string | null;
+  tokenHash: Buffer;
+  sid: string;
+}
+
 // RFC 9562 §4: the textual form of a UUID. A sid the database could not
 // read as a uuid is no sid of ours.
 const UUID = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
@@ -106,6 +156,43 @@ const UUID = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
  * fails or cannot be reached, and nothing else but what its comment names.
  */
 export function accountsRepository(db: Kysely<Schema>) {
+  // The account and its token in one statement (see `create`).
+  const signUpStatement = prepare<SignUpValues, { sid: string }>(
+    (values) =>
+      db
+        .with('account', (cte) =>
+          cte
+            .insertInto('accounts')
+            .values({
+              name: values.name,
+              email: values.email,
+              site_url: values.siteUrl,
+              newsletter: values.newsletter,
+              campaign: values.campaign,
+            })
+            .onConflict((conflict) =>
+              conflict.expression(sql`lower(email)`).doNothing(),
+            )
+            .returning('id'),
+        )
+        .insertInto('one_time_tokens')
+        .columns(['token_hash', 'sid', 'account_id', 'expires_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('account')
+            .select([
+              eb.val(values.tokenHash).as('token_hash'),
+              eb.val(values.sid).as('sid'),
+              'account.id',
+              sql<Date>`now() + ${sql.lit(ONE_TIME_TOKEN_LIFETIME)}::interval`.as(
+                'expires_at',
+              ),
+            ]),
+        )
+        .returning('sid'),
+    ['name', 'email', 'siteUrl', 'newsletter', 'campaign', 'tokenHash', 'sid'],
+  );
+
   return {
     /**
      * Creates the account and its one-time token in one statement: the
@@ -119,40 +206,20 @@ export function accountsRepository(db: Kysely<Schema>) {
     async create(account: NewAccountRecord): Promise<OneTimeAuth | null> {
       const token = newSecret();
       const sid = randomUUID();
-      const created = await query(() =>
-        db
-          .with('account', (cte) =>
-            cte
-              .insertInto('accounts')
-              .values({
-                name: account.name,
-                email: account.email,
-                site_url: account.siteUrl ?? null,
-                newsletter: account.newsletter,
-                campaign: account.campaign ?? null,
-              })
-              .onConflict((conflict) =>
-                conflict.expression(sql`lower(email)`).doNothing(),
-              )
-              .returning('id'),
-          )
-          .insertInto('one_time_tokens')
-          .columns(['token_hash', 'sid', 'account_id', 'expires_at'])
-          .expression((eb) =>
-            eb
-              .selectFrom('account')
-              .select([
-                eb.val(secretHash(token)).as('token_hash'),
-                eb.val(sid).as('sid'),
-                'account.id',
-                sql<Date>`now() + ${sql.lit(ONE_TIME_TOKEN_LIFETIME)}::interval`.as(
-                  'expires_at',
-                ),
-              ]),
-          )
-          .returning('sid')
-          .executeTakeFirst(),
+      const { rows } = await query(() =>
+        db.executeQuery(
+          signUpStatement({
+            name: account.name,
+            email: account.email,
+            siteUrl: account.siteUrl ?? null,
+            newsletter: account.newsletter,
+            campaign: account.campaign ?? null,
+            tokenHash: secretHash(token),
+            sid,
+          }),
+        ),
       );
+      const created = rows[0];
       return created ? { token, sid } : null;
     },
 

@@ -10,7 +10,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import cookie from '@fastify/cookie';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { accountsRepository } from './accounts';
@@ -22,7 +21,7 @@ import { databaseRateLimitStore, deleteEndedWindows } from './rateLimitStore';
 import { registerSignInRoutes } from './signInRoutes';
 import {
   INLINE_HASHES_FILE,
-  securityHeaderOptions,
+  securityHeadersHook,
   type InlineHashes,
 } from './securityHeaders';
 import { BODY_LIMIT_BYTES, registerSignUpApi } from './signUpApi';
@@ -106,6 +105,14 @@ export async function buildServer(
   });
   const distDir = resolve(options.distDir);
 
+  if (options.logger) {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.info(
+        { req: request, statusCode: reply.statusCode, ms: reply.elapsedTime },
+        'answered',
+      );
+    });
+  }
   // Anything that goes wrong answers in the API's own shape (errorAnswer).
   // Set first: plugin contexts registered later inherit it.
   app.setErrorHandler((error: RaisedError, request, reply) => {
@@ -118,9 +125,9 @@ export async function buildServer(
     reply.code(404).send(refusal('CSAPI_NOT_FOUND', 'path')),
   );
 
-  await app.register(
-    helmet,
-    securityHeaderOptions({
+  app.addHook(
+    'onRequest',
+    securityHeadersHook({
       trackingTagUrl: options.trackingTagUrl,
       apiOrigin: options.apiOrigin,
       sentryDsn: options.sentryDsn,

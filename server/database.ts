@@ -72,11 +72,13 @@ const execFileAsync = promisify(execFile);
 
 /**
  * PostgreSQL settings of the embedded database. PGlite's default 128 MB of
- * shared buffers live in this process's memory once touched; 16 MB hold a
- * sign-up service's working set and keep the process near 250 MB after
- * 10,000 sign-ups (docs/performance.md, "The sign-up service").
+ * shared buffers live in this process's memory once touched; 8 MB hold a
+ * sign-up service's hot pages (the rest is in the operating system's file
+ * cache) and keep the process under 400 MB, with room, after 10,000
+ * sign-ups, at the same throughput as 16 MB (docs/performance.md, "The
+ * sign-up service").
  */
-const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
+const PGLITE_SETTINGS = ['-c', 'shared_buffers=8MB'];
 
 /**
  * Creates PGlite's data directory in a child process, then moves it into

@@ -1,13 +1,14 @@
 /**
  * The security headers of the local server (server/app.ts): a strict
  * Content-Security-Policy built from the configuration of docs/contract.md
- * ("Configuration"), and the options that @fastify/helmet sends it with.
+ * ("Configuration"), and the helmet options it is sent with.
  * The policy lists only what the sign-up page loads: its own bundle and
  * stylesheet, Google's reCAPTCHA v2, the tag at `TRACKING_TAG_URL`, the API
  * at `API_ORIGIN` and the error reports to `SENTRY_DSN`; it allows no
  * inline script, no eval and no framing.
  */
-import type { FastifyHelmetOptions } from '@fastify/helmet';
+import type { onRequestHookHandler } from 'fastify';
+import helmet, { type HelmetOptions } from 'helmet';
 
 /** The parts of the configuration the policy depends on. */
 export interface PageOrigins {
@@ -169,7 +170,7 @@ export function parseContentSecurityPolicy(header: string): CspDirectives {
 }
 
 /**
- * The @fastify/helmet options of the local server: helmet's defaults, with
+ * The helmet options of the sign-up service: helmet's defaults, with
  * the policy of {@link contentSecurityPolicyDirectives} instead of helmet's
  * (no `upgrade-insecure-requests`: the local server speaks plain HTTP on
  * localhost), {@link REFERRER_POLICY}, `X-Content-Type-Options: nosniff`,
@@ -183,7 +184,7 @@ export function parseContentSecurityPolicy(header: string): CspDirectives {
  */
 export function securityHeaderOptions(
   origins: PageOrigins = {},
-): FastifyHelmetOptions {
+): HelmetOptions {
   const directives = contentSecurityPolicyDirectives(origins);
   return {
     contentSecurityPolicy: {
@@ -199,5 +200,25 @@ export function securityHeaderOptions(
     xFrameOptions: { action: 'deny' },
     strictTransportSecurity: false,
     xContentTypeOptions: true,
+  };
+}
+
+/**
+ * A Fastify `onRequest` hook that sends {@link securityHeaderOptions}'s
+ * headers on every response, through helmet. The headers are worked out
+ * once, here; @fastify/helmet would call `helmet()` again, re-reading the
+ * whole policy, on every request (about 2 % of a sign-up's time under
+ * load: docs/performance.md).
+ *
+ * @param origins as for {@link securityHeaderOptions}
+ * @throws Error naming the variable when one is not an http(s) URL
+ */
+export function securityHeadersHook(
+  origins: PageOrigins = {},
+): onRequestHookHandler {
+  const setHeaders = helmet(securityHeaderOptions(origins));
+  return (request, reply, done) => {
+    // helmet 8 throws rather than passing an error on.
+    setHeaders(request.raw, reply.raw, () => done());
   };
 }

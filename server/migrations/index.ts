@@ -9,12 +9,14 @@ import { Migrator, type Kysely, type Migration } from 'kysely';
 import * as accounts from './0001_accounts';
 import * as sessions from './0002_sessions';
 import * as rateLimit from './0003_rate_limit';
+import * as rateLimitUnlogged from './0004_rate_limit_unlogged';
 
 /** Name → migration; Kysely runs them in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_accounts': accounts,
   '0002_sessions': sessions,
   '0003_rate_limit': rateLimit,
+  '0004_rate_limit_unlogged': rateLimitUnlogged,
 };
 
 /**

@@ -1,11 +1,12 @@
 /**
- * The sign-up service as an operator runs it: `server/start.ts` in a
- * process of its own (as `npm start` runs it after the build), configured
- * by environment variables, so that tests can send it signals, kill it and
- * read what it logs.
+ * The sign-up service as an operator runs it: the built service
+ * (`dist-server/start.mjs`, which the server projects' global setup builds
+ * as `npm run build` does) in a process of its own, as `npm run serve`
+ * runs it, configured by environment variables, so that tests can send it
+ * signals, kill it and read what it logs.
  */
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { SERVER_BUNDLE } from '../../../scripts/buildServer';
 import { freePort } from '../../../scripts/embeddedPostgres';
 import { PROJECT_ROOT } from '../../../scripts/page/paths';
 import type { DatabaseSettings } from '../../../server/database';
@@ -49,7 +50,7 @@ export async function startService(
   } = process.env;
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', resolve(PROJECT_ROOT, 'server/start.ts')],
+    ['--enable-source-maps', SERVER_BUNDLE],
     {
       cwd: PROJECT_ROOT,
       env: {

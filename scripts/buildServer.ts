@@ -1,0 +1,51 @@
+/**
+ * The sign-up service's production build (part of `npm run build`): the
+ * TypeScript of server/ and what it imports of ours, bundled by esbuild into
+ * one ES module, `dist-server/start.mjs`, with its stylesheet beside it.
+ * Packages stay outside the bundle and load from node_modules, so
+ * `npm run serve` runs it with plain Node: no TypeScript loader at run
+ * time (tsx costs the process about 70 MB: docs/performance.md).
+ *
+ * Not in `dist/`: the page's server serves that folder to anyone.
+ *
+ * Usage: `tsx scripts/buildServer.ts`
+ */
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { buildSync } from 'esbuild';
+
+/** Where the service's bundle goes. */
+export const SERVER_BUNDLE_DIR = resolve(import.meta.dirname, '../dist-server');
+/** The bundle's entry: what `npm run serve` runs. */
+export const SERVER_BUNDLE = join(SERVER_BUNDLE_DIR, 'start.mjs');
+
+/**
+ * Bundles server/start.ts into {@link SERVER_BUNDLE}.
+ *
+ * @throws esbuild's error when the code does not build
+ */
+export function buildServerBundle(): void {
+  const root = resolve(import.meta.dirname, '..');
+  mkdirSync(SERVER_BUNDLE_DIR, { recursive: true });
+  buildSync({
+    entryPoints: [join(root, 'server/start.ts')],
+    outfile: SERVER_BUNDLE,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+  // Read at start by server/signInRoutes.ts, beside the code that reads it.
+  copyFileSync(
+    join(root, 'server/accountPage.css'),
+    join(SERVER_BUNDLE_DIR, 'accountPage.css'),
+  );
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  buildServerBundle();
+  console.log(`The sign-up service: ${SERVER_BUNDLE}`);
+}
