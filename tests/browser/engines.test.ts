@@ -32,6 +32,7 @@ import {
   axeViolations,
   focusedName,
   openSignUpPage,
+  using,
   waitFor,
 } from './support/engines/visit';
 import { performConsent, performSignUp, typeInto } from './support/modelDriver';
@@ -82,18 +83,6 @@ const LOGIN_COOKIES = [
 
 const signUpPaths = planPaths(signUpModel);
 const consentPaths = planPaths(consentModel);
-
-/** Runs `body` on the page, closing the page whatever happens. */
-async function using<T>(
-  page: EnginePage,
-  body: (page: EnginePage) => Promise<T>,
-) {
-  try {
-    return await body(page);
-  } finally {
-    await page.close();
-  }
-}
 
 function cookieNamed(cookies: StoredCookie[], name: string): StoredCookie {
   const cookie = cookies.find((c) => c.name === name);

@@ -41,7 +41,7 @@ import {
   type SeenExchange,
   type SeenResponse,
 } from './support/engines/network';
-import { axeViolations, openSignUpPage } from './support/engines/visit';
+import { axeViolations, openSignUpPage, using } from './support/engines/visit';
 import { typeInto } from './support/modelDriver';
 
 const DAY_SECONDS = 24 * 60 * 60;
@@ -157,18 +157,6 @@ async function signUpAsAVisitor(page: EnginePage, entry: JourneyEntry) {
   await page.click('#signup-form input[name="tos"]');
   await page.click('[data-testid="fake-captcha"]');
   await page.click('#signup-form button[type="submit"]');
-}
-
-/** Runs `body` on the page, closing the page whatever happens. */
-async function using<T>(
-  page: EnginePage,
-  body: (page: EnginePage) => Promise<T>,
-) {
-  try {
-    return await body(page);
-  } finally {
-    await page.close();
-  }
 }
 
 function named(cookies: StoredCookie[], name: string) {

@@ -107,3 +107,15 @@ export async function axeViolations(page: EnginePage): Promise<string[]> {
     );
   }, WCAG_22_AA);
 }
+
+/** Runs `body` on the page, closing the page whatever happens. */
+export async function using<T>(
+  page: EnginePage,
+  body: (page: EnginePage) => Promise<T>,
+) {
+  try {
+    return await body(page);
+  } finally {
+    await page.close();
+  }
+}
