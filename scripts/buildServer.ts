@@ -1,8 +1,9 @@
 /**
  * The sign-up service's production build (part of `npm run build`): the
  * TypeScript of server/ and what it imports of ours, bundled by esbuild into
- * one ES module, `dist-server/start.mjs`, with its stylesheet beside it.
- * Packages stay outside the bundle and load from node_modules, so
+ * one ES module, `dist-server/start.mjs`. Packages stay outside the bundle
+ * and load from node_modules, and files the service reads at start (its
+ * stylesheets) from the source tree, so
  * `npm run serve` runs it with plain Node: no TypeScript loader at run
  * time (tsx costs the process about 70 MB: docs/performance.md).
  *
@@ -10,7 +11,7 @@
  *
  * Usage: `tsx scripts/buildServer.ts`
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
 
@@ -38,11 +39,6 @@ export function buildServerBundle(): void {
     sourcemap: 'linked',
     logLevel: 'warning',
   });
-  // Read at start by server/signInRoutes.ts, beside the code that reads it.
-  copyFileSync(
-    join(root, 'server/accountPage.css'),
-    join(SERVER_BUNDLE_DIR, 'accountPage.css'),
-  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -30,10 +30,14 @@ import {
 } from './accounts';
 import { DatabaseUnavailableError } from './database';
 
-const STYLESHEET = readFileSync(
-  new URL('./accountPage.css', import.meta.url),
-  'utf8',
-);
+/**
+ * The account page's stylesheet: the product's look, shared with the
+ * sign-up page, then the page's own rules. Both are read from the source
+ * tree, by paths that hold for server/ and for the bundle in dist-server/.
+ */
+const STYLESHEET = ['../common/theme.css', '../server/accountPage.css']
+  .map((path) => readFileSync(new URL(path, import.meta.url), 'utf8'))
+  .join('\n');
 
 /**
  * The token and sid in `{product}Login`'s value (D6:
