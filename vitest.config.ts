@@ -8,7 +8,9 @@ import { defineConfig } from 'vitest/config';
  * former only, `*.postgres.test.ts`, several instances on one server, on
  * the latter only) and
  * `browser` (the built page against the service: in Chromium, Firefox and
- * WebKit in tests/browser/engines.test.ts, in Chromium in the other files).
+ * WebKit in tests/browser/engines.test.ts and journey.test.ts, in Chromium
+ * in the other files), then `browser-postgres` (the files that sign up
+ * through the service, on PostgreSQL).
  */
 export default defineConfig({
   test: {
@@ -65,8 +67,29 @@ export default defineConfig({
           ],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          // One browser at a time: this machine has two cores.
+          // One browser at a time: the browser tests need two cores each.
           fileParallelism: false,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          // The browser tests that sign up through the service, again on a
+          // PostgreSQL server: after the others, one browser at a time.
+          name: 'browser-postgres',
+          environment: 'node',
+          include: [
+            'tests/browser/journey.test.ts',
+            'tests/browser/signup.test.ts',
+          ],
+          globalSetup: [
+            'scripts/page/buildPage.ts',
+            'scripts/page/postgresSetup.ts',
+          ],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

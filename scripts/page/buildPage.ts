@@ -10,10 +10,15 @@ import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { PROJECT_ROOT, TEST_BUILDS, type TestBuild } from './paths';
 
+/** Set once this run has built the pages: a second project skips it. */
+const BUILT = 'VIGIL_TEST_PAGES_BUILT';
+
 export default function buildPage(): void {
+  if (process.env[BUILT]) return;
   for (const name of Object.keys(TEST_BUILDS) as TestBuild[]) {
     buildTestPage(name);
   }
+  process.env[BUILT] = '1';
 }
 
 /** Builds one configuration of {@link TEST_BUILDS} into its directory. */

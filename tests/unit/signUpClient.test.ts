@@ -165,6 +165,11 @@ describe('decideSignUpAnswer', () => {
       { kind: 'general', reason: 'refused' },
     ],
     [
+      'the database unavailable (docs/contract.md: 503)',
+      { success: false, code: 'CSAPI_SERVICE_UNAVAILABLE', info: 'database' },
+      { kind: 'general', reason: 'refused' },
+    ],
+    [
       'another code with info name',
       { success: false, code: 'CSAPI_CAPTCHA_MISSING', info: 'name' },
       { kind: 'general', reason: 'refused' },
