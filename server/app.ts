@@ -161,11 +161,7 @@ async function registerRoutes(
   distDir: string,
   database: Database,
 ): Promise<void> {
-  const cleanup = setInterval(() => {
-    deleteEndedWindows(database.db).catch((error: Error) =>
-      app.log.warn(error, 'could not delete ended rate-limit windows'),
-    );
-  }, RATE_LIMIT_CLEANUP_MS).unref();
+  let cleanup: NodeJS.Timeout | undefined;
   // After the requests in flight are answered (Fastify runs onClose hooks
   // once the server has stopped accepting and finished them).
   app.addHook('onClose', async () => {
@@ -201,4 +197,9 @@ async function registerRoutes(
       recaptchaSecret: options.recaptchaSecret,
     }),
   });
+  cleanup = setInterval(() => {
+    deleteEndedWindows(database.db).catch((error: Error) =>
+      app.log.warn(error, 'could not delete ended rate-limit windows'),
+    );
+  }, RATE_LIMIT_CLEANUP_MS).unref();
 }
