@@ -172,7 +172,7 @@ describe.each(ENGINES)('%s', (engine) => {
         const succeeds =
           path.events.at(-1)?.type === 'xstate.done.actor.submitSignUp';
         // The model signs up one e-mail address: each success needs its
-        // own (in-memory) API.
+        // own service, with a database of its own.
         const api: TestServer = succeeds
           ? await startTestServer()
           : suite.server;
