@@ -161,11 +161,9 @@ async function registerRoutes(
   distDir: string,
   database: Database,
 ): Promise<void> {
-  let cleanup: NodeJS.Timeout | undefined;
   // After the requests in flight are answered (Fastify runs onClose hooks
   // once the server has stopped accepting and finished them).
   app.addHook('onClose', async () => {
-    clearInterval(cleanup);
     await database.close();
   });
 
@@ -197,9 +195,13 @@ async function registerRoutes(
       recaptchaSecret: options.recaptchaSecret,
     }),
   });
-  cleanup = setInterval(() => {
+  // Started last, so a start that fails above leaves no timer behind.
+  const cleanup = setInterval(() => {
     deleteEndedWindows(database.db).catch((error: Error) =>
       app.log.warn(error, 'could not delete ended rate-limit windows'),
     );
   }, RATE_LIMIT_CLEANUP_MS).unref();
+  app.addHook('onClose', async () => {
+    clearInterval(cleanup);
+  });
 }
