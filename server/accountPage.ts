@@ -39,7 +39,9 @@ function layout(productName: string, title: string, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="theme-color" content="#1e40af">
+<meta name="color-scheme" content="light dark">
+<meta name="theme-color" media="(prefers-color-scheme: light)" content="#f1f5f9">
+<meta name="theme-color" media="(prefers-color-scheme: dark)" content="#0b1120">
 <title>${escapeHtml(title)} – ${product}</title>
 <link rel="stylesheet" href="${ACCOUNT_STYLESHEET_PATH}">
 </head>
