@@ -82,13 +82,16 @@ export const WCAG_22_AA = [
 
 let axeSource: string | undefined;
 
+/** What axe-core needs of a page: any engine's, or Playwright's (../axe.ts). */
+export type AxePage = Pick<EnginePage, 'runScript' | 'evaluate'>;
+
 /**
  * Injects axe-core (node_modules/axe-core/axe.min.js) and runs it on the
  * whole document with the WCAG 2.2 AA tags and no rule disabled.
  *
  * @returns one line per violation: `rule: target, target`
  */
-export async function axeViolations(page: EnginePage): Promise<string[]> {
+export async function axeViolations(page: AxePage): Promise<string[]> {
   axeSource ??= readFileSync(
     createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
     'utf8',
