@@ -38,7 +38,7 @@ try {
   );
   const shots = manifest.machines.reduce((n, m) => n + m.shots.length, 0);
   console.log(
-    `wrote ${resolve(outDir, 'index.html')}: ${shots} states pictured at 2 widths in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    `wrote ${resolve(outDir, 'index.html')}: ${shots} states pictured at 2 widths, in the light and the dark scheme, in ${((Date.now() - started) / 1000).toFixed(0)} s`,
   );
   const pageShot = values['page-screenshot'];
   if (pageShot) {

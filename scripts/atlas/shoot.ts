@@ -1,14 +1,20 @@
 /**
  * Builds the state atlas into a directory: a picture of every state of both
- * machines at a phone and a desktop width, taken in Chromium on the built
- * page along the planned model paths (scripts/atlas/plan.ts), a manifest
- * of them, and the page that shows them beside the machines' diagrams
- * (scripts/atlas/html.ts). Nothing on the page fetches from the network.
+ * machines at a phone and a desktop width, in the light and the dark
+ * scheme, and in forced colours for {@link FORCED_COLOURS_SHOTS}, taken in
+ * Chromium on the built page along the planned model paths
+ * (scripts/atlas/plan.ts), a manifest of them, and the page that shows
+ * them beside the machines' diagrams (scripts/atlas/html.ts). Nothing on
+ * the page fetches from the network.
+ *
+ * The schemes are switched on the page that shows the state (Playwright's
+ * `emulateMedia`), so they cost a picture each and no replay of the path
+ * (D53 in docs/decisions.md).
  *
  * Layout of `outDir`:
  * - `index.html`: the atlas;
- * - `shots/<shot id>.<phone|desktop>.png`: the pictures (the whole page,
- *   or the viewport while a modal dialog shows);
+ * - `shots/<shot id>.<phone|desktop>[.dark|.forced].png`: the pictures
+ *   (the whole page, or the viewport while a modal dialog shows);
  * - `diagrams/<name>.svg`: the diagrams at full size;
  * - `atlas.json`: the {@link AtlasManifest}.
  */
@@ -39,6 +45,31 @@ import {
 export const WIDTHS = { phone: PHONE, desktop: DESKTOP } as const;
 export type Width = keyof typeof WIDTHS;
 
+/**
+ * How the page is pictured: the light scheme, the dark scheme
+ * (`prefers-color-scheme: dark`), forced colours (`forced-colors: active`,
+ * Windows high contrast, on a light system theme).
+ */
+export const APPEARANCES = ['light', 'dark', 'forced'] as const;
+export type Appearance = (typeof APPEARANCES)[number];
+
+/**
+ * The shots also pictured in forced colours: the form, the form with its
+ * errors, and the consent dialog (D53).
+ */
+export const FORCED_COLOURS_SHOTS: readonly string[] = [
+  'signUp.idle',
+  'signUp.idle--errors-shown',
+  'consent.unset.open',
+];
+
+/**
+ * Checks the page as it is shown (axe-core in the atlas test), returning
+ * one line per problem found; run on each shot at each width in the dark
+ * scheme.
+ */
+export type Audit = (page: Page) => Promise<string[]>;
+
 /** A shot as the manifest and the page give it: plain, serialisable data. */
 export interface ShotRecord {
   id: string;
@@ -53,8 +84,18 @@ export interface ShotRecord {
   from: string;
   /** The events that reached the state, e.g. `name: Ada Lovelace`. */
   events: string[];
-  /** Paths relative to the atlas directory. */
-  files: Record<Width, string>;
+  /** Paths relative to the atlas directory, by appearance and width. */
+  files: {
+    light: Record<Width, string>;
+    dark: Record<Width, string>;
+    /** Only for {@link FORCED_COLOURS_SHOTS}. */
+    forced?: Record<Width, string>;
+  };
+  /**
+   * What the {@link Audit} found in the dark scheme, `<width>: <line>`;
+   * null when the atlas was built without one.
+   */
+  darkAudit: string[] | null;
 }
 
 export interface AtlasManifest {
@@ -101,8 +142,55 @@ async function save(page: Page, outDir: string, file: string) {
   });
 }
 
-const fileOf = (shot: { id: string }, width: Width) =>
-  `shots/${shot.id}.${width}.png`;
+const fileOf = (
+  shot: { id: string },
+  width: Width,
+  appearance: Appearance = 'light',
+) =>
+  `shots/${shot.id}.${width}${appearance === 'light' ? '' : `.${appearance}`}.png`;
+
+/** What a build of the atlas passes down to each picture. */
+interface Session {
+  outDir: string;
+  audit: Audit | undefined;
+  /** What the audit found, by shot id, `<width>: <line>`. */
+  audited: Map<string, string[]>;
+  /** Time spent in the audit, ms. */
+  auditMs: number;
+}
+
+/**
+ * Saves the shot in each of its appearances, the dark one audited: the
+ * media features are switched on the page as it shows the state, then
+ * set back to the light scheme.
+ */
+async function saveAppearances(
+  page: Page,
+  session: Session,
+  shot: { id: string },
+  width: Width,
+) {
+  const { outDir, audit } = session;
+  await save(page, outDir, fileOf(shot, width));
+  await page.emulateMedia({ colorScheme: 'dark' });
+  // After the picture: its `animations: 'disabled'` ends the colours'
+  // transitions, which axe would otherwise measure half-way.
+  await save(page, outDir, fileOf(shot, width, 'dark'));
+  if (audit) {
+    const started = Date.now();
+    const found = (await audit(page)).map((line) => `${width}: ${line}`);
+    session.auditMs += Date.now() - started;
+    session.audited.set(shot.id, [
+      ...(session.audited.get(shot.id) ?? []),
+      ...found,
+    ]);
+  }
+  if (FORCED_COLOURS_SHOTS.includes(shot.id)) {
+    await page.emulateMedia({ colorScheme: 'light', forcedColors: 'active' });
+    await save(page, outDir, fileOf(shot, width, 'forced'));
+  }
+  await page.emulateMedia({ colorScheme: 'light', forcedColors: 'none' });
+}
 
 /**
  * The page as first drawn, before its script starts the machines (the
@@ -114,7 +202,7 @@ const fileOf = (shot: { id: string }, width: Width) =>
 async function shootPrerender(
   browser: Browser,
   origin: string,
-  outDir: string,
+  session: Session,
   shot: { id: string },
   query: string,
 ) {
@@ -131,7 +219,7 @@ async function shootPrerender(
         (route) => route.fulfill({ contentType: 'text/javascript', body: '' }),
       );
       await page.goto(`${origin}/signup${query}`);
-      await save(page, outDir, fileOf(shot, width));
+      await saveAppearances(page, session, shot, width);
     } finally {
       await context.close();
     }
@@ -142,7 +230,7 @@ async function shootPrerender(
 async function playRun<TInput>(
   browser: Browser,
   origin: string,
-  outDir: string,
+  session: Session,
   { atlas, driver }: Entry<TInput>,
   run: Run<TInput>,
   width: Width,
@@ -175,7 +263,9 @@ async function playRun<TInput>(
       const here = live.filter((shot) => shot.playedBefore === step);
       if (here.length === 0) continue;
       await driver.shows(page, snapshotAt(step), run.input);
-      for (const shot of here) await save(page, outDir, fileOf(shot, width));
+      for (const shot of here) {
+        await saveAppearances(page, session, shot, width);
+      }
     }
     if (opened.pageErrors.length > 0) {
       throw new Error(`the page threw: ${opened.pageErrors.join('; ')}`);
@@ -188,20 +278,20 @@ async function playRun<TInput>(
 async function shootMachine<TInput>(
   browser: Browser,
   origin: string,
-  outDir: string,
+  session: Session,
   entry: Entry<TInput>,
   log: (line: string) => void,
 ) {
   const runs = planRuns(entry.atlas);
   for (const run of runs) {
     for (const width of Object.keys(WIDTHS) as Width[]) {
-      await playRun(browser, origin, outDir, entry, run, width);
+      await playRun(browser, origin, session, entry, run, width);
     }
     for (const shot of run.shots.filter((s) => s.moment === 'prerender')) {
       await shootPrerender(
         browser,
         origin,
-        outDir,
+        session,
         shot,
         entry.driver.visit(run.input).query ?? '',
       );
@@ -221,7 +311,20 @@ async function shootMachine<TInput>(
     accepts: shot.accepts,
     leadsTo: shot.leadsTo,
     ...reachOf(entry.atlas, shot),
-    files: { phone: fileOf(shot, 'phone'), desktop: fileOf(shot, 'desktop') },
+    files: {
+      light: { phone: fileOf(shot, 'phone'), desktop: fileOf(shot, 'desktop') },
+      dark: {
+        phone: fileOf(shot, 'phone', 'dark'),
+        desktop: fileOf(shot, 'desktop', 'dark'),
+      },
+      ...(FORCED_COLOURS_SHOTS.includes(shot.id) && {
+        forced: {
+          phone: fileOf(shot, 'phone', 'forced'),
+          desktop: fileOf(shot, 'desktop', 'forced'),
+        },
+      }),
+    },
+    darkAudit: session.audit ? (session.audited.get(shot.id) ?? []) : null,
   }));
 }
 
@@ -233,9 +336,9 @@ function job<TInput>(entry: Entry<TInput>) {
     shoot: (
       browser: Browser,
       origin: string,
-      outDir: string,
+      session: Session,
       log: (line: string) => void,
-    ) => shootMachine(browser, origin, outDir, entry, log),
+    ) => shootMachine(browser, origin, session, entry, log),
   };
 }
 
@@ -245,7 +348,9 @@ function job<TInput>(entry: Entry<TInput>) {
  * @param browser Chromium (scripts/engines.ts `launchChromium`)
  * @param origin where the built page is served with its API
  *   (scripts/page/testServer.ts), e.g. `http://localhost:43123`
- * @param log receives one line per browser run
+ * @param log receives one line per browser run, and the audit's cost
+ * @param audit run on every shot at each width in the dark scheme; its
+ *   findings go into the manifest (`darkAudit`)
  * @throws Error when the page does not show a state the model calls for
  */
 export async function buildAtlas(
@@ -253,7 +358,9 @@ export async function buildAtlas(
   origin: string,
   outDir: string,
   log: (line: string) => void = () => {},
+  audit?: Audit,
 ): Promise<AtlasManifest> {
+  const session: Session = { outDir, audit, audited: new Map(), auditMs: 0 };
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(join(outDir, 'shots'), { recursive: true });
   mkdirSync(join(outDir, 'diagrams'), { recursive: true });
@@ -264,11 +371,17 @@ export async function buildAtlas(
   const manifest: AtlasManifest = { machines: [] };
   const diagrams: AtlasDiagram[] = [];
   for (const { name, machine, shoot } of jobs) {
-    const shots = await shoot(browser, origin, outDir, log);
+    const shots = await shoot(browser, origin, session, log);
     manifest.machines.push({ name, machineId: machine.id, shots });
     const svg = renderSvg(toMermaid(machine));
     writeFileSync(join(outDir, 'diagrams', `${name}.svg`), svg);
     diagrams.push({ name, machine, svg });
+  }
+  if (audit) {
+    const runs = manifest.machines.reduce((n, m) => n + m.shots.length, 0);
+    log(
+      `dark-scheme audit: ${runs * Object.keys(WIDTHS).length} runs in ${(session.auditMs / 1000).toFixed(1)} s`,
+    );
   }
   writeFileSync(
     join(outDir, 'atlas.json'),

@@ -2,9 +2,12 @@
  * The state atlas (`npm run atlas`, scripts/atlas/) built into a temporary
  * directory from the page the browser project built: every state node of
  * both machines, read from the machines themselves, has a picture at the
- * phone and at the desktop width, and so has each failure kind; the page
- * links each diagram state to its pictures and fetches nothing from the
- * network.
+ * phone and at the desktop width, in the light and the dark scheme, and so
+ * has each failure kind; the form, its errors and the consent dialog are
+ * pictured in forced colours too; axe-core (WCAG 2.2 AA) finds nothing in
+ * the dark scheme in any state at either width (the light scheme's checks
+ * are in tests/browser/engines.test.ts); the page links each diagram state
+ * to its pictures and fetches nothing from the network.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,10 +19,13 @@ import { eventLabel, stateNodesOf } from '../../scripts/mermaid';
 import { MODEL_FAILURES } from '../../scripts/model/signUpModel';
 import {
   buildAtlas,
+  FORCED_COLOURS_SHOTS,
   WIDTHS,
   type AtlasManifest,
+  type ShotRecord,
   type Width,
 } from '../../scripts/atlas/shoot';
+import { axeViolationsIn } from './support/axe';
 import { useChromiumAndServer } from './support/browserSuite';
 
 const suite = useChromiumAndServer();
@@ -29,11 +35,19 @@ let html: string;
 
 beforeAll(async () => {
   const started = Date.now();
-  manifest = await buildAtlas(suite.browser, suite.server.origin, outDir);
+  manifest = await buildAtlas(
+    suite.browser,
+    suite.server.origin,
+    outDir,
+    (line) => {
+      if (line.startsWith('dark-scheme audit')) console.log(line);
+    },
+    axeViolationsIn,
+  );
   html = readFileSync(join(outDir, 'index.html'), 'utf8');
   const shots = manifest.machines.flatMap((m) => m.shots).length;
   console.log(
-    `atlas: ${shots} pictures at 2 widths in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    `atlas: ${shots} states pictured at 2 widths in the light and the dark scheme, ${FORCED_COLOURS_SHOTS.length} in forced colours too, in ${((Date.now() - started) / 1000).toFixed(0)} s`,
   );
 }, 300_000);
 
@@ -52,6 +66,46 @@ function pngSize(path: string): { width: number; height: number } {
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 }
 
+/**
+ * The relative luminance (WCAG 2.2) of the pixel 4 px in from the top-left
+ * corner of each PNG: the page's canvas, outside every box. Read by
+ * Chromium from the files' bytes.
+ */
+async function cornerLuminance(files: string[]): Promise<number[]> {
+  const page = await suite.browser.newPage();
+  try {
+    const sources = files.map(
+      (file) =>
+        `data:image/png;base64,${readFileSync(file).toString('base64')}`,
+    );
+    return await page.evaluate(async (urls) => {
+      const linear = (v: number) => {
+        const c = v / 255;
+        return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      };
+      const results: number[] = [];
+      for (const url of urls) {
+        const image = new Image();
+        image.src = url;
+        await image.decode();
+        const canvas = document.createElement('canvas');
+        canvas.width = 8;
+        canvas.height = 8;
+        const context = canvas.getContext('2d');
+        if (!context) throw new Error('no 2D canvas');
+        context.drawImage(image, 0, 0);
+        const [r = 0, g = 0, b = 0] = context.getImageData(4, 4, 1, 1).data;
+        results.push(
+          0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b),
+        );
+      }
+      return results;
+    }, sources);
+  } finally {
+    await page.close();
+  }
+}
+
 /** Left by an unguarded eventless transition: never on screen. */
 const isMomentary = (node: AnyStateNode) =>
   (node.always ?? []).some((transition) => !transition.guard);
@@ -61,21 +115,21 @@ describe.each(DIAGRAMS)('the atlas of $name', ({ machine }) => {
     manifest.machines.find((m) => m.machineId === machine.id)?.shots ?? [];
 
   it.each(stateNodesOf(machine).map((node) => [node.id, node] as const))(
-    '%s has a picture at each width',
+    '%s has a picture at each width, in the light and the dark scheme',
     (_, node) => {
       const shots = shotsOf().filter((shot) => shot.nodes.includes(node.id));
       expect(shots.length, `no picture of ${node.id}`).toBeGreaterThan(0);
       for (const shot of shots) {
         for (const width of Object.keys(WIDTHS) as Width[]) {
-          const file = join(outDir, shot.files[width]);
-          expect(existsSync(file), `${shot.files[width]} is missing`).toBe(
-            true,
-          );
-          const size = pngSize(file);
-          expect(size.width).toBe(WIDTHS[width].width);
-          expect(size.height).toBeGreaterThanOrEqual(WIDTHS[width].height);
-          // A blank page compresses to a few kB; the page is richer.
-          expect(readFileSync(file).length).toBeGreaterThan(20_000);
+          for (const files of [shot.files.light, shot.files.dark]) {
+            const file = join(outDir, files[width]);
+            expect(existsSync(file), `${files[width]} is missing`).toBe(true);
+            const size = pngSize(file);
+            expect(size.width).toBe(WIDTHS[width].width);
+            expect(size.height).toBeGreaterThanOrEqual(WIDTHS[width].height);
+            // A blank page compresses to a few kB; the page is richer.
+            expect(readFileSync(file).length).toBeGreaterThan(20_000);
+          }
         }
       }
       expect(html).toContain(`<article class="state" id="${node.id}">`);
@@ -103,6 +157,53 @@ describe.each(DIAGRAMS)('the atlas of $name', ({ machine }) => {
       expect(new Set(shot.accepts)).toEqual(new Set(handled));
       for (const event of shot.events) expect(html).toContain(event);
     }
+  });
+});
+
+describe('the atlas in every appearance', () => {
+  const allShots = (): ShotRecord[] =>
+    manifest.machines.flatMap((m) => m.shots);
+  const widths = Object.keys(WIDTHS) as Width[];
+
+  it('the dark pictures show a dark page, the light ones a light page', async () => {
+    const shots = allShots();
+    const dark = await cornerLuminance(
+      shots.flatMap((s) => widths.map((w) => join(outDir, s.files.dark[w]))),
+    );
+    const light = await cornerLuminance(
+      shots.flatMap((s) => widths.map((w) => join(outDir, s.files.light[w]))),
+    );
+    expect(dark).toHaveLength(shots.length * widths.length);
+    // The canvas: #0b1120 (under the dialog's backdrop, darker still).
+    for (const value of dark) expect(value).toBeLessThan(0.02);
+    // #f1f5f9, or under the backdrop, a mid grey.
+    for (const value of light) expect(value).toBeGreaterThan(0.15);
+  });
+
+  it('pictures the form, its errors and the consent dialog in forced colours, at each width', () => {
+    const forced = allShots().filter((shot) => shot.files.forced);
+    expect(forced.map((shot) => shot.id).sort()).toEqual(
+      [...FORCED_COLOURS_SHOTS].sort(),
+    );
+    for (const shot of forced) {
+      for (const width of widths) {
+        const name = shot.files.forced?.[width] ?? '';
+        const file = join(outDir, name);
+        expect(existsSync(file), `${name} is missing`).toBe(true);
+        expect(pngSize(file).width).toBe(WIDTHS[width].width);
+        expect(readFileSync(file).length).toBeGreaterThan(20_000);
+        expect(html).toContain(`src="${name}"`);
+      }
+    }
+  });
+
+  it('axe-core finds no WCAG 2.2 AA violation in the dark scheme, in any state, at either width', () => {
+    const shots = allShots();
+    expect(shots.length).toBeGreaterThan(10);
+    const found = shots.flatMap((shot) =>
+      (shot.darkAudit ?? ['not audited']).map((line) => `${shot.id} ${line}`),
+    );
+    expect(found).toEqual([]);
   });
 });
 
