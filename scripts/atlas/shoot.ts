@@ -50,8 +50,7 @@ export type Width = keyof typeof WIDTHS;
  * (`prefers-color-scheme: dark`), forced colours (`forced-colors: active`,
  * Windows high contrast, on a light system theme).
  */
-export const APPEARANCES = ['light', 'dark', 'forced'] as const;
-export type Appearance = (typeof APPEARANCES)[number];
+export type Appearance = 'light' | 'dark' | 'forced';
 
 /**
  * The shots also pictured in forced colours: the form, the form with its
