@@ -17,6 +17,7 @@ import {
 import type { AppConfig } from '../common/config';
 import { signUpRuleActions } from '../common/signUpRuleActions';
 import { createCookieJar } from './cookies';
+import { draftKey, readDraft, startingValues, type DraftPlace } from './draft';
 import { createErrorReporter, type ErrorReporter } from './errorReporting';
 import { readAddressParameters } from './prefill';
 import { createSignUpClient } from './signUpClient';
@@ -35,6 +36,12 @@ export interface AppEnvironment {
   replaceAddress: (path: string) => void;
   /** A full navigation (`location.assign`). */
   navigate: (path: string) => void;
+  /**
+   * The tab's storage for the sign-up draft (D55): `() =>
+   * window.sessionStorage`, whose getter may throw. Absent (the prerender,
+   * tests that keep no draft): no draft is read or written.
+   */
+  storage?: () => Storage;
   /** The network; default the global `fetch`. */
   fetch?: typeof fetch;
   /** Receives the inspection events of both actors (Stately's inspector, tests). */
@@ -97,6 +104,18 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
     },
   ).start();
 
+  // D55: the draft of this tab brings the form back after a reload; a new
+  // link's prefill wins over it.
+  const draft: DraftPlace | undefined = env.storage && {
+    storage: env.storage,
+    key: draftKey(config.productName),
+  };
+  const values = startingValues(
+    draft ? readDraft(draft) : {},
+    env.search,
+    address.values,
+  );
+
   const submit = createSignUpClient({
     apiOrigin: config.apiOrigin,
     fetch: env.fetch,
@@ -123,7 +142,8 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
     element: (
       <SignUpPage
         machine={machine}
-        input={{ values: address.values, utmCampaign }}
+        input={{ values, utmCampaign }}
+        draft={draft}
         inspect={env.inspect}
         consent={consent}
         productName={config.productName}
