@@ -17,7 +17,7 @@ import {
 import type { AppConfig } from '../common/config';
 import { signUpRuleActions } from '../common/signUpRuleActions';
 import { createCookieJar } from './cookies';
-import { draftKey, readDraft, startingValues, type DraftPlace } from './draft';
+import { draftKey, type DraftPlace } from './draft';
 import { createErrorReporter, type ErrorReporter } from './errorReporting';
 import { readAddressParameters } from './prefill';
 import { createSignUpClient } from './signUpClient';
@@ -39,7 +39,7 @@ export interface AppEnvironment {
   /**
    * The tab's storage for the sign-up draft (D55): `() =>
    * window.sessionStorage`, whose getter may throw. Absent (the prerender,
-   * tests that keep no draft): no draft is read or written.
+   * tests that keep no draft): no draft is written.
    */
   storage?: () => Storage;
   /** The network; default the global `fetch`. */
@@ -104,17 +104,14 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
     },
   ).start();
 
-  // D55: the draft of this tab brings the form back after a reload; a new
-  // link's prefill wins over it.
+  // D55: the form writes its values to the tab's draft. The early script
+  // (src/earlyScript.ts) fills the prerendered form from it, and what the
+  // form holds at hydration reaches the machine as typing before it would
+  // (src/views/earlyInput.ts): the draft, under any prefill of the address.
   const draft: DraftPlace | undefined = env.storage && {
     storage: env.storage,
     key: draftKey(config.productName),
   };
-  const values = startingValues(
-    draft ? readDraft(draft) : {},
-    env.search,
-    address.values,
-  );
 
   const submit = createSignUpClient({
     apiOrigin: config.apiOrigin,
@@ -142,7 +139,7 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
     element: (
       <SignUpPage
         machine={machine}
-        input={{ values, utmCampaign }}
+        input={{ values: address.values, utmCampaign }}
         draft={draft}
         inspect={env.inspect}
         consent={consent}

@@ -5,9 +5,10 @@
  * Tab-scoped and gone when the tab closes (HTML standard, "The
  * sessionStorage getter"); the captcha token is never part of it.
  *
- * Both the inline early script (src/earlyScript.ts, before the app runs)
- * and the app (src/app.tsx, src/views/draftSync.ts) use this module, so it
- * stays small and imports nothing at run time. Storage may throw at every
+ * The inline early script (src/earlyScript.ts) fills the prerendered form
+ * from the draft and saves typing until the app runs; from then on the app
+ * writes the machine's values (src/views/draftSync.ts). Both use this
+ * module, so it stays small and imports nothing at run time. Storage may throw at every
  * step (storage disabled, Safari's private mode, the quota): every function
  * here swallows that, and the form then works without a draft.
  */
@@ -90,7 +91,8 @@ export function deleteDraft(place: DraftPlace): void {
 /**
  * Whether the address names a text field (a new link: its prefill wins
  * over the draft, D55), as src/prefill.ts reads it: a parameter that is
- * not blank once trimmed, whether or not its value passes the field's rule.
+ * not blank once trimmed, whether or not its value passes the field's
+ * rule (a link's refused value leaves the field empty, not the draft's).
  *
  * @param search `location.search`, e.g. `?email=ada%40example.com`
  */
@@ -99,22 +101,4 @@ export function addressNames(
   field: (typeof DRAFT_TEXT_FIELDS)[number],
 ): boolean {
   return Boolean(new URLSearchParams(search).get(field)?.trim());
-}
-
-/**
- * The values the form starts from: the draft's, less the fields the
- * address names, then the address's prefill over them.
- *
- * @param prefill the valid values read from the address (src/prefill.ts)
- */
-export function startingValues(
-  draft: Partial<SignUpValues>,
-  search: string,
-  prefill: Partial<SignUpValues>,
-): Partial<SignUpValues> {
-  const values = { ...draft };
-  for (const field of DRAFT_TEXT_FIELDS) {
-    if (addressNames(search, field)) delete values[field];
-  }
-  return { ...values, ...prefill };
 }

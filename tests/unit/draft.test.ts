@@ -1,16 +1,17 @@
 /**
  * The sign-up draft (src/draft.ts, D55), from issue 22: the five values
  * kept in the tab's sessionStorage under `{product}_SIGNUP_DRAFT`, never
- * the captcha token; a new link's prefill wins over the draft; storage
+ * the captcha token; a field the address names is the link's, not the
+ * draft's (the early script's use: tests/unit/earlyScript.test.ts); storage
  * that throws (Safari's private mode, storage disabled, the quota) never
  * breaks the page: the form simply works without a draft.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  addressNames,
   deleteDraft,
   draftKey,
   readDraft,
-  startingValues,
   writeDraft,
   type DraftPlace,
 } from '../../src/draft';
@@ -116,29 +117,17 @@ describe('storage that throws', () => {
   });
 });
 
-describe('startingValues: a new link wins over the draft', () => {
-  const draft = values;
-
-  it('takes the draft when the address names no field', () => {
-    expect(startingValues(draft, '', {})).toEqual(values);
-    expect(startingValues(draft, '?utm_source=google', {})).toEqual(values);
+describe('addressNames: a new link wins over the draft', () => {
+  it('names a field whose parameter is not blank, valid or not', () => {
+    expect(addressNames('?email=grace%40example.com', 'email')).toBe(true);
+    expect(addressNames('?email=not-an-address', 'email')).toBe(true);
+    expect(addressNames('?name=Grace&url=+', 'name')).toBe(true);
   });
 
-  it("takes the address's prefill over the draft", () => {
-    expect(
-      startingValues(draft, '?email=grace%40example.com', {
-        email: 'grace@example.com',
-      }),
-    ).toEqual({ ...values, email: 'grace@example.com' });
-  });
-
-  it('drops the draft of a field the address names, even with a value the prefill refuses', () => {
-    const started = startingValues(draft, '?email=not-an-address&url=+', {});
-    expect(started).toEqual({
-      name: 'Ada Lovelace',
-      url: 'ada.example',
-      newsletter: true,
-      tos: false,
-    });
+  it('names no field that is absent or blank', () => {
+    expect(addressNames('', 'email')).toBe(false);
+    expect(addressNames('?utm_source=google', 'name')).toBe(false);
+    expect(addressNames('?name=Grace&url=+', 'url')).toBe(false);
+    expect(addressNames('?email=', 'email')).toBe(false);
   });
 });
