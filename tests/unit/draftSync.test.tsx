@@ -8,7 +8,7 @@ import { act, renderHook } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { signUpMachine } from '../../machines/signUpMachine';
-import type { Session } from '../../machines/signUpContract';
+import type { Session, SignUpRequest } from '../../machines/signUpContract';
 import { signUpRuleActions } from '../../common/signUpRuleActions';
 import type { DraftPlace } from '../../src/draft';
 import { useDraftSync } from '../../src/views/draftSync';
@@ -39,7 +39,7 @@ function startForm() {
   let answer: (session: Session) => void = () => {};
   const machine = signUpMachine.provide({
     actors: {
-      submitSignUp: fromPromise<Session>(
+      submitSignUp: fromPromise<Session, SignUpRequest>(
         () =>
           new Promise<Session>((resolve) => {
             answer = resolve;
