@@ -11,8 +11,9 @@
  * - the stylesheet (about 2 KB compressed) is inlined as a `<style>`, so
  *   nothing blocks rendering;
  * - the module script is replaced by the inline early script
- *   (src/earlyScript.ts), which holds a submit made before the app runs and
- *   starts the app after the first paint;
+ *   (src/earlyScript.ts), which holds a submit made before the app runs,
+ *   restores and saves the sign-up draft (src/draft.ts) and starts the app
+ *   after the first paint;
  * - the SHA-256 hashes of both inline blocks are written to
  *   {@link INLINE_HASHES_FILE}, from which the server builds its
  *   Content-Security-Policy (never `'unsafe-inline'`);
@@ -40,6 +41,7 @@ import {
   readConfig,
   type ConfigEnvironment,
 } from '../common/config';
+import { draftKey } from '../src/draft';
 import { SIGN_UP_FORM_ID } from '../src/earlyScript';
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..');
@@ -104,14 +106,14 @@ export function hashSource(text: string): string {
 
 /**
  * The early script (src/earlyScript.ts) as one minified classic script that
- * holds submits of the sign-up form and starts `appScript` after the first
- * paint.
+ * holds submits of the sign-up form, restores and saves the draft under
+ * `draftKey` (src/draft.ts) and starts `appScript` after the first paint.
  */
-export function earlyScript(appScript: string): string {
+export function earlyScript(appScript: string, draftKey: string): string {
   const { outputFiles } = buildSync({
     stdin: {
       contents: `import { startEarlyScript } from './src/earlyScript';
-startEarlyScript(window, ${JSON.stringify(SIGN_UP_FORM_ID)}, ${JSON.stringify(appScript)});`,
+startEarlyScript(window, ${JSON.stringify(SIGN_UP_FORM_ID)}, ${JSON.stringify(appScript)}, ${JSON.stringify(draftKey)});`,
       resolveDir: PROJECT_ROOT,
       loader: 'ts',
     },
@@ -162,8 +164,8 @@ export function prerender(
   const css = readFileSync(join(distDir, stylesheet), 'utf8')
     .replace(/\/\*# sourceMappingURL=[^*]*\*\/\s*$/, '')
     .trim();
-  const script = earlyScript(appScript);
   const { productName } = readConfig(env);
+  const script = earlyScript(appScript, draftKey(productName));
   const page = renderDefaultPage(env);
   const output = html
     .replace(EMPTY_ROOT, () => `<div id="root">${page}</div>`)

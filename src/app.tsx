@@ -17,6 +17,7 @@ import {
 import type { AppConfig } from '../common/config';
 import { signUpRuleActions } from '../common/signUpRuleActions';
 import { createCookieJar } from './cookies';
+import { draftKey, type DraftPlace } from './draft';
 import { createErrorReporter, type ErrorReporter } from './errorReporting';
 import { readAddressParameters } from './prefill';
 import { createSignUpClient } from './signUpClient';
@@ -35,6 +36,12 @@ export interface AppEnvironment {
   replaceAddress: (path: string) => void;
   /** A full navigation (`location.assign`). */
   navigate: (path: string) => void;
+  /**
+   * The tab's storage for the sign-up draft (D55): `() =>
+   * window.sessionStorage`, whose getter may throw. Absent (the prerender,
+   * tests that keep no draft): no draft is written.
+   */
+  storage?: () => Storage;
   /** The network; default the global `fetch`. */
   fetch?: typeof fetch;
   /** Receives the inspection events of both actors (Stately's inspector, tests). */
@@ -97,6 +104,15 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
     },
   ).start();
 
+  // D55: the form writes its values to the tab's draft. The early script
+  // (src/earlyScript.ts) fills the prerendered form from it, and what the
+  // form holds at hydration reaches the machine as typing before it would
+  // (src/views/earlyInput.ts): the draft, under any prefill of the address.
+  const draft: DraftPlace | undefined = env.storage && {
+    storage: env.storage,
+    key: draftKey(config.productName),
+  };
+
   const submit = createSignUpClient({
     apiOrigin: config.apiOrigin,
     fetch: env.fetch,
@@ -124,6 +140,7 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
       <SignUpPage
         machine={machine}
         input={{ values: address.values, utmCampaign }}
+        draft={draft}
         inspect={env.inspect}
         consent={consent}
         productName={config.productName}

@@ -10,7 +10,19 @@
  *   (src/views/earlyInput.ts).
  * - The app's module script is started after the first contentful paint,
  *   so its download and evaluation never compete with it.
+ * - With a draft key (D55, src/draft.ts): once the form is parsed, the
+ *   stored draft fills the prerendered inputs the visitor has not typed
+ *   into and the address does not prefill; until the app takes over, every
+ *   edit of the form is saved as the draft.
  */
+import {
+  addressNames,
+  DRAFT_CHECKBOX_FIELDS,
+  DRAFT_TEXT_FIELDS,
+  readDraft,
+  writeDraft,
+  type DraftPlace,
+} from './draft';
 
 /** The sign-up form's id: a page hook that tests and tools rely on. */
 export const SIGN_UP_FORM_ID = 'signup-form';
@@ -18,7 +30,8 @@ export const SIGN_UP_FORM_ID = 'signup-form';
 /** The hand-over from the inline script to the app. */
 export interface HeldSubmit {
   /**
-   * Stops holding submits: from now on the app handles them.
+   * Stops holding submits and saving the draft: from now on the app
+   * handles both.
    *
    * @returns whether the visitor submitted the form before (true once:
    *   later calls return false)
@@ -40,20 +53,29 @@ export const APP_START_FALLBACK_MS = 1000;
 
 /**
  * Installs the submit hold on `win.document` and publishes it as
- * `win.vigilHeldSubmit`; when `appScript` is given, appends it as a module
+ * `win.vigilHeldSubmit`; when `draftKey` is given, restores and saves the
+ * draft ({@link keepDraft}); when `appScript` is given, appends it as a module
  * script once the first contentful paint is recorded (Paint Timing;
  * where that is not supported, in a task after the next frame), or after
  * {@link APP_START_FALLBACK_MS}, whichever comes first.
  *
  * @param formId the id of the form whose submits are held
  * @param appScript the URL of the app's module script
+ * @param draftKey the draft's `sessionStorage` key (src/draft.ts `draftKey`)
  */
 export function startEarlyScript(
   win: Window,
   formId: string,
   appScript?: string,
+  draftKey?: string,
 ): void {
   const { document } = win;
+  const stopDraft = draftKey
+    ? keepDraft(win, formId, {
+        storage: () => win.sessionStorage,
+        key: draftKey,
+      })
+    : () => {};
   let held = false;
   const hold = (event: Event) => {
     if ((event.target as Element | null)?.id !== formId) return;
@@ -64,6 +86,7 @@ export function startEarlyScript(
   win.vigilHeldSubmit = {
     release() {
       document.removeEventListener('submit', hold, true);
+      stopDraft();
       const submitted = held;
       held = false;
       return submitted;
@@ -95,4 +118,69 @@ export function startEarlyScript(
     win.requestAnimationFrame(() => win.setTimeout(start, 0));
   }
   win.setTimeout(start, APP_START_FALLBACK_MS);
+}
+
+/**
+ * The draft before the app runs (D55): when the document is parsed, fills
+ * each text input of the form that is still empty and that the address
+ * does not name with the draft's non-empty value, and ticks each box the
+ * draft ticks; then saves the form's five values as the draft on every
+ * `input` or `change` event inside the form. Storage failures leave the
+ * form as it is (src/draft.ts).
+ *
+ * @returns a function that stops the saving (the app takes over)
+ */
+export function keepDraft(
+  win: Window,
+  formId: string,
+  place: DraftPlace,
+): () => void {
+  const { document } = win;
+  const form = () => document.getElementById(formId);
+  const input = (name: string) =>
+    form()?.querySelector<HTMLInputElement>(`input[name="${name}"]`) ??
+    undefined;
+  const restore = () => {
+    const draft = readDraft(place);
+    for (const field of DRAFT_TEXT_FIELDS) {
+      const element = input(field);
+      const value = draft[field];
+      if (
+        element &&
+        value &&
+        element.value === '' &&
+        !addressNames(win.location.search, field)
+      ) {
+        element.value = value;
+      }
+    }
+    for (const field of DRAFT_CHECKBOX_FIELDS) {
+      const element = input(field);
+      if (element && draft[field]) element.checked = true;
+    }
+  };
+  if (document.readyState === 'loading') {
+    document.addEventListener('DOMContentLoaded', restore, { once: true });
+  } else {
+    restore();
+  }
+  const save = (event: Event) => {
+    if (!(form()?.contains(event.target as Node | null) ?? false)) return;
+    const text = (name: string) => input(name)?.value ?? '';
+    const box = (name: string) => input(name)?.checked ?? false;
+    writeDraft(place, {
+      name: text('name'),
+      email: text('email'),
+      url: text('url'),
+      newsletter: box('newsletter'),
+      tos: box('tos'),
+    });
+  };
+  document.addEventListener('input', save, true);
+  document.addEventListener('change', save, true);
+  return () => {
+    document.removeEventListener('DOMContentLoaded', restore);
+    document.removeEventListener('input', save, true);
+    document.removeEventListener('change', save, true);
+  };
 }

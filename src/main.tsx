@@ -46,6 +46,7 @@ const { element, reporter } = startSignUpApp({
   replaceAddress: (path) =>
     window.history.replaceState(window.history.state, '', path),
   navigate: (path) => window.location.assign(path),
+  storage: () => window.sessionStorage,
   inspect: await developmentInspector(),
 });
 

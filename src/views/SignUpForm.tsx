@@ -12,10 +12,13 @@ import {
   type TextField as TextFieldName,
   type signUpMachine,
 } from '../../machines/signUpMachine';
+import type { DraftPlace } from '../draft';
 import { SIGN_UP_FORM_ID } from '../earlyScript';
 import { CaptchaField } from './CaptchaField';
 import { CheckboxField } from './CheckboxField';
+import { useDraftSync } from './draftSync';
 import { useEarlyInput } from './earlyInput';
+import { EmailSuggestion, useEmailSuggestion } from './EmailSuggestion';
 import { useErrorFocus } from './errorFocus';
 import { ErrorSummary } from './ErrorSummary';
 import { TextField } from './TextField';
@@ -28,6 +31,8 @@ export interface SignUpFormProps {
   inspect?: (event: InspectionEvent) => void;
   productName: string;
   recaptchaSiteKey: string;
+  /** Where the tab's sign-up draft lives (D55); none: no draft is kept. */
+  draft?: DraftPlace;
 }
 
 /** What the status line announces and the submit button says, by progress. */
@@ -56,12 +61,15 @@ export function SignUpForm({
   inspect,
   productName,
   recaptchaSiteKey,
+  draft,
 }: SignUpFormProps) {
   const actorRef = useActorRef(machine, { input, inspect });
   const summaryRef = useErrorFocus(actorRef);
   const formRef = useRef<HTMLFormElement>(null);
   // After useErrorFocus: a held submit's errors must find its listener.
   useEarlyInput(formRef, actorRef);
+  useDraftSync(actorRef, draft);
+  const emailSuggestion = useEmailSuggestion(formRef);
   const values = useSelector(actorRef, selectValues);
   const errors = useSelector(actorRef, selectFieldErrors);
   const locked = useSelector(actorRef, selectLocked);
@@ -96,6 +104,7 @@ export function SignUpForm({
       aria-busy={progress === 'sending'}
       onSubmit={(event) => {
         event.preventDefault();
+        emailSuggestion.check(values.email);
         actorRef.send({ type: 'submit' });
       }}
     >
@@ -105,7 +114,15 @@ export function SignUpForm({
         {text.status}
       </p>
 
-      <TextField {...textField('name')} label="Your name" autoComplete="name" />
+      {/* D56: mobile keyboards. Enter moves on (`next`) until the last
+          input, where it submits (`go`). */}
+      <TextField
+        {...textField('name')}
+        label="Your name"
+        autoComplete="name"
+        autoCapitalize="words"
+        enterKeyHint="next"
+      />
       <TextField
         {...textField('email')}
         label="Email address"
@@ -114,6 +131,26 @@ export function SignUpForm({
         autoComplete="email"
         spellCheck={false}
         autoCapitalize="none"
+        enterKeyHint="next"
+        onBlur={(event) => emailSuggestion.check(event.currentTarget.value)}
+        below={
+          <EmailSuggestion
+            suggested={emailSuggestion.suggestionFor(values.email)}
+            locked={locked}
+            onApply={(suggested) => {
+              actorRef.send({
+                type: 'field.change',
+                field: 'email',
+                value: suggested,
+              });
+              // The button leaves with the suggestion: the focus goes back
+              // to the address it changed.
+              formRef.current
+                ?.querySelector<HTMLInputElement>('#email')
+                ?.focus();
+            }}
+          />
+        }
       />
       <TextField
         {...textField('url')}
@@ -124,6 +161,7 @@ export function SignUpForm({
         autoComplete="url"
         spellCheck={false}
         autoCapitalize="none"
+        enterKeyHint="go"
       />
 
       <CheckboxField

@@ -1,4 +1,4 @@
-import type { InputHTMLAttributes } from 'react';
+import type { InputHTMLAttributes, ReactNode } from 'react';
 import type { TextField as TextFieldName } from '../../machines/signUpMachine';
 import { ERROR_IDS, FieldError, type FieldProps } from './Field';
 
@@ -7,9 +7,17 @@ export interface TextFieldProps
     FieldProps<TextFieldName, string>,
     Pick<
       InputHTMLAttributes<HTMLInputElement>,
-      'type' | 'autoComplete' | 'inputMode' | 'spellCheck' | 'autoCapitalize'
+      | 'type'
+      | 'autoComplete'
+      | 'inputMode'
+      | 'spellCheck'
+      | 'autoCapitalize'
+      | 'enterKeyHint'
+      | 'onBlur'
     > {
   hint?: string;
+  /** Rendered below the input (the e-mail typo suggestion). */
+  below?: ReactNode;
 }
 
 /**
@@ -24,6 +32,7 @@ export function TextField({
   error,
   locked,
   onValueChange,
+  below,
   ...inputProps
 }: TextFieldProps) {
   const hintId = hint ? `${name}-hint` : undefined;
@@ -55,6 +64,7 @@ export function TextField({
         aria-describedby={describedBy || undefined}
         onChange={(event) => onValueChange(event.target.value)}
       />
+      {below}
     </div>
   );
 }

@@ -2,7 +2,9 @@
  * The inline early script (src/earlyScript.ts) in jsdom: it holds a submit
  * of the sign-up form until the app releases it, holds nothing after, and
  * starts the app's script once, after the first paint or the fallback
- * delay.
+ * delay; with a draft key, it fills the prerendered form from the tab's
+ * draft (fields the address does not name, and the visitor has not typed
+ * into) and saves typing until the app takes over (issue 22, D55).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -106,5 +108,110 @@ describe("the app's script", () => {
     vi.advanceTimersByTime(1);
     expect(appScripts()).toHaveLength(1);
     frames.mockRestore();
+  });
+});
+
+describe('the draft before the app runs (D55)', () => {
+  const KEY = 'Vigil_SIGNUP_DRAFT';
+  const stored = {
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    url: 'ada.example',
+    newsletter: true,
+    tos: true,
+  };
+
+  function addInputs() {
+    for (const name of ['name', 'email', 'url']) {
+      const input = document.createElement('input');
+      input.name = name;
+      form.append(input);
+    }
+    for (const name of ['newsletter', 'tos']) {
+      const input = document.createElement('input');
+      input.type = 'checkbox';
+      input.name = name;
+      form.append(input);
+    }
+  }
+  const input = (name: string) =>
+    form.querySelector<HTMLInputElement>(
+      `input[name="${name}"]`,
+    ) as HTMLInputElement;
+  const draft = () =>
+    JSON.parse(window.sessionStorage.getItem(KEY) ?? 'null') as unknown;
+
+  beforeEach(() => {
+    addInputs();
+  });
+  afterEach(() => {
+    window.sessionStorage.clear();
+    window.history.replaceState(null, '', '/');
+  });
+
+  it('fills the form from the draft', () => {
+    window.sessionStorage.setItem(KEY, JSON.stringify(stored));
+    startEarlyScript(window, SIGN_UP_FORM_ID, undefined, KEY);
+    expect(['name', 'email', 'url'].map((name) => input(name).value)).toEqual([
+      'Ada Lovelace',
+      'ada@example.com',
+      'ada.example',
+    ]);
+    expect(input('newsletter').checked).toBe(true);
+    expect(input('tos').checked).toBe(true);
+  });
+
+  it('leaves what was typed, and the fields the address names, to them', () => {
+    window.sessionStorage.setItem(KEY, JSON.stringify(stored));
+    window.history.replaceState(null, '', '/signup?email=grace%40example.com');
+    input('name').value = 'Grace';
+    startEarlyScript(window, SIGN_UP_FORM_ID, undefined, KEY);
+    expect(['name', 'email', 'url'].map((name) => input(name).value)).toEqual([
+      'Grace',
+      '',
+      'ada.example',
+    ]);
+  });
+
+  it('saves the five values on every edit, until the app takes over', () => {
+    startEarlyScript(window, SIGN_UP_FORM_ID, undefined, KEY);
+    input('email').value = 'ada@example.com';
+    input('email').dispatchEvent(new Event('input', { bubbles: true }));
+    input('tos').click();
+    expect(draft()).toEqual({
+      name: '',
+      email: 'ada@example.com',
+      url: '',
+      newsletter: false,
+      tos: true,
+    });
+    window.vigilHeldSubmit?.release();
+    input('name').value = 'Ada';
+    input('name').dispatchEvent(new Event('input', { bubbles: true }));
+    expect(draft()).toMatchObject({ name: '' });
+  });
+
+  it('saves nothing for an edit outside the sign-up form', () => {
+    startEarlyScript(window, SIGN_UP_FORM_ID, undefined, KEY);
+    const search = document.createElement('input');
+    other.append(search);
+    search.dispatchEvent(new Event('input', { bubbles: true }));
+    expect(window.sessionStorage.getItem(KEY)).toBeNull();
+  });
+
+  it('never throws when storage does', () => {
+    const getter = vi
+      .spyOn(window, 'sessionStorage', 'get')
+      .mockImplementation(() => {
+        throw new DOMException('denied', 'SecurityError');
+      });
+    expect(() =>
+      startEarlyScript(window, SIGN_UP_FORM_ID, undefined, KEY),
+    ).not.toThrow();
+    expect(() =>
+      input('name').dispatchEvent(new Event('input', { bubbles: true })),
+    ).not.toThrow();
+    expect(input('name').value).toBe('');
+    getter.mockRestore();
   });
 });

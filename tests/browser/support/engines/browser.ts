@@ -84,7 +84,7 @@ export interface EnginePage {
 
 export interface EngineBrowser {
   engine: Engine;
-  /** A page with no cookies from earlier pages. */
+  /** A page with no cookies and no sessionStorage from earlier pages. */
   newPage: (viewport: Viewport) => Promise<EnginePage>;
   close: () => Promise<void>;
 }

@@ -229,6 +229,16 @@ function webkitPage(session: WebKitSession): EnginePage {
     },
     uncaughtErrors: undefined,
     close: async () => {
+      // Every "page" is the same WebDriver window: leave it as a new tab
+      // would be, without the cookies and the tab's sessionStorage (the
+      // sign-up draft, D55) of this page's origin.
+      await session.execute(() => {
+        try {
+          window.sessionStorage.clear();
+        } catch {
+          // about:blank, or storage disabled: nothing to clear.
+        }
+      });
       await session.deleteCookies();
       await session.url('about:blank');
     },
