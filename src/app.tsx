@@ -20,7 +20,7 @@ import { signUpRuleActions } from '../common/signUpRuleActions';
 import { siteUrlNeedsIdnRule } from '../common/validation';
 import { createCookieJar } from './cookies';
 import { createErrorReporter, type ErrorReporter } from './errorReporting';
-import { createHostRuleLoader } from './hostRuleLoader';
+import { createHostRuleLoader, type ImportHostRule } from './hostRuleLoader';
 import { readAddressParameters } from './prefill';
 import { createSignUpClient } from './signUpClient';
 import { loadTrackingTag, removeTrackingTag } from './trackingTag';
@@ -40,6 +40,8 @@ export interface AppEnvironment {
   navigate: (path: string) => void;
   /** The network; default the global `fetch`. */
   fetch?: typeof fetch;
+  /** Fetches the UTS #46 host rule's chunk; default a dynamic `import()`. */
+  importHostRule?: ImportHostRule;
   /** Receives the inspection events of both actors (Stately's inspector, tests). */
   inspect?: (event: InspectionEvent) => void;
 }
@@ -106,7 +108,7 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   });
   // D58: the UTS #46 host rule is a chunk, fetched when the site URL first
   // needs it; a failed fetch is tried again by the next submit (D59).
-  const loadHostRule = createHostRuleLoader();
+  const loadHostRule = createHostRuleLoader(env.importHostRule);
   const machine = signUpMachine.provide({
     actors: {
       submitSignUp: fromPromise<Session, SignUpRequest>(({ input }) =>
