@@ -3,11 +3,36 @@
  * of its own: the page's first load holds only the ASCII rule, and this
  * chunk is fetched when the site URL holds a host with a non-ASCII
  * character or an `xn--` label (D58 in docs/decisions.md).
+ *
+ * The chunk is imported as a module by its own URL. A module whose fetch
+ * failed stays failed for that URL for the document's life (HTML Standard,
+ * "fetch a single module script": the module map keeps the failure), so a
+ * retry after a failure (offline, D59) asks for the same file with a query
+ * that makes the URL new.
  */
 import type { HostRule } from '../common/asciiHost';
+import { HOST_RULE_KEY, type HostRuleSlot } from './hostRuleSlot';
 
-/** Loads the rule's module; the page's is a dynamic `import()`. */
+/** Loads the rule's module; the page's fetches the chunk. */
 export type ImportHostRule = () => Promise<{ checkHostName: HostRule }>;
+
+/**
+ * The page's importer: the chunk's URL from the bundler (an isolated
+ * bundle of src/hostRuleChunk.ts), then the rule it leaves behind.
+ */
+function importChunk(): ImportHostRule {
+  const chunk = new URL('./hostRuleChunk.ts', import.meta.url);
+  let attempts = 0;
+  return async () => {
+    attempts += 1;
+    const url = new URL(chunk);
+    if (attempts > 1) url.searchParams.set('attempt', String(attempts));
+    await import(/* webpackIgnore: true */ url.href);
+    const checkHostName = (globalThis as HostRuleSlot)[HOST_RULE_KEY];
+    if (!checkHostName) throw new Error('the host rule chunk left no rule');
+    return { checkHostName };
+  };
+}
 
 /**
  * @param importRule how the chunk is fetched (tests pass a fake)
@@ -16,7 +41,7 @@ export type ImportHostRule = () => Promise<{ checkHostName: HostRule }>;
  *   call
  */
 export function createHostRuleLoader(
-  importRule: ImportHostRule = () => import('../common/domainName'),
+  importRule: ImportHostRule = importChunk(),
 ): () => Promise<HostRule> {
   let loading: Promise<HostRule> | undefined;
   return () => {
