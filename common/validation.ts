@@ -51,7 +51,7 @@ export const messages = {
   urlLookalike:
     'Enter the website address with ordinary “/”, “:”, “@” and “%” signs, not full-width or look-alike ones',
   urlUnchecked:
-    'Submit again to check the website address – it could not be checked, so check your internet connection',
+    'Check your internet connection and submit again – the website address could not be checked',
   urlTooLong: `Enter a website address of ${characters(FIELD_LIMITS.url)} characters or fewer`,
   tosRequired: 'Agree to the terms of service to create your account',
   captchaRequired: 'Tick “I’m not a robot” to show you are a person',
