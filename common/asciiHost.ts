@@ -7,19 +7,14 @@
  * a host appears (D58 in docs/decisions.md).
  */
 
-/** Why a host is refused; `format` covers everything but IP and localhost. */
-export type HostProblem = 'format' | 'ip' | 'local';
+import type { HostCheck } from '../machines/signUpMachine';
 
-/** A host's verdict: its ASCII form, lower case, without a trailing dot. */
-export type HostCheck =
-  { ok: true; ascii: string } | { ok: false; problem: HostProblem };
-
-/**
- * A host rule: the host as typed (without port, brackets or user info) →
- * its verdict. `checkHostName` of common/domainName.ts is the one that
- * judges internationalised hosts.
- */
-export type HostRule = (host: string) => HostCheck;
+// The rule's types live with the machine, which holds a loaded rule.
+export type {
+  HostCheck,
+  HostProblem,
+  HostRule,
+} from '../machines/signUpMachine';
 
 // The WHATWG URL parser reads a host whose labels are all numbers (decimal,
 // octal with a leading 0, hexadecimal with 0x) as an IPv4 address: 127.1,

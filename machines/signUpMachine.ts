@@ -15,8 +15,8 @@
  * `checkFormWithoutHostRule` and `explainFailure`
  * (common/signUpRuleActions.ts); the captcha widget, which lives in the
  * view, hears `captcha.reset` emitted by the `resetCaptcha` action. It
- * imports only xstate, its contract (machines/signUpContract.ts) and the
- * host rule's type, and exports the selectors its views ask.
+ * imports only xstate and its contract (machines/signUpContract.ts), and
+ * exports the selectors its views ask.
  */
 import {
   assertEvent,
@@ -26,7 +26,6 @@ import {
   setup,
   type SnapshotFrom,
 } from 'xstate';
-import type { HostRule } from '../common/asciiHost';
 import {
   failureOf,
   type Failure,
@@ -41,6 +40,20 @@ export type ErrorField = 'name' | 'email' | 'url' | 'tos' | 'captcha';
 
 /** Field → the message shown for it. */
 export type FieldErrors = Partial<Record<ErrorField, string>>;
+
+/** Why the host rule refuses a host; `format` covers everything but IP and localhost. */
+export type HostProblem = 'format' | 'ip' | 'local';
+
+/** A host's verdict: its ASCII form, lower case, without a trailing dot. */
+export type HostCheck =
+  { ok: true; ascii: string } | { ok: false; problem: HostProblem };
+
+/**
+ * A host rule: the host as typed (without port, brackets or user info) →
+ * its verdict. The machine holds the UTS #46 one (common/domainName.ts)
+ * once its chunk has loaded (D58).
+ */
+export type HostRule = (host: string) => HostCheck;
 
 export interface SignUpValues {
   name: string;
