@@ -223,6 +223,9 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
   let tagRequests = 0;
   let held: HeldSignUp[] | undefined;
   let heldChunks: HeldChunk[] | undefined;
+  // The chunk URLs whose connection was reset: an engine's resend of one is
+  // reset again, as a network that is down would.
+  let failedChunks = new Set<string>();
   // Bodies of the sign-ups whose connection was reset: each carries its own
   // captcha token, so only an engine's resend can repeat one.
   let dropped = new Set<string>();
@@ -286,6 +289,10 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
           request.method === 'GET' &&
           HOST_RULE_CHUNK.test(url.pathname)
         ) {
+          if (failedChunks.has(request.url)) {
+            unanswered.delete(request.id);
+            return { response: 'reset' };
+          }
           const queue = heldChunks;
           const outcome = await new Promise<'pass' | 'fail'>((settle) => {
             waiting.add(settle);
@@ -297,6 +304,7 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
             });
           });
           if (outcome === 'pass') return forward;
+          failedChunks.add(request.url);
           unanswered.delete(request.id);
           return { response: 'reset' };
         }
@@ -399,6 +407,7 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
       tagRequests = 0;
       held = undefined;
       heldChunks = undefined;
+      failedChunks = new Set();
       releaseScripts();
       dropped = new Set();
       for (const settle of waiting) settle('pass');
