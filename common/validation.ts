@@ -128,8 +128,8 @@ function isLookalike(char: string): boolean {
  * `https://` prepended when no protocol is given; `http:`/`https:` only; no
  * user name or password; the host a domain name with a top-level domain,
  * neither `localhost` (nor a name under it) nor an IP address in any
- * notation (see common/asciiHost.ts and common/domainName.ts). The URL is sent as typed, so it must
- * be one as typed: no whitespace or control characters, no `<` or `>`, a
+ * notation (common/asciiHost.ts, common/domainName.ts). The URL is sent
+ * as typed, so it must be one as typed: no whitespace or control characters, no `<` or `>`, a
  * host right after the `//` without `%` escapes, backslashes, invisible
  * characters or compatibility forms of `%`, `/`, `\`, `@`, `:` (checked as
  * typed and after NFKC), and a port of 1–65535 in ASCII digits if any.

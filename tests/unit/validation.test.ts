@@ -5,6 +5,7 @@ import {
   isValidEmail,
   keptCampaign,
   messages,
+  siteUrlNeedsIdnRule,
   validateSignUp,
   type FormToValidate,
   type SiteUrlProblem,
@@ -200,6 +201,54 @@ describe('checkSiteUrl without a URL parser', () => {
   ])('decides %j (accepted: %s) with no URL parser at all', (raw, ok) => {
     vi.stubGlobal('URL', undefined);
     expect(checkSiteUrl(raw).ok).toBe(ok);
+  });
+});
+
+describe('checkSiteUrl without the UTS #46 host rule (the page before its chunk, D58)', () => {
+  it.each([
+    ['bücher.de'],
+    ['https://пример.рф/status'],
+    ['xn--bcher-kva.de'],
+    ['XN--BCHER-KVA.DE'],
+    ['www.xn--bcher-kva.de:8080'],
+    ['example.xn--p1ai'],
+  ])('leaves %s unchecked: it needs the rule', (raw) => {
+    expect(checkSiteUrlWith(raw)).toEqual({ ok: false, problem: 'unchecked' });
+    expect(siteUrlNeedsIdnRule(raw)).toBe(true);
+  });
+
+  it.each<[string, ReturnType<typeof checkSiteUrlWith>]>([
+    ['example.com', { ok: true, url: 'https://example.com' }],
+    [
+      'https://a--b.example.org/x',
+      { ok: true, url: 'https://a--b.example.org/x' },
+    ],
+    ['localhost:3000', { ok: false, problem: 'local' }],
+    ['127.1', { ok: false, problem: 'ip' }],
+    ['example', { ok: false, problem: 'format' }],
+    ['ftp://bücher.de', { ok: false, problem: 'protocol' }],
+    ['https://user@bücher.de', { ok: false, problem: 'credentials' }],
+    ['exa\u200bmple.com', { ok: false, problem: 'invisible' }],
+  ])('decides %s without it', (raw, verdict) => {
+    const rule = vi.fn(checkHostName);
+    expect(checkSiteUrlWith(raw, rule)).toEqual(verdict);
+    expect(rule).not.toHaveBeenCalled();
+    expect(siteUrlNeedsIdnRule(raw)).toBe(false);
+  });
+
+  it('gives the unchecked message in validateSignUp, and the verdict with the rule', () => {
+    const form: FormToValidate = {
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      url: 'bücher.de',
+      tos: true,
+      captchaToken: 'captcha-token',
+    };
+    expect(validateSignUp(form)).toEqual({ url: messages.urlUnchecked });
+    expect(validateSignUp(form, checkHostName)).toEqual({});
+    expect(
+      validateSignUp({ ...form, url: 'bücher-.de' }, checkHostName),
+    ).toEqual({ url: messages.urlInvalid });
   });
 });
 
