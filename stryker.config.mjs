@@ -4,8 +4,7 @@
  * StrykerJS changes one expression at a time in the files below and runs the
  * unit, machine, model and server tests that cover it
  * (vitest.mutation.config.ts); a change no test notices is a survivor.
- * Views and scripts are left out, and common/unicodeBaseline.ts too: it is a
- * data table, checked against the Unicode tables by its own test.
+ * Views and scripts are left out.
  *
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
@@ -16,6 +15,7 @@ const config = {
     'machines/*.ts',
     'common/validation.ts',
     'common/fieldLimits.ts',
+    'common/asciiHost.ts',
     'common/domainName.ts',
     'common/signUpRuleActions.ts',
     'src/signUpClient.ts',

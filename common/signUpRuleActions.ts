@@ -25,7 +25,7 @@ export function requestOf(
   context: SignUpContext,
   errors: FieldErrors,
 ): SignUpRequest | null {
-  const url = checkSiteUrl(context.values.url);
+  const url = checkSiteUrl(context.values.url, context.hostRule ?? undefined);
   if (Object.keys(errors).length > 0 || !context.captchaToken || !url.ok) {
     return null;
   }
@@ -39,17 +39,52 @@ export function requestOf(
   };
 }
 
+/** Every client-side rule at once, with the host rule if it has loaded. */
+function errorsOf(context: SignUpContext): FieldErrors {
+  return validateSignUp(
+    { ...context.values, captchaToken: context.captchaToken },
+    context.hostRule ?? undefined,
+  );
+}
+
 export const signUpRuleActions = {
-  /** `validating`'s entry: every client-side rule at once (R5, R4.6). */
+  /**
+   * `validating`'s entry: every client-side rule at once (R5, R4.6). When
+   * the site URL's host needs the UTS #46 rule and it has not loaded, no
+   * error is shown yet and `awaitsHostRule` is set (D58).
+   */
   checkForm: assign<SignUpContext, SignUpEvent, unknown, SignUpEvent, never>(
     ({ context }) => {
-      const errors = validateSignUp({
-        ...context.values,
-        captchaToken: context.captchaToken,
-      });
-      return { errors, request: requestOf(context, errors) };
+      const url = checkSiteUrl(
+        context.values.url,
+        context.hostRule ?? undefined,
+      );
+      if (!url.ok && url.problem === 'unchecked') {
+        return { errors: {}, request: null, awaitsHostRule: true };
+      }
+      const errors = errorsOf(context);
+      return {
+        errors,
+        request: requestOf(context, errors),
+        awaitsHostRule: false,
+      };
     },
   ),
+  /**
+   * When the host rule could not be loaded: every rule's errors, the site
+   * URL's saying that it could not be checked (D59); nothing to send.
+   */
+  checkFormWithoutHostRule: assign<
+    SignUpContext,
+    SignUpEvent,
+    unknown,
+    SignUpEvent,
+    never
+  >(({ context }) => ({
+    errors: errorsOf(context),
+    request: null,
+    awaitsHostRule: false,
+  })),
   /**
    * R8.2: a refused name marks the name field and shows its help text.
    * Its params are the failure the request ended with (`failureOf`).

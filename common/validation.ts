@@ -3,13 +3,15 @@
  * docs/requirements.md; D11 to D19 and the length limits of D44 in
  * docs/decisions.md), as pure functions over plain values. The machine's
  * `validating` state calls {@link validateSignUp}; the prefill and the
- * local API reuse the e-mail and site-URL rules.
+ * local API reuse the e-mail and site-URL rules. An internationalised host
+ * is judged by the UTS #46 rule of common/domainName.ts, which the caller
+ * passes in: the API imports it, the page loads it when such a host
+ * appears (D58 in docs/decisions.md).
  */
 import { boolean, object, string, ValidationError } from 'yup';
 import type { ErrorField, FieldErrors } from '../machines/signUpMachine';
-import { checkHostName } from './domainName';
+import { checkAsciiHostName, needsIdnRule, type HostRule } from './asciiHost';
 import { FIELD_LIMITS, fitsFieldLimit } from './fieldLimits';
-import { NEWER_THAN_UNICODE_15 } from './unicodeBaseline';
 
 /** `2048` as the visitor reads it: `2,048`. */
 const characters = (limit: number) => limit.toLocaleString('en-GB');
@@ -48,6 +50,8 @@ export const messages = {
     'Enter the website address without invisible characters, such as zero-width spaces',
   urlLookalike:
     'Enter the website address with ordinary “/”, “:”, “@” and “%” signs, not full-width or look-alike ones',
+  urlUnchecked:
+    'Check your internet connection and submit again – the website address could not be checked',
   urlTooLong: `Enter a website address of ${characters(FIELD_LIMITS.url)} characters or fewer`,
   tosRequired: 'Agree to the terms of service to create your account',
   captchaRequired: 'Tick “I’m not a robot” to show you are a person',
@@ -70,7 +74,10 @@ export function isValidEmail(raw: string): boolean {
   );
 }
 
-/** Why a site URL is refused; each has its own message. */
+/**
+ * Why a site URL is refused; each has its own message. `unchecked`: the
+ * host needs the UTS #46 rule and none was given (D59).
+ */
 export type SiteUrlProblem =
   | 'empty'
   | 'format'
@@ -79,7 +86,8 @@ export type SiteUrlProblem =
   | 'ip'
   | 'credentials'
   | 'invisible'
-  | 'lookalike';
+  | 'lookalike'
+  | 'unchecked';
 
 export type SiteUrlCheck =
   { ok: true; url: string } | { ok: false; problem: SiteUrlProblem };
@@ -120,20 +128,24 @@ function isLookalike(char: string): boolean {
  * `https://` prepended when no protocol is given; `http:`/`https:` only; no
  * user name or password; the host a domain name with a top-level domain,
  * neither `localhost` (nor a name under it) nor an IP address in any
- * notation (see {@link checkHostName}). The URL is sent as typed, so it must
- * be one as typed: no whitespace or control characters, no `<` or `>`, a
+ * notation (common/asciiHost.ts, common/domainName.ts). The URL is sent
+ * as typed, so it must be one as typed: no whitespace or control characters, no `<` or `>`, a
  * host right after the `//` without `%` escapes, backslashes, invisible
  * characters or compatibility forms of `%`, `/`, `\`, `@`, `:` (checked as
  * typed and after NFKC), and a port of 1–65535 in ASCII digits if any.
  *
- * The verdict is this function's alone: it never calls the runtime's URL
- * parser, so Node's and every browser's give the same answer.
+ * The verdict never calls the runtime's URL parser, and an internationalised
+ * host is judged by the pinned `tr46` (`idnRule`), so Node's and every
+ * browser's give the same answer.
  *
  * @param raw the field as typed
+ * @param idnRule the rule for a host with a non-ASCII character or an
+ *   `xn--` label (`checkHostName` of common/domainName.ts); without it such
+ *   a host is `unchecked`
  * @returns `{ ok: true, url }` with the URL to send (trimmed, with its
  *   protocol, otherwise as typed), or `{ ok: false, problem }`
  */
-export function checkSiteUrl(raw: string): SiteUrlCheck {
+export function checkSiteUrl(raw: string, idnRule?: HostRule): SiteUrlCheck {
   const refuse = (problem: SiteUrlProblem): SiteUrlCheck => ({
     ok: false,
     problem,
@@ -151,13 +163,10 @@ export function checkSiteUrl(raw: string): SiteUrlCheck {
   // "?" or "#"; an "@" in it, even with an empty user name, is a credential.
   // An empty one ("//example.com" and "https:///example.com", whose extra
   // slash a parser would skip: rules 3 and 7 of docs/url-and-email-rules.md)
-  // is no domain name, and checkHostName refuses it as `format`.
+  // is no domain name, and the host rule refuses it as `format`.
   // Stryker disable next-line StringLiteral: split always yields a first part; the fallback only satisfies the type
   const authority = url.slice(scheme.length + 3).split(/[/?#]/, 1)[0] ?? '';
   if (authority.includes('@')) return refuse('credentials');
-  // First, so that an engine whose Unicode tables know such a character
-  // cannot give it another message than one whose tables do not.
-  if (NEWER_THAN_UNICODE_15.test(authority)) return refuse('format');
   // Stryker disable next-line LogicalOperator: in Node's Unicode tables NFKC neither makes nor unmakes an invisible character; another engine's may
   if (INVISIBLE.test(authority) || INVISIBLE.test(authority.normalize('NFKC')))
     return refuse('invisible');
@@ -174,7 +183,10 @@ export function checkSiteUrl(raw: string): SiteUrlCheck {
   }
   const colon = authority.indexOf(':');
   const host = colon === -1 ? authority : authority.slice(0, colon);
-  const hostCheck = checkHostName(host);
+  let hostCheck;
+  if (!needsIdnRule(host)) hostCheck = checkAsciiHostName(host);
+  else if (idnRule) hostCheck = idnRule(host);
+  else return refuse('unchecked');
   if (!hostCheck.ok) return refuse(hostCheck.problem);
   // RFC 3986 §3.2.3: port = *DIGIT; 0 is no port a server listens on.
   const port = colon === -1 ? '' : authority.slice(colon + 1);
@@ -186,12 +198,21 @@ export function checkSiteUrl(raw: string): SiteUrlCheck {
   return { ok: true, url };
 }
 
+/**
+ * Whether the site URL as typed has a host that only the UTS #46 rule
+ * (common/domainName.ts) can judge: a non-ASCII character or an `xn--`
+ * label in it (D58). What the page's prefetch of that rule asks.
+ */
+export function siteUrlNeedsIdnRule(raw: string): boolean {
+  const check = checkSiteUrl(raw);
+  return !check.ok && check.problem === 'unchecked';
+}
+
 /** The most characters (code points) a stored campaign may have (D10, D44). */
 export const CAMPAIGN_MAX_LENGTH = FIELD_LIMITS.campaign;
 
 // Not printable: controls, format (invisible) characters, line and paragraph
-// separators, lone surrogates, private-use and unassigned code points, and
-// those newer than the Unicode version every engine knows.
+// separators, lone surrogates, private-use and unassigned code points.
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/u;
 
 /**
@@ -209,9 +230,9 @@ const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/u;
 export function keptCampaign(raw: unknown): string | undefined {
   if (typeof raw !== 'string') return undefined;
   const value = raw.trim();
-  const printable =
-    !UNPRINTABLE.test(value) && !NEWER_THAN_UNICODE_15.test(value);
-  return value !== '' && fitsFieldLimit('campaign', value) && printable
+  return value !== '' &&
+    fitsFieldLimit('campaign', value) &&
+    !UNPRINTABLE.test(value)
     ? value
     : undefined;
 }
@@ -225,7 +246,13 @@ const SITE_URL_MESSAGES: Record<SiteUrlProblem, string> = {
   credentials: messages.urlCredentials,
   invisible: messages.urlInvisible,
   lookalike: messages.urlLookalike,
+  unchecked: messages.urlUnchecked,
 };
+
+/** What the rules are given beside the form: the UTS #46 host rule, if loaded. */
+interface RuleContext {
+  idnRule?: HostRule;
+}
 
 // D44: each text field's length is counted on the value as it is sent
 // (trimmed; the URL with the protocol the page adds), and checked after its
@@ -247,7 +274,8 @@ const signUpSchema = object({
   url: string()
     .default('')
     .test('site-url', messages.urlInvalid, function siteUrl(value) {
-      const check = checkSiteUrl(value);
+      const { idnRule } = this.options.context as RuleContext;
+      const check = checkSiteUrl(value, idnRule);
       if (!check.ok) {
         return this.createError({ message: SITE_URL_MESSAGES[check.problem] });
       }
@@ -263,13 +291,18 @@ const signUpSchema = object({
 /**
  * Runs every client-side rule at once (yup, `abortEarly: false`).
  *
+ * @param idnRule the UTS #46 host rule (common/domainName.ts); without it an
+ *   internationalised host gets the `unchecked` message
  * @returns field → first message; `{}` when the form may be sent
  */
-export function validateSignUp(input: FormToValidate): FieldErrors {
+export function validateSignUp(
+  input: FormToValidate,
+  idnRule?: HostRule,
+): FieldErrors {
   try {
     signUpSchema.validateSync(
       { ...input, captcha: input.captchaToken },
-      { abortEarly: false },
+      { abortEarly: false, context: { idnRule } satisfies RuleContext },
     );
     return {};
   } catch (error) {

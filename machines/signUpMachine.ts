@@ -2,13 +2,17 @@
  * The sign-up submission machine (R4.1 to R4.6 in docs/requirements.md).
  *
  * idle ──submit──▶ validating ──(client errors)──▶ idle
- *                       └──(no errors)──▶ submitting ──done──▶ success (final)
- *                                              └──error──▶ failure ──submit──▶ validating
+ *                     │ └──(no errors)──▶ submitting ──done──▶ success (final)
+ *                     │                        └──error──▶ failure ──submit──▶ validating
+ *                     └──(host rule not loaded)──▶ awaitingHostRule ──done──▶ validating
+ *                                                        └──error──▶ idle
  *
  * Effects reach it only as named actions and actors, which the page wires in
  * (`src/app.tsx`) and tests replace with `machine.provide(...)`:
- * `submitSignUp` (the HTTP call), `setLoginCookies`, `navigateHome`,
- * `reportFailure`, and the form's rules `checkForm` and `explainFailure`
+ * `submitSignUp` (the HTTP call), `loadHostRule` and `prefetchHostRule`
+ * (the chunk with the UTS #46 host rule, D58), `setLoginCookies`,
+ * `navigateHome`, `reportFailure`, and the form's rules `checkForm`,
+ * `checkFormWithoutHostRule` and `explainFailure`
  * (common/signUpRuleActions.ts); the captcha widget, which lives in the
  * view, hears `captcha.reset` emitted by the `resetCaptcha` action. It
  * imports only xstate and its contract (machines/signUpContract.ts), and
@@ -37,6 +41,20 @@ export type ErrorField = 'name' | 'email' | 'url' | 'tos' | 'captcha';
 /** Field → the message shown for it. */
 export type FieldErrors = Partial<Record<ErrorField, string>>;
 
+/** Why the host rule refuses a host; `format` covers everything but IP and localhost. */
+export type HostProblem = 'format' | 'ip' | 'local';
+
+/** A host's verdict: its ASCII form, lower case, without a trailing dot. */
+export type HostCheck =
+  { ok: true; ascii: string } | { ok: false; problem: HostProblem };
+
+/**
+ * A host rule: the host as typed (without port, brackets or user info) →
+ * its verdict. The machine holds the UTS #46 one (common/domainName.ts)
+ * once its chunk has loaded (D58).
+ */
+export type HostRule = (host: string) => HostCheck;
+
 export interface SignUpValues {
   name: string;
   email: string;
@@ -60,6 +78,10 @@ export interface SignUpContext {
   utmCampaign: string | undefined;
   /** What `submitting` sends: set by `checkForm` when the form has no errors. */
   request: SignUpRequest | null;
+  /** The UTS #46 host rule (common/domainName.ts), once its chunk has loaded. */
+  hostRule: HostRule | null;
+  /** Set by `checkForm`: the site URL's host needs `hostRule`, not loaded yet. */
+  awaitsHostRule: boolean;
 }
 
 export type SignUpEvent =
@@ -91,7 +113,7 @@ function withoutError(errors: FieldErrors, field: keyof FieldErrors) {
 
 /** Shared by `idle` and `failure`: the visitor edits the form. */
 const editing = {
-  'field.change': { actions: 'changeField' },
+  'field.change': { actions: ['changeField', 'prefetchHostRule'] },
   'checkbox.change': { actions: 'changeCheckbox' },
   'captcha.solve': { actions: 'storeCaptchaToken' },
   'captcha.expire': { actions: 'forgetCaptchaToken' },
@@ -111,6 +133,11 @@ export const signUpMachine = setup({
     submitSignUp: fromPromise<Session, SignUpRequest>(() =>
       // Stryker disable next-line StringLiteral: the machine reads no error's text (failureOf); this one is for a developer's debugger
       Promise.reject(new Error('submitSignUp was not provided')),
+    ),
+    // Replaced by the page with the chunk's loader (src/hostRuleLoader.ts).
+    loadHostRule: fromPromise<HostRule>(() =>
+      // Stryker disable next-line StringLiteral: the machine reads no error's text; this one is for a developer's debugger
+      Promise.reject(new Error('loadHostRule was not provided')),
     ),
   },
   actions: {
@@ -145,6 +172,17 @@ export const signUpMachine = setup({
     checkForm: () => {
       throw new Error('checkForm was not provided');
     },
+    // Provided with the rules: `checkForm` once the host rule could not be
+    // loaded, the site URL marked as not checked (D59).
+    checkFormWithoutHostRule: () => {
+      throw new Error('checkFormWithoutHostRule was not provided');
+    },
+    storeHostRule: assign((_, { hostRule }: { hostRule: HostRule }) => ({
+      hostRule,
+    })),
+    // Implemented by the page: starts loading the host rule's chunk when
+    // the site URL needs it, so that a submit rarely waits (D58).
+    prefetchHostRule: () => {},
     // R4.4: a failure clears every earlier error and shows one.
     recordFailure: assign((_, failure: Failure) => ({
       failure,
@@ -165,6 +203,7 @@ export const signUpMachine = setup({
     reportFailure: (_, _failure: Failure) => {},
   },
   guards: {
+    awaitsHostRule: ({ context }) => context.awaitsHostRule,
     hasFieldErrors: ({ context }) => Object.keys(context.errors).length > 0,
     isNameEditAfterRefusal: ({ context, event }) => {
       assertEvent(event, 'field.change');
@@ -181,6 +220,8 @@ export const signUpMachine = setup({
     failure: null,
     utmCampaign: input.utmCampaign,
     request: null,
+    hostRule: null,
+    awaitsHostRule: false,
   }),
   initial: 'idle',
   states: {
@@ -190,9 +231,33 @@ export const signUpMachine = setup({
     validating: {
       entry: ['clearFailure', 'checkForm'],
       always: [
+        { guard: 'awaitsHostRule', target: 'awaitingHostRule' },
         { guard: 'hasFieldErrors', target: 'idle', actions: 'announceErrors' },
         { target: 'submitting' },
       ],
+    },
+    // D58, D59: a host with a non-ASCII character or an `xn--` label waits
+    // for the chunk with its rule, as an early submit waits for the page;
+    // without it, nothing is sent and the site URL says so.
+    awaitingHostRule: {
+      tags: ['locked', 'sending'],
+      invoke: {
+        id: 'loadHostRule',
+        src: 'loadHostRule',
+        onDone: {
+          target: 'validating',
+          actions: [
+            {
+              type: 'storeHostRule',
+              params: ({ event }) => ({ hostRule: event.output }),
+            },
+          ],
+        },
+        onError: {
+          target: 'idle',
+          actions: ['checkFormWithoutHostRule', 'announceErrors'],
+        },
+      },
     },
     submitting: {
       tags: ['locked', 'sending'],

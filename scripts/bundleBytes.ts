@@ -30,6 +30,40 @@ export const STACK_PACKAGES = [
 /** Loaded only with SENTRY_DSN and a first report: not on a normal visit. */
 export const SENTRY_CHUNK = /^sentry\.[0-9a-f]+\.js$/;
 
+/**
+ * The chunks the page loads later than its first load, each named by a
+ * source module it holds (a path as its source map writes it, after any
+ * leading `../`; a package's anywhere in it) and by what makes the page fetch it (D58, D59 in
+ * docs/decisions.md). A chunk holding none of these counts as initial.
+ */
+export const LAZY_CHUNKS = [
+  {
+    name: 'UTS #46 host rule (tr46)',
+    module: 'node_modules/tr46/',
+    trigger: 'a host with a non-ASCII character or an xn-- label',
+  },
+  {
+    name: 'e-mail typo suggestions',
+    module: 'src/emailSuggestion.ts',
+    trigger: 'after the first paint',
+  },
+  {
+    name: 'Sentry',
+    module: 'src/sentry.ts',
+    trigger: 'the first error report, with SENTRY_DSN set',
+  },
+] as const;
+
+/** One lazily loaded chunk of a build. */
+export interface LazyChunk {
+  /** The script's file name. */
+  script: string;
+  name: string;
+  trigger: string;
+  /** Its file as sent. */
+  wire: Bytes;
+}
+
 /** Bytes of a text or a file, plain and compressed. */
 export interface Bytes {
   raw: number;
@@ -41,10 +75,15 @@ export interface Bytes {
 export type Origin = 'stack' | 'ours' | 'other';
 
 export interface JsComposition {
-  /** The scripts a normal visit loads (every chunk but Sentry's). */
+  /**
+   * The scripts `/signup` loads before the visitor's first interaction:
+   * every chunk but the {@link LAZY_CHUNKS}.
+   */
   scripts: string[];
   /** Their files as sent: the sums of the precompressed files. */
   wire: Bytes;
+  /** The chunks loaded later, listed and not counted in `wire`. */
+  lazy: LazyChunk[];
   /**
    * The generated code each origin accounts for, compressed on its own:
    * `stack` is the stack floor; `ours` is `src/` and `machines/`; `other`
@@ -151,17 +190,47 @@ export function codeByOrigin(
 
 /**
  * The JavaScript of a build (Parcel's output with source maps): the
- * scripts a normal visit loads, their bytes as sent, and their parts by
- * origin.
+ * scripts `/signup` loads first, their bytes as sent, and their parts by
+ * origin; and each lazily loaded chunk, named by the source module it
+ * holds ({@link LAZY_CHUNKS}), with its bytes and trigger.
  *
  * @throws Error when a script has no source map (build without
  *   `--no-source-maps`)
  */
 export function jsComposition(distDir: string): JsComposition {
-  const scripts = readdirSync(distDir).filter(
-    (name) => name.endsWith('.js') && !SENTRY_CHUNK.test(name),
-  );
+  const all = readdirSync(distDir).filter((name) => name.endsWith('.js'));
   const size = (name: string) => statSync(join(distDir, name)).size;
+  const wireOf = (name: string): Bytes => ({
+    raw: size(name),
+    gzip: size(`${name}.gz`),
+    brotli: size(`${name}.br`),
+  });
+  const lazy: LazyChunk[] = [];
+  for (const script of all) {
+    const sources = new TraceMap(
+      readFileSync(join(distDir, `${script}.map`), 'utf8'),
+    ).sources.map((source) => source?.replace(/^(?:\.\.\/)+/, '') ?? '');
+    // A package's path may go through another checkout's node_modules
+    // (`../main/node_modules/tr46/…`): it is matched anywhere in the source.
+    const chunk = LAZY_CHUNKS.find(({ module }) =>
+      sources.some((source) =>
+        module.startsWith('node_modules/')
+          ? source.includes(module)
+          : source === module,
+      ),
+    );
+    if (chunk) {
+      lazy.push({
+        script,
+        name: chunk.name,
+        trigger: chunk.trigger,
+        wire: wireOf(script),
+      });
+    }
+  }
+  const scripts = all.filter(
+    (name) => !lazy.some((chunk) => chunk.script === name),
+  );
   const stack = withDependencies(STACK_PACKAGES);
   const originOf = (source: string): Origin => {
     const name = packageOf(source);
@@ -177,14 +246,15 @@ export function jsComposition(distDir: string): JsComposition {
   }
   return {
     scripts,
-    wire: scripts.reduce(
-      (sum, name) => ({
-        raw: sum.raw + size(name),
-        gzip: sum.gzip + size(`${name}.gz`),
-        brotli: sum.brotli + size(`${name}.br`),
+    wire: scripts.map(wireOf).reduce(
+      (sum, bytes) => ({
+        raw: sum.raw + bytes.raw,
+        gzip: sum.gzip + bytes.gzip,
+        brotli: sum.brotli + bytes.brotli,
       }),
       { raw: 0, gzip: 0, brotli: 0 },
     ),
+    lazy,
     parts: {
       stack: bytesOf(code.stack),
       ours: bytesOf(code.ours),

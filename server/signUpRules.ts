@@ -8,6 +8,7 @@ import {
   SIGN_UP_FIELDS,
   type SignUpAnswer,
 } from '../machines/signUpContract';
+import { checkHostName } from '../common/domainName';
 import { checkSiteUrl, isValidEmail, keptCampaign } from '../common/validation';
 import { FIELD_LIMITS, fitsFieldLimit } from '../common/fieldLimits';
 
@@ -129,9 +130,10 @@ export function readSignUp(body: UntrustedBody): NewAccount | SignUpAnswer {
 }
 
 // R3.3 (docs/requirements.md): a URL is always sent with its protocol; D44:
-// it fits its limit as sent, trimmed.
+// it fits its limit as sent, trimmed. D58: the API judges an
+// internationalised host with the page's UTS #46 rule, imported directly.
 function checkUrlWithProtocol(url: string): boolean {
-  const check = checkSiteUrl(url);
+  const check = checkSiteUrl(url, checkHostName);
   return (
     check.ok && check.url === url.trim() && fitsFieldLimit('url', check.url)
   );

@@ -15,10 +15,13 @@ import {
   type SignUpRequest,
 } from '../machines/signUpContract';
 import type { AppConfig } from '../common/config';
+import type { HostRule } from '../common/asciiHost';
 import { signUpRuleActions } from '../common/signUpRuleActions';
+import { siteUrlNeedsIdnRule } from '../common/validation';
 import { createCookieJar } from './cookies';
 import { draftKey, type DraftPlace } from './draft';
 import { createErrorReporter, type ErrorReporter } from './errorReporting';
+import { createHostRuleLoader, type ImportHostRule } from './hostRuleLoader';
 import { readAddressParameters } from './prefill';
 import { createSignUpClient } from './signUpClient';
 import { loadTrackingTag, removeTrackingTag } from './trackingTag';
@@ -44,6 +47,8 @@ export interface AppEnvironment {
   storage?: () => Storage;
   /** The network; default the global `fetch`. */
   fetch?: typeof fetch;
+  /** Fetches the UTS #46 host rule's chunk; default a dynamic `import()`. */
+  importHostRule?: ImportHostRule;
   /** Receives the inspection events of both actors (Stately's inspector, tests). */
   inspect?: (event: InspectionEvent) => void;
 }
@@ -117,14 +122,25 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
     apiOrigin: config.apiOrigin,
     fetch: env.fetch,
   });
+  // D58: the UTS #46 host rule is a chunk, fetched when the site URL first
+  // needs it; a failed fetch is tried again by the next submit (D59).
+  const loadHostRule = createHostRuleLoader(env.importHostRule);
   const machine = signUpMachine.provide({
     actors: {
       submitSignUp: fromPromise<Session, SignUpRequest>(({ input }) =>
         submit(input),
       ),
+      loadHostRule: fromPromise<HostRule>(loadHostRule),
     },
     actions: {
       ...signUpRuleActions,
+      prefetchHostRule: ({ context }) => {
+        if (siteUrlNeedsIdnRule(context.values.url)) {
+          loadHostRule().catch(() => {
+            // Nothing to say yet: a submit tries again and says it (D59).
+          });
+        }
+      },
       setLoginCookies: (_, session: Session) =>
         cookies.setLoginCookies(session),
       // D7 (docs/decisions.md): `/` is the product's app, outside this page.

@@ -31,7 +31,11 @@ export function readAddressParameters(search: string): AddressParameters {
   const email = text('email');
   if (email !== undefined && isValidEmail(email)) values.email = email;
   const url = text('url');
-  if (url !== undefined && checkSiteUrl(url).ok) values.url = url;
+  // An internationalised host waits for the submit's check (D58).
+  const urlCheck = url === undefined ? undefined : checkSiteUrl(url);
+  if (urlCheck?.ok || (urlCheck && urlCheck.problem === 'unchecked')) {
+    values.url = url;
+  }
   return {
     values,
     utmSource: text('utm_source'),

@@ -70,6 +70,9 @@ const isChecked = (page: Page, selector: string) =>
  */
 const heldSignUps = new WeakMap<Page, Route[]>();
 
+/** The host rule's chunk requests (D58) each page holds, oldest first. */
+const heldChunks = new WeakMap<Page, Route[]>();
+
 export const signUpDriver: PageDriver<SignUpInput> = {
   visit: () => ({}),
   async prepare(page, origin) {
@@ -79,6 +82,14 @@ export const signUpDriver: PageDriver<SignUpInput> = {
       (url) => url.pathname === SIGN_UP_PATH,
       (route) => {
         held.push(route);
+      },
+    );
+    const chunks: Route[] = [];
+    heldChunks.set(page, chunks);
+    await page.route(
+      (url) => /^\/hostRuleChunk\.[0-9a-f]+\.js$/.test(url.pathname),
+      (route) => {
+        chunks.push(route);
       },
     );
     // After a success the page leaves for `/`. Answered 204 No Content,
@@ -123,6 +134,19 @@ export const signUpDriver: PageDriver<SignUpInput> = {
         );
       case 'submit':
         return page.locator('#signup-form button[type="submit"]').click();
+      case 'xstate.done.actor.loadHostRule':
+      case 'xstate.error.actor.loadHostRule': {
+        const held = heldChunks.get(page) ?? [];
+        const deadline = Date.now() + WAIT_MS;
+        while (held.length === 0 && Date.now() < deadline) {
+          await page.waitForTimeout(20);
+        }
+        const route = held.shift();
+        if (!route) throw new Error('the page fetched no host rule chunk');
+        return e.type === 'xstate.done.actor.loadHostRule'
+          ? route.continue()
+          : route.abort('internetdisconnected');
+      }
       case 'xstate.done.actor.submitSignUp':
       case 'xstate.error.actor.submitSignUp': {
         const held = heldSignUps.get(page) ?? [];

@@ -16,7 +16,9 @@ import {
   type Session,
   type SignUpRequest,
 } from '../../machines/signUpContract';
-import { validateSignUp } from '../../common/validation';
+import type { HostRule } from '../../common/asciiHost';
+import { checkHostName } from '../../common/domainName';
+import { siteUrlNeedsIdnRule, validateSignUp } from '../../common/validation';
 import { signUpRuleActions } from '../../common/signUpRuleActions';
 import type { ModelSpec } from './planner';
 
@@ -25,7 +27,18 @@ export type SubmitOutcome =
   | { type: 'xstate.done.actor.submitSignUp'; output: Session }
   | { type: 'xstate.error.actor.submitSignUp'; error: SignUpRejection };
 
-export type SignUpModelEvent = SignUpEvent | SubmitOutcome;
+/**
+ * What the invoked `loadHostRule` actor reports (D58, D59): the chunk with
+ * the UTS #46 rule arrived, or could not be fetched (offline).
+ */
+export type HostRuleOutcome =
+  | { type: 'xstate.done.actor.loadHostRule'; output: HostRule }
+  | { type: 'xstate.error.actor.loadHostRule'; error: Error };
+
+export type SignUpModelEvent = SignUpEvent | SubmitOutcome | HostRuleOutcome;
+
+/** A site whose host needs the UTS #46 rule: the chunk must arrive first. */
+export const MODEL_IDN_URL = 'bücher.de';
 
 export const MODEL_SESSION: Session = {
   token: 'model-token-4f9c',
@@ -53,12 +66,18 @@ export const signUpCases: SignUpModelEvent[] = [
   { type: 'field.change', field: 'email', value: 'ada@' },
   { type: 'field.change', field: 'url', value: 'example.com' },
   { type: 'field.change', field: 'url', value: 'localhost:3000' },
+  { type: 'field.change', field: 'url', value: MODEL_IDN_URL },
   { type: 'checkbox.change', field: 'tos', checked: true },
   { type: 'checkbox.change', field: 'tos', checked: false },
   { type: 'checkbox.change', field: 'newsletter', checked: true },
   { type: 'captcha.solve', token: 'fake-captcha-token' },
   { type: 'captcha.expire' },
   { type: 'submit' },
+  { type: 'xstate.done.actor.loadHostRule', output: checkHostName },
+  {
+    type: 'xstate.error.actor.loadHostRule',
+    error: new Error('the chunk could not be fetched'),
+  },
   { type: 'xstate.done.actor.submitSignUp', output: MODEL_SESSION },
   ...MODEL_FAILURES.map((failure): SubmitOutcome => ({
     type: 'xstate.error.actor.submitSignUp',
@@ -80,6 +99,10 @@ export function signUpCaseName(event: EventObject): string {
       return 'captcha expired';
     case 'submit':
       return 'submit';
+    case 'xstate.done.actor.loadHostRule':
+      return 'host rule loaded';
+    case 'xstate.error.actor.loadHostRule':
+      return 'host rule offline';
     case 'xstate.done.actor.submitSignUp':
       return 'reply: success';
     case 'xstate.error.actor.submitSignUp': {
@@ -92,7 +115,8 @@ export function signUpCaseName(event: EventObject): string {
 /**
  * Snapshots that look the same to the visitor and lead to the same
  * behaviour count as one state: the state, the failure's kind, which
- * errors show, and which rules the form breaks.
+ * errors show, which rules the form breaks, whether the site URL needs
+ * the host rule, and whether it has loaded.
  */
 export function abstractSignUp(snapshot: AnyMachineSnapshot): string {
   const context = snapshot.context as SignUpContext;
@@ -101,8 +125,13 @@ export function abstractSignUp(snapshot: AnyMachineSnapshot): string {
     context.failure?.kind ?? null,
     Object.keys(context.errors).sort(),
     Object.keys(
-      validateSignUp({ ...context.values, captchaToken: context.captchaToken }),
+      validateSignUp(
+        { ...context.values, captchaToken: context.captchaToken },
+        context.hostRule ?? undefined,
+      ),
     ).sort(),
+    siteUrlNeedsIdnRule(context.values.url),
+    context.hostRule !== null,
   ]);
 }
 
@@ -118,6 +147,7 @@ export const signUpModel: ModelSpec<SignUpInput> = {
       submitSignUp: fromPromise<Session, SignUpRequest>(
         () => new Promise<never>(() => {}),
       ),
+      loadHostRule: fromPromise<HostRule>(() => new Promise<never>(() => {})),
     },
   }),
   inputs: [{}],

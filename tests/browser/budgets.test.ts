@@ -5,21 +5,21 @@
  *
  * The JavaScript budget is relative to the stack floor: what the libraries
  * the page is built on (scripts/bundleBytes.ts, `STACK_PACKAGES`, with
- * their dependencies) cost in this very build. Everything else a normal
- * visit downloads (our code, punycode, the bundler's runtime) may add at
- * most 9.5 KiB of Brotli to it. The product's target is 7 KiB: the page
- * met it (7.0 KiB) until the one-verdict site-URL rule (common/domainName.ts,
- * common/unicodeBaseline.ts and punycode) added 2.0 KiB; docs/performance.md
- * gives the figures, and the product team decides (D41 in
- * docs/decisions.md). "A normal visit" is every script of the build but
- * Sentry's chunk, which is fetched only when SENTRY_DSN is configured and
- * an error is reported (src/errorReporting.ts).
+ * their dependencies) cost in this very build. Everything else `/signup`
+ * loads before the visitor's first interaction (our code, the bundler's
+ * runtime) may add to it: the product's budget is 7 KiB of Brotli (D58 in
+ * docs/decisions.md), not met yet (docs/performance.md gives the figures),
+ * so this test still holds the former ceiling of 9.5 KiB (D41, withdrawn)
+ * and the initial JS must not grow past it. The chunks loaded later
+ * (`LAZY_CHUNKS`: the UTS #46 host rule with tr46, the e-mail typo
+ * suggestions, Sentry) are listed, not counted.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   jsComposition,
+  LAZY_CHUNKS,
   SENTRY_CHUNK,
   type JsComposition,
 } from '../../scripts/bundleBytes';
@@ -29,9 +29,15 @@ import {
   type TestServer,
 } from '../../scripts/page/testServer';
 
+/** D58: the initial JS beyond the stack floor, Brotli, the product wants. */
+export const BUDGET_TARGET_ABOVE_FLOOR = 7 * 1024;
+
 /** The budgets, in bytes (KiB = 1024 bytes). */
 export const BUDGETS = {
-  /** JS on the wire beyond the stack floor, Brotli (target: 7 KiB). */
+  /**
+   * The initial JS beyond the stack floor, Brotli: D41's 9.5 KiB until the
+   * page meets D58's 7 KiB (`BUDGET_TARGET_ABOVE_FLOOR`).
+   */
   aboveStackFloorBrotli: 9.5 * 1024,
   /** The HTML with its inline stylesheet and early script, gzip. */
   htmlGzip: 5 * 1024,
@@ -53,7 +59,7 @@ describe('byte budgets', () => {
     js = jsComposition(distDir);
   });
 
-  it('counts the script the early script starts, and every other chunk but Sentry', () => {
+  it('counts the script the early script starts; the lazy chunks are not among them', () => {
     const html = readFileSync(join(distDir, 'index.html'), 'utf8');
     const started = [...html.matchAll(/"\/([^"/]+\.js)"/g)].map(
       (match) => match[1],
@@ -61,13 +67,30 @@ describe('byte budgets', () => {
     expect(started).toHaveLength(1);
     for (const name of started) expect(js.scripts).toContain(name);
     expect(files(SENTRY_CHUNK)).toHaveLength(1);
-    expect(js.scripts.some((name) => SENTRY_CHUNK.test(name))).toBe(false);
+    const lazy = js.lazy.map((chunk) => chunk.script);
+    expect(lazy).toContain(files(SENTRY_CHUNK)[0]);
+    for (const name of lazy) {
+      expect(js.scripts).not.toContain(name);
+      expect(started).not.toContain(name);
+    }
   });
 
-  it(`JS on the wire ≤ the stack floor + ${BUDGETS.aboveStackFloorBrotli} bytes, Brotli`, () => {
+  it('loads the UTS #46 host rule (tr46) in a chunk of its own (D58)', () => {
+    const [hostRule] = LAZY_CHUNKS;
+    expect(
+      js.lazy.filter((chunk) => chunk.name === hostRule.name),
+    ).toHaveLength(1);
+    for (const chunk of js.lazy) {
+      console.log(
+        `lazy chunk ${chunk.script} (${chunk.name}): ${chunk.wire.brotli} B brotli, ${chunk.wire.gzip} B gzip; loaded on ${chunk.trigger}`,
+      );
+    }
+  });
+
+  it(`initial JS ≤ the stack floor + ${BUDGETS.aboveStackFloorBrotli} bytes, Brotli`, () => {
     const above = js.wire.brotli - js.parts.stack.brotli;
     console.log(
-      `JS on the wire: ${js.wire.brotli} B brotli, ${js.wire.gzip} B gzip; stack floor ${js.parts.stack.brotli} B brotli; above it ${above} B; our code alone ${js.parts.ours.brotli} B brotli (${js.scripts.join(', ')})`,
+      `initial JS: ${js.wire.brotli} B brotli, ${js.wire.gzip} B gzip; stack floor ${js.parts.stack.brotli} B brotli; above it ${above} B (D58 target ${BUDGET_TARGET_ABOVE_FLOOR} B: ${above <= BUDGET_TARGET_ABOVE_FLOOR ? 'met' : 'not met'}); our code alone ${js.parts.ours.brotli} B brotli (${js.scripts.join(', ')})`,
     );
     expect(js.parts.stack.raw).toBeGreaterThan(0);
     expect(js.parts.ours.raw).toBeGreaterThan(0);
@@ -120,7 +143,8 @@ describe('delivery', () => {
     // Parcel names the entry's bundles after the project's folder, which is
     // not always `main` (a CI clone): take the page's hashed JS.
     const assets = [...files(/^(?!sentry\.).+\.[0-9a-f]{8}\.js$/)];
-    expect(assets.length).toBe(1);
+    // The page's script and the host rule's chunk (D58).
+    expect(assets.length).toBe(2);
     for (const asset of assets) {
       for (const encoding of ['br', 'gzip']) {
         const { response } = await head(`/${asset}`, encoding);

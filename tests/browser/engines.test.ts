@@ -179,6 +179,7 @@ describe.each(ENGINES)('%s', (engine) => {
         try {
           await using(await openSignUpPage(suite, api.origin), async (page) => {
             const held = suite.network.holdSignUps();
+            const chunks = suite.network.holdHostRuleChunks();
             const model = modelSnapshots(signUpModel, path);
             await expect
               .poll(() => page.evaluate(readSignUpView))
@@ -186,7 +187,7 @@ describe.each(ENGINES)('%s', (engine) => {
             for (const [index, event] of (
               path.events as SignUpModelEvent[]
             ).entries()) {
-              await performSignUp(page, held, event);
+              await performSignUp(page, held, event, chunks);
               const expected = model.after[index];
               if (!expected) throw new Error('no model snapshot for a step');
               if (expected.matches('success')) {

@@ -55,7 +55,11 @@ describe('signUpMachine, machine level', () => {
         path.events as SignUpModelEvent[]
       ).entries()) {
         const before = requests.length;
-        if (step.type === 'xstate.done.actor.submitSignUp') {
+        if (step.type === 'xstate.done.actor.loadHostRule') {
+          harness.hostRuleLoads.at(-1)?.resolve(step.output);
+        } else if (step.type === 'xstate.error.actor.loadHostRule') {
+          harness.hostRuleLoads.at(-1)?.reject(step.error);
+        } else if (step.type === 'xstate.done.actor.submitSignUp') {
           requests.at(-1)?.answer.resolve(step.output);
           outcomes += 1;
         } else if (step.type === 'xstate.error.actor.submitSignUp') {
@@ -72,12 +76,19 @@ describe('signUpMachine, machine level', () => {
 
         // R4.6: one request per submit that passes validation,
         // none while a client-side error exists.
+        // A submit that waited for the host rule sends when it arrives.
+        const sends =
+          step.type === 'submit' ||
+          step.type === 'xstate.done.actor.loadHostRule';
         expect(requests.length - before).toBe(
-          step.type === 'submit' && expected.matches('submitting') ? 1 : 0,
+          sends && expected.matches('submitting') ? 1 : 0,
         );
-        // Inputs locked while the request runs, and while leaving for `/`.
+        // Inputs locked while the request runs, while the host rule's
+        // chunk is awaited (D58), and while leaving for `/`.
         expect(snapshot.hasTag('locked')).toBe(
-          expected.matches('submitting') || expected.matches('success'),
+          expected.matches('submitting') ||
+            expected.matches('awaitingHostRule') ||
+            expected.matches('success'),
         );
         // The captcha is reset whatever the outcome.
         expect(harness.captchaResets).toBe(outcomes);

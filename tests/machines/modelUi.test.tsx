@@ -25,6 +25,8 @@ import {
 import { describePath, modelSnapshots } from '../../scripts/model/modelRun';
 import { planPaths, type PlannedPath } from '../../scripts/model/planner';
 import { heldNetwork, replyFor } from '../../scripts/model/serverReplies';
+import type { HostRule } from '../../common/asciiHost';
+import { deferred, type Deferred } from './support/signUpHarness';
 import {
   MODEL_SESSION,
   signUpModel,
@@ -56,6 +58,9 @@ async function renderPage(search: string) {
   const signUp = recordTransitions(signUpMachine.id);
   const consent = recordTransitions(consentMachine.id);
   const network = heldNetwork();
+  // The host rule's chunk is held like the network, until the path says
+  // whether it arrived (D58) or not (D59).
+  const chunkLoads: Deferred<{ checkHostName: HostRule }>[] = [];
   const navigations: string[] = [];
   const addresses: string[] = [];
   const app = startSignUpApp({
@@ -67,6 +72,11 @@ async function renderPage(search: string) {
     replaceAddress: (path) => addresses.push(path),
     navigate: (path) => navigations.push(path),
     fetch: network.fetch,
+    importHostRule: () => {
+      const load = deferred<{ checkHostName: HostRule }>();
+      chunkLoads.push(load);
+      return load.promise;
+    },
     inspect: (event: InspectionEvent) => {
       signUp.inspect(event);
       consent.inspect(event);
@@ -77,6 +87,7 @@ async function renderPage(search: string) {
   return {
     user: userEvent.setup(),
     network,
+    chunkLoads,
     navigations,
     addresses,
     walked: { signUp: signUp.record, consent: consent.record },
@@ -116,6 +127,7 @@ const LABELS = {
 async function performSignUp(
   user: UserEvent,
   network: ReturnType<typeof heldNetwork>,
+  chunkLoads: Deferred<{ checkHostName: HostRule }>[],
   event: SignUpModelEvent,
 ) {
   switch (event.type) {
@@ -163,6 +175,18 @@ async function performSignUp(
     case 'xstate.error.actor.submitSignUp':
       await act(async () => network.answer(replyFor(event)));
       return;
+    case 'xstate.done.actor.loadHostRule': {
+      const load = chunkLoads.at(-1);
+      if (!load) throw new Error('the page fetched no host rule');
+      await act(async () => load.resolve({ checkHostName: event.output }));
+      return;
+    }
+    case 'xstate.error.actor.loadHostRule': {
+      const load = chunkLoads.at(-1);
+      if (!load) throw new Error('the page fetched no host rule');
+      await act(async () => load.reject(event.error));
+      return;
+    }
   }
 }
 
@@ -180,7 +204,7 @@ describe('signUpMachine, UI level (React in jsdom)', () => {
       for (const [index, event] of (
         path.events as SignUpModelEvent[]
       ).entries()) {
-        await performSignUp(page.user, page.network, event);
+        await performSignUp(page.user, page.network, page.chunkLoads, event);
         const expected = model.after[index];
         if (!expected) throw new Error('the model has no snapshot for a step');
         await waitFor(() =>

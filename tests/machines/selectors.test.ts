@@ -103,6 +103,8 @@ describe('the form rules reach the machine only when provided', () => {
       failure: null,
       utmCampaign: undefined,
       request: null,
+      hostRule: null,
+      awaitsHostRule: false,
     }) satisfies SignUpContext;
 
   it('requestOf: trimmed name and e-mail, https:// added (R5.5), no campaign unless kept', () => {

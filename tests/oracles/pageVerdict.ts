@@ -2,8 +2,17 @@
  * The page's verdict on one input, as the form gives it: the same pure code
  * runs in Node (tests/oracles/verdicts.ts) and, bundled, in every browser
  * engine. It must stay free of Node and DOM APIs.
+ *
+ * As in the page, a site URL whose host needs the UTS #46 rule (D58) is
+ * judged with that rule (common/domainName.ts, the chunk the page loads),
+ * and any other input without it.
  */
-import { validateSignUp, type FormToValidate } from '../../common/validation';
+import { checkHostName } from '../../common/domainName';
+import {
+  siteUrlNeedsIdnRule,
+  validateSignUp,
+  type FormToValidate,
+} from '../../common/validation';
 
 export type VerdictKind = 'url' | 'email';
 
@@ -37,7 +46,9 @@ const VALID_FORM: FormToValidate = {
  *   R5.9) on a valid form whose `url` or `email` is the case's input
  */
 export function pageVerdict({ input, kind }: VerdictCase): Verdict {
-  const message = validateSignUp({ ...VALID_FORM, [kind]: input })[kind];
+  const form = { ...VALID_FORM, [kind]: input };
+  const idnRule = siteUrlNeedsIdnRule(form.url) ? checkHostName : undefined;
+  const message = validateSignUp(form, idnRule)[kind];
   return message === undefined
     ? { input, kind, ok: true }
     : { input, kind, ok: false, message };

@@ -11,8 +11,9 @@
  * not depend on the Node version either (docs/url-and-email-rules.md). This
  * module must never import `common/validation.ts` or `common/domainName.ts`: the
  * property tests compare the two, and an oracle that shares code with the
- * rules under test proves nothing. It shares only data: the table of
- * characters newer than Unicode 15.0 (`common/unicodeBaseline.ts`).
+ * rules under test proves nothing. It shares none: the rule runs `tr46` as
+ * the URL Standard's "domain to ASCII" does on the whole host; the oracle
+ * decodes each label with it and checks the parser's result with validator.
  *
  * Where the product deliberately departs from what validator or the parser
  * would say on their own, the oracle does the same, says why in a comment,
@@ -21,7 +22,6 @@
 import { toASCII, toUnicode } from 'tr46';
 import validator from 'validator';
 import { URL as StandardUrl } from 'whatwg-url';
-import { NEWER_THAN_UNICODE_15 } from '../../common/unicodeBaseline';
 
 /** The oracle's verdict: `url` is what the form would send when accepted. */
 export interface OracleVerdict {
@@ -110,16 +110,9 @@ export const KEPT_DISAGREEMENTS: readonly KeptDisagreement[] = [
   {
     rule: 'url',
     from: 'parser',
-    example: '♥.net',
+    example: 'xn--bcher--3ya.de',
     reason:
-      'a label holds letters, marks, digits and hyphens (IDNA2008, RFC 5892); UTS #46 also lets symbols through',
-  },
-  {
-    rule: 'url',
-    from: 'parser',
-    example: '\u{1e5d0}\u{1e5d1}.com',
-    reason:
-      'characters newer than Unicode 15.0, the oldest tables among the supported engines, are refused; tr46 knows Unicode 17.0',
+      'a label must not end with a hyphen, as a U-label either (RFC 5891 §4.2.3.1); the parser does not check hyphens',
   },
   {
     rule: 'email',
@@ -255,14 +248,11 @@ function isPunctuationLookalike(char: string): boolean {
       (c.charCodeAt(0) < 0x80 && !/[a-z0-9]/i.test(c) && c.trim() !== ''),
   );
 }
-// Kept: a label is letters, marks, digits and inner hyphens (IDNA2008's
-// PVALID, RFC 5892, in the main, and RFC 5891 §4.2.3.1 for the hyphens);
-// UTS #46 also takes symbols such as "♥", and hyphens at the ends.
-const U_LABEL = /^(?!-)[\p{L}\p{M}\p{Nd}-]+(?<!-)$/u;
-// Kept: characters newer than Unicode 15.0, the oldest tables among the
-// engines, are refused: tr46 (Unicode 17.0) would judge them as only the
-// newest engines do. Which characters those are is Unicode's data, shared
-// with the rule; the test of common/unicodeBaseline.ts checks it.
+// Kept: a U-label has no hyphen at either end (RFC 5891 §4.2.3.1), which
+// the parser does not check, and no zero-width joiner or non-joiner: the
+// product refuses invisible characters in a host, so an A-label must not
+// hold them either (docs/url-and-email-rules.md, "Known limits").
+const U_LABEL = /^(?!-)[^\u200c\u200d]+(?<!-)$/u;
 
 /**
  * The oracle for the site-URL field: trimmed; `https://` prepended when no
@@ -314,9 +304,6 @@ export function oracleSiteUrl(raw: string): OracleVerdict {
   if (/[%\\]/.test(authority)) {
     return reject('format: "%" or "\\" in the host as typed');
   }
-  if (NEWER_THAN_UNICODE_15.test(authority)) {
-    return reject('format: a script newer than Unicode 15.0 in the host');
-  }
 
   let parsed: StandardUrl;
   try {
@@ -360,12 +347,13 @@ export function oracleSiteUrl(raw: string): OracleVerdict {
     return reject('format: host longer than 253 characters');
   }
   // Kept: every label is an A-label that tr46 decodes strictly (valid
-  // Punycode, Bidi Rule, joiners) and re-encodes to itself, or plain LDH;
-  // and its U-label holds letters, marks, digits and hyphens only.
+  // Punycode, Bidi Rule, joiners, STD3 characters) and re-encodes to
+  // itself, or plain LDH; and its U-label passes U_LABEL.
   for (const label of name.split('.')) {
     const { domain, error } = toUnicode(label, {
       checkBidi: true,
       checkJoiners: true,
+      useSTD3ASCIIRules: true,
     });
     if (error || toASCII(domain) !== label || !U_LABEL.test(domain)) {
       return reject(`format: ${label} is no valid label`);
@@ -376,10 +364,10 @@ export function oracleSiteUrl(raw: string): OracleVerdict {
   if (toASCII(name, { checkBidi: true }) === null) {
     return reject(`format: ${name} breaks the Bidi Rule`);
   }
-  // Kept: the TLD is alphabetic: ASCII letters, or an A-label whose U-label
-  // has letters and marks only (isFQDN lets any "xn…" TLD through).
+  // Kept: the TLD is alphabetic, ASCII letters, or an A-label of a
+  // U-label (isFQDN lets any "xn…" TLD through).
   const tld = toUnicode(name.slice(name.lastIndexOf('.') + 1)).domain;
-  if (!/^(?:[a-z]{2,}|[\p{L}\p{M}]*[^\0-\x7f][\p{L}\p{M}]*)$/u.test(tld)) {
+  if (!/^(?:[a-z]{2,}|.*[^\0-\x7f].*)$/u.test(tld)) {
     return reject(`format: TLD ${tld} is not alphabetic`);
   }
   return accept(

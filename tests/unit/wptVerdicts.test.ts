@@ -12,7 +12,10 @@ import vm from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readSignUp } from '../../server/signUpRules';
 import { checkHostName } from '../../common/domainName';
-import { checkSiteUrl, messages } from '../../common/validation';
+import {
+  checkSiteUrl as checkSiteUrlWith,
+  messages,
+} from '../../common/validation';
 import { oracleEmail, oracleSiteUrl } from '../oracles/urlOracle';
 import {
   browserVerdictScript,
@@ -22,6 +25,10 @@ import {
   type Verdict,
   type VerdictCase,
 } from '../oracles/verdicts';
+
+// The site-URL rule as the API runs it: with the UTS #46 host rule
+// (common/domainName.ts) that the page loads for an internationalised host.
+const checkSiteUrl = (raw: string) => checkSiteUrlWith(raw, checkHostName);
 
 const cases = verdictCases();
 const page = nodeVerdicts(cases);

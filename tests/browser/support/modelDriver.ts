@@ -3,12 +3,13 @@
  * through a model path's events, as a visitor would: pointer clicks and
  * keyboard typing (tests/browser/engines.test.ts). The sign-up request is
  * held by the tests' proxy until the path says how it ends: a success goes
- * on to the local API, a failure gets its reply in the API's place.
+ * on to the local API, a failure gets its reply in the API's place; so is
+ * the host rule's chunk (D58): it arrives, or the connection fails (D59).
  */
 import { expect } from 'vitest';
 import type { EventObject } from 'xstate';
 import type { EnginePage } from './engines/browser';
-import type { HeldSignUp } from './engines/network';
+import type { HeldChunk, HeldSignUp } from './engines/network';
 import { replyFor } from '../../../scripts/model/serverReplies';
 import type { SignUpModelEvent } from '../../../scripts/model/signUpModel';
 
@@ -39,6 +40,7 @@ export async function performSignUp(
   page: EnginePage,
   held: HeldSignUp[],
   event: SignUpModelEvent,
+  chunks: HeldChunk[] = [],
 ) {
   switch (event.type) {
     case 'field.change':
@@ -62,6 +64,16 @@ export async function performSignUp(
       return;
     case 'submit':
       return page.click('#signup-form button[type="submit"]');
+    case 'xstate.done.actor.loadHostRule':
+    case 'xstate.error.actor.loadHostRule': {
+      // The chunk was asked for when the host was typed, or by the submit.
+      await expect.poll(() => chunks.length).toBeGreaterThan(0);
+      const chunk = chunks.shift() as HeldChunk;
+      chunk.settle(
+        event.type === 'xstate.done.actor.loadHostRule' ? 'pass' : 'fail',
+      );
+      return;
+    }
     case 'xstate.done.actor.submitSignUp':
     case 'xstate.error.actor.submitSignUp': {
       await expect.poll(() => held.length).toBeGreaterThan(0);

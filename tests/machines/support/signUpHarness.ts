@@ -3,6 +3,7 @@
  * `machine.provide`: the HTTP call answers when the test says so, and the
  * cookie and navigation actions are recorded.
  */
+import type { HostRule } from '../../../common/asciiHost';
 import { signUpRuleActions } from '../../../common/signUpRuleActions';
 import { createActor, fromPromise, type InspectionEvent } from 'xstate';
 import {
@@ -42,6 +43,8 @@ export function startSignUp(
   inspect?: (event: InspectionEvent) => void,
 ) {
   const requests: { request: SignUpRequest; answer: Deferred<Session> }[] = [];
+  /** Each time the machine asked for the host rule's chunk (D58). */
+  const hostRuleLoads: Deferred<HostRule>[] = [];
   const cookies: Session[] = [];
   let navigations = 0;
   let captchaResets = 0;
@@ -54,6 +57,11 @@ export function startSignUp(
           return answer.promise;
         },
       ),
+      loadHostRule: fromPromise<HostRule>(() => {
+        const load = deferred<HostRule>();
+        hostRuleLoads.push(load);
+        return load.promise;
+      }),
     },
     actions: {
       ...signUpRuleActions,
@@ -74,6 +82,7 @@ export function startSignUp(
   return {
     actor,
     requests,
+    hostRuleLoads,
     cookies,
     get navigations() {
       return navigations;

@@ -117,6 +117,17 @@ export interface HeldSignUp extends SeenSignUp {
   settle: (outcome: 'pass' | Reply) => void;
 }
 
+/**
+ * A request for the host rule's chunk (D58), held until the test says
+ * whether it arrives (`pass`) or the network fails (`fail`, D59).
+ */
+export interface HeldChunk {
+  settle: (outcome: 'pass' | 'fail') => void;
+}
+
+/** The host rule's chunk, with or without a retry's query. */
+const HOST_RULE_CHUNK = /^\/hostRuleChunk\.[0-9a-f]+\.js$/;
+
 export interface NetworkEdge {
   /** The proxy's port on 127.0.0.1. */
   port: number;
@@ -135,6 +146,11 @@ export interface NetworkEdge {
    * test settles it; the held requests queue up in the returned array.
    */
   holdSignUps: () => HeldSignUp[];
+  /**
+   * From now until the next reset, holds each request for the host rule's
+   * chunk until the test settles it; they queue up in the returned array.
+   */
+  holdHostRuleChunks: () => HeldChunk[];
   /**
    * From now until `release` (or the next reset), holds every request for
    * a script of this machine's pages: the page runs as on a slow
@@ -206,6 +222,10 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
   const unanswered = new Map<string, SeenExchange>();
   let tagRequests = 0;
   let held: HeldSignUp[] | undefined;
+  let heldChunks: HeldChunk[] | undefined;
+  // The chunk URLs whose connection was reset: an engine's resend of one is
+  // reset again, as a network that is down would.
+  let failedChunks = new Set<string>();
   // Bodies of the sign-ups whose connection was reset: each carries its own
   // captcha token, so only an engine's resend can repeat one.
   let dropped = new Set<string>();
@@ -263,6 +283,30 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
           scriptsHeld.count += 1;
           await scriptsHeld.released;
           return forward;
+        }
+        if (
+          heldChunks &&
+          request.method === 'GET' &&
+          HOST_RULE_CHUNK.test(url.pathname)
+        ) {
+          if (failedChunks.has(request.url)) {
+            unanswered.delete(request.id);
+            return { response: 'reset' };
+          }
+          const queue = heldChunks;
+          const outcome = await new Promise<'pass' | 'fail'>((settle) => {
+            waiting.add(settle);
+            queue.push({
+              settle: (value) => {
+                waiting.delete(settle);
+                settle(value);
+              },
+            });
+          });
+          if (outcome === 'pass') return forward;
+          failedChunks.add(request.url);
+          unanswered.delete(request.id);
+          return { response: 'reset' };
         }
         if (
           appPageStubbed &&
@@ -332,6 +376,10 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
       held = [];
       return held;
     },
+    holdHostRuleChunks: () => {
+      heldChunks = [];
+      return heldChunks;
+    },
     holdPageScripts: () => {
       let resolveHold = () => {};
       const hold = {
@@ -358,6 +406,8 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
       unanswered.clear();
       tagRequests = 0;
       held = undefined;
+      heldChunks = undefined;
+      failedChunks = new Set();
       releaseScripts();
       dropped = new Set();
       for (const settle of waiting) settle('pass');
