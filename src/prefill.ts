@@ -33,7 +33,7 @@ export function readAddressParameters(search: string): AddressParameters {
   const url = text('url');
   // An internationalised host waits for the submit's check (D58).
   const urlCheck = url === undefined ? undefined : checkSiteUrl(url);
-  if (urlCheck?.ok || (urlCheck && urlCheck.problem === 'unchecked')) {
+  if (urlCheck && (urlCheck.ok || urlCheck.problem === 'unchecked')) {
     values.url = url;
   }
   return {

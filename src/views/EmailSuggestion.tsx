@@ -86,7 +86,7 @@ export function EmailSuggestion({
           Did you mean <strong>{suggested}</strong>?{' '}
           <button
             type="button"
-            className="email-suggestion__apply"
+            className="link-button email-suggestion__apply"
             aria-disabled={locked || undefined}
             onClick={() => {
               if (!locked) onApply(suggested);
