@@ -48,6 +48,11 @@ export const LAZY_CHUNKS = [
     trigger: 'after the first paint',
   },
   {
+    name: 'consent modal',
+    module: 'src/views/ConsentDialog.tsx',
+    trigger: 'the consent modal opens (a campaign visit, or Cookie settings)',
+  },
+  {
     name: 'Sentry',
     module: 'src/sentry.ts',
     trigger: 'the first error report, with SENTRY_DSN set',

@@ -26,7 +26,7 @@ import { readAddressParameters } from './prefill';
 import { createSignUpClient } from './signUpClient';
 import { loadTrackingTag, removeTrackingTag } from './trackingTag';
 import { SignUpPage } from './views/SignUpPage';
-import type { ConsentActor } from './views/ConsentDialog';
+import type { ConsentActor } from './views/consentView';
 
 export interface AppEnvironment {
   config: AppConfig;

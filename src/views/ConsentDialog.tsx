@@ -1,41 +1,7 @@
-import { useSelector } from '@xstate/react';
 import { useEffect, useRef } from 'react';
-import type { ActorRefFrom } from 'xstate';
-import {
-  selectChoice,
-  selectModalOpen,
-  selectSettingsShown,
-  type ConsentChoice,
-  type consentMachine,
-} from '../../machines/consentMachine';
-import { useHydrated } from './hydration';
-
-export type ConsentActor = ActorRefFrom<typeof consentMachine>;
-
-export interface ConsentView {
-  /** The modal is open. */
-  open: boolean;
-  choice: ConsentChoice;
-  /** The "Cookie settings" link shows. */
-  settingsShown: boolean;
-}
-
-/**
- * What the consent views show. The prerendered page knows no stored choice
- * and no address, so while React adopts it the views show its default
- * (modal closed, no choice); the actor's real state shows in the render
- * right after, which keeps the hydration free of mismatches whatever the
- * visit's cookies and address say.
- */
-export function useConsentView(consent: ConsentActor): ConsentView {
-  const hydrated = useHydrated();
-  const open = useSelector(consent, selectModalOpen);
-  const choice = useSelector(consent, selectChoice);
-  const settingsShown = useSelector(consent, selectSettingsShown);
-  return hydrated
-    ? { open, choice, settingsShown }
-    : { open: false, choice: 'unset', settingsShown: false };
-}
+// Types only: the modal's chunk (D64) imports nothing but React, so the
+// page's own bundle need not share its modules with it.
+import type { ConsentActor, ConsentView } from './consentView';
 
 const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled])';
 
@@ -63,15 +29,19 @@ function keepFocusInside(dialog: HTMLElement, event: KeyboardEvent) {
  * label and text and no answer is preselected; Tab and Shift+Tab cycle
  * inside it while the page behind is `inert`; Escape closes it, keeping the
  * current choice; on close, focus returns to where it was.
+ *
+ * @param view what the page shows of the consent actor (consentView.tsx)
+ * @param consent the actor the visitor's answers are sent to
  */
 export function ConsentDialog({
+  view: { open, choice },
   consent,
   productName,
 }: {
+  view: ConsentView;
   consent: ConsentActor;
   productName: string;
 }) {
-  const { open, choice } = useConsentView(consent);
   const dialogRef = useRef<HTMLDivElement>(null);
   const openerRef = useRef<Element | null>(null);
 
@@ -163,21 +133,5 @@ export function ConsentDialog({
         )}
       </div>
     </div>
-  );
-}
-
-/** "Cookie settings": shown only once a choice exists (R4.10). */
-export function ConsentSettingsLink({ consent }: { consent: ConsentActor }) {
-  const { settingsShown } = useConsentView(consent);
-  if (!settingsShown) return null;
-  return (
-    <button
-      type="button"
-      className="link-button"
-      data-testid="consent-settings"
-      onClick={() => consent.send({ type: 'settings.open' })}
-    >
-      Cookie settings
-    </button>
   );
 }

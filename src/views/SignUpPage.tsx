@@ -1,10 +1,44 @@
+import { useEffect, useState } from 'react';
+import type { ConsentDialog } from './ConsentDialog';
 import {
-  ConsentDialog,
   ConsentSettingsLink,
   useConsentView,
   type ConsentActor,
-} from './ConsentDialog';
+} from './consentView';
 import { SignUpForm, type SignUpFormProps } from './SignUpForm';
+
+/**
+ * The consent modal's component once its chunk has arrived: it is fetched
+ * the first time the modal opens (D64 in docs/decisions.md), since most
+ * visits never open it.
+ */
+let LoadedDialog: typeof ConsentDialog | undefined;
+
+/**
+ * Fetches the consent modal's chunk when `open` first turns true.
+ *
+ * @returns whether {@link LoadedDialog} is there; false before, and for
+ *   good when the chunk cannot be fetched (the page stays usable, and with
+ *   no choice made no tag loads)
+ */
+function useConsentDialogLoaded(open: boolean): boolean {
+  const [loaded, setLoaded] = useState(LoadedDialog !== undefined);
+  useEffect(() => {
+    if (!open || loaded) return;
+    let current = true;
+    import('./ConsentDialog').then(
+      ({ ConsentDialog }) => {
+        LoadedDialog = ConsentDialog;
+        if (current) setLoaded(true);
+      },
+      () => {},
+    );
+    return () => {
+      current = false;
+    };
+  }, [open, loaded]);
+  return loaded;
+}
 
 export interface SignUpPageProps extends SignUpFormProps {
   /** The running consent actor (started once, outside React: src/app.tsx). */
@@ -14,14 +48,17 @@ export interface SignUpPageProps extends SignUpFormProps {
 /**
  * The whole sign-up page: the product's pitch beside the form, the footer
  * with the consent settings, and the consent modal, while which the page
- * behind is `inert` (HTML standard: neither focusable nor clickable).
+ * behind is `inert` (HTML standard: neither focusable nor clickable). The
+ * page turns inert only once the modal is there to take its place.
  */
 export function SignUpPage({ consent, ...formProps }: SignUpPageProps) {
   const { productName } = formProps;
-  const { open: modalOpen } = useConsentView(consent);
+  const consentView = useConsentView(consent);
+  const modalOpen = consentView.open;
+  const dialogLoaded = useConsentDialogLoaded(modalOpen);
   return (
     <>
-      <div className="page" inert={modalOpen}>
+      <div className="page" inert={modalOpen && dialogLoaded}>
         <header className="page__header">
           <a className="brand" href="/">
             <svg
@@ -58,7 +95,13 @@ export function SignUpPage({ consent, ...formProps }: SignUpPageProps) {
           <ConsentSettingsLink consent={consent} />
         </footer>
       </div>
-      <ConsentDialog consent={consent} productName={productName} />
+      {dialogLoaded && LoadedDialog && (
+        <LoadedDialog
+          view={consentView}
+          consent={consent}
+          productName={productName}
+        />
+      )}
     </>
   );
 }

@@ -143,9 +143,9 @@ describe('delivery', () => {
     // Parcel names the entry's bundles after the project's folder, which is
     // not always `main` (a CI clone): take the page's hashed JS.
     const assets = [...files(/^(?!sentry\.).+\.[0-9a-f]{8}\.js$/)];
-    // The page's script, the host rule's chunk (D58) and the typo
-    // suggestions' chunk (D54).
-    expect(assets.length).toBe(3);
+    // The page's script, the host rule's chunk (D58), the typo
+    // suggestions' chunk (D54) and the consent modal's (D64).
+    expect(assets.length).toBe(4);
     for (const asset of assets) {
       for (const encoding of ['br', 'gzip']) {
         const { response } = await head(`/${asset}`, encoding);

@@ -252,8 +252,11 @@ describe('consentMachine, UI level (React in jsdom)', () => {
       );
       walked.push(page.walked.consent);
       const model = modelSnapshots(consentModel, path);
-      expect(readConsentView()).toEqual(
-        expectedConsentView(model.initial, storedCookie),
+      // The modal's component arrives as a chunk of its own (D64).
+      await waitFor(() =>
+        expect(readConsentView()).toEqual(
+          expectedConsentView(model.initial, storedCookie),
+        ),
       );
       for (const [index, event] of path.events.entries()) {
         switch (event.type) {
