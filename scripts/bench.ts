@@ -2,11 +2,15 @@
  * `npm run bench`: builds the page (scripts/build.ts), serves it with the
  * real local server (server/app.ts) and the plain-HTML baseline
  * (bench/baseline.html: the same fields, its CSS inline, no script at all,
- * sent with the same security headers) on loopback, and runs Lighthouse's mobile preset on both, alternating,
+ * sent with the same security headers) and the stack floor page (the
+ * baseline plus React and ReactDOM evaluated after its first paint) on
+ * loopback, and runs Lighthouse's mobile preset on the three, alternating,
  * under both throttling models: `simulate` (Lantern's estimate, what
  * PageSpeed Insights shows) and `devtools` (real network and CPU
  * throttling). It prints the medians of the performance score, FCP, LCP,
- * TBT and CLS with the ratios ours / baseline, the bytes of HTML, CSS and
+ * TBT and CLS with the ratios ours / baseline and the stack floor's
+ * medians beside them (its TBT is what hydrating React costs at least on
+ * the machine that runs the benchmark), the bytes of HTML, CSS and
  * JS a visit transfers with gzip and with Brotli, and the JavaScript's
  * composition: the initial JS (what `/signup` loads before the visitor's
  * first interaction) against the stack floor (what the libraries the page
@@ -29,6 +33,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import fastifyStatic from '@fastify/static';
+import { buildSync } from 'esbuild';
 import Fastify from 'fastify';
 import { buildServer } from '../server/app';
 import { securityHeadersHook } from '../server/securityHeaders';
@@ -91,18 +96,71 @@ function kindOf(resourceType: string | undefined): Kind | undefined {
   return undefined;
 }
 
-/** Serves the baseline page, precompressed like Parcel's output. */
+/**
+ * What the stack floor page evaluates: React and ReactDOM, which any React
+ * page that hydrates carries whole (CommonJS: nothing is tree-shaken), and
+ * whose evaluation on a slow phone is one task the page cannot split.
+ */
+const FLOOR_IMPORTS = ['react', 'react-dom/client'] as const;
+
+/**
+ * The stack floor page's module script: {@link FLOOR_IMPORTS} bundled and
+ * minified for production by esbuild, evaluated and kept, rendering
+ * nothing.
+ */
+function floorScript(): string {
+  const names = FLOOR_IMPORTS.map((_, index) => `m${index}`);
+  const contents = [
+    ...FLOOR_IMPORTS.map(
+      (name, index) => `import * as m${index} from '${name}';`,
+    ),
+    `globalThis.stackFloor = [${names.join(', ')}];`,
+  ].join('\n');
+  const [output] = buildSync({
+    stdin: { contents, resolveDir: ROOT, loader: 'js' },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    write: false,
+    logLevel: 'error',
+  }).outputFiles;
+  if (!output) throw new Error('esbuild wrote no stack floor script');
+  return output.text;
+}
+
+/**
+ * The stack floor page's inline script: appends `/floor.js` as a module
+ * script after the first contentful paint (or after 1 s), as the sign-up
+ * page's early script starts the app (src/earlyScript.ts).
+ */
+const FLOOR_START = `(()=>{let s=!1;const a=()=>{if(s)return;s=!0;const e=document.createElement('script');e.type='module';e.src='/floor.js';document.head.append(e)};new PerformanceObserver((l,o)=>{l.getEntriesByName('first-contentful-paint').length>0&&(o.disconnect(),a())}).observe({type:'paint',buffered:!0});setTimeout(a,1e3)})();`;
+
+/**
+ * Serves the baseline page at `/signup` and the stack floor page (the
+ * baseline plus {@link floorScript}) at `/floor`, precompressed like
+ * Parcel's output.
+ */
 async function startBaseline(): Promise<{
   origin: string;
   close: () => Promise<void>;
 }> {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-baseline-'));
-  for (const [from, to] of [['baseline.html', 'index.html']] as const) {
-    const bytes = readFileSync(join(ROOT, 'bench', from));
-    writeFileSync(join(dir, to), bytes);
-    writeFileSync(join(dir, `${to}.gz`), gzipSync(bytes, { level: 9 }));
+  const baselineHtml = readFileSync(join(ROOT, 'bench/baseline.html'), 'utf8');
+  const files = {
+    'index.html': baselineHtml,
+    'floor.html': baselineHtml.replace(
+      '</head>',
+      `<script>${FLOOR_START}</script></head>`,
+    ),
+    'floor.js': floorScript(),
+  };
+  for (const [name, text] of Object.entries(files)) {
+    const bytes = Buffer.from(text);
+    writeFileSync(join(dir, name), bytes);
+    writeFileSync(join(dir, `${name}.gz`), gzipSync(bytes, { level: 9 }));
     writeFileSync(
-      join(dir, `${to}.br`),
+      join(dir, `${name}.br`),
       brotliCompressSync(bytes, {
         params: {
           [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
@@ -115,13 +173,14 @@ async function startBaseline(): Promise<{
   // allowed by hash): Cross-Origin-Opener-Policy alone costs about 100 ms
   // of first paint under devtools throttling (a new browsing context group
   // on navigation), which is the server's cost, not the page's.
-  const style = /<style>([\s\S]*?)<\/style>/.exec(
-    readFileSync(join(ROOT, 'bench/baseline.html'), 'utf8'),
-  )?.[1];
+  const style = /<style>([\s\S]*?)<\/style>/.exec(baselineHtml)?.[1];
   app.addHook(
     'onRequest',
     securityHeadersHook({
-      inlineHashes: { script: [], style: style ? [hashSource(style)] : [] },
+      inlineHashes: {
+        script: [hashSource(FLOOR_START)],
+        style: style ? [hashSource(style)] : [],
+      },
     }),
   );
   await app.register(fastifyStatic, {
@@ -130,6 +189,7 @@ async function startBaseline(): Promise<{
     preCompressed: true,
   });
   app.get('/signup', (_request, reply) => reply.sendFile('index.html'));
+  app.get('/floor', (_request, reply) => reply.sendFile('floor.html'));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   return { origin: `http://127.0.0.1:${port}`, close: () => app.close() };
@@ -250,7 +310,9 @@ function ratio(ours: number, baseline: number): string {
   return (ours / baseline).toFixed(2);
 }
 
-type Page = 'ours' | 'baseline';
+/** The sign-up page, the plain-HTML baseline, and the stack floor page. */
+type Page = 'ours' | 'baseline' | 'floor';
+const PAGES = ['ours', 'baseline', 'floor'] as const;
 type Metric = 'score' | 'fcp' | 'lcp' | 'tbt' | 'cls';
 
 const ms = (value: number) => `${Math.round(value)} ms`;
@@ -277,23 +339,26 @@ function timingRows(results: Record<Page, Run[]>): string[][] {
       String(m('ours', 'score')),
       String(m('baseline', 'score')),
       ratio(m('ours', 'score'), m('baseline', 'score')),
+      String(m('floor', 'score')),
     ],
     ...(['fcp', 'lcp', 'tbt'] as const).map((key) => [
       key.toUpperCase(),
       ms(m('ours', key)),
       ms(m('baseline', key)),
       ratio(m('ours', key), m('baseline', key)),
+      ms(m('floor', key)),
     ]),
     [
       'CLS',
       m('ours', 'cls').toFixed(3),
       m('baseline', 'cls').toFixed(3),
       ratio(m('ours', 'cls'), m('baseline', 'cls')),
+      m('floor', 'cls').toFixed(3),
     ],
   ];
 }
 
-function byteRows(sizes: Record<Page, Sizes>): string[][] {
+function byteRows(sizes: Record<'ours' | 'baseline', Sizes>): string[][] {
   const rows: string[][] = [];
   for (const kind of ['html', 'css', 'js'] as const) {
     for (const encoding of ['gzip', 'br'] as const) {
@@ -364,24 +429,23 @@ async function main(): Promise<void> {
   const ours = await startOurs();
   const baseline = await startBaseline();
   const outputDir = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
-  const servers = { ours, baseline };
+  const urls: Record<Page, string> = {
+    ours: `${ours.origin}/signup`,
+    baseline: `${baseline.origin}/signup`,
+    floor: `${baseline.origin}/floor`,
+  };
   const results: Record<Model, Record<Page, Run[]>> = {
-    simulate: { ours: [], baseline: [] },
-    devtools: { ours: [], baseline: [] },
+    simulate: { ours: [], baseline: [], floor: [] },
+    devtools: { ours: [], baseline: [], floor: [] },
   };
   let count = 0;
   try {
     for (let index = 0; index < runs; index += 1) {
       for (const model of MODELS) {
-        for (const page of ['ours', 'baseline'] as const) {
+        for (const page of PAGES) {
           console.log(`Lighthouse run ${index + 1}/${runs}: ${model}, ${page}`);
           results[model][page].push(
-            await lighthouse(
-              `${servers[page].origin}/signup`,
-              model,
-              outputDir,
-              (count += 1),
-            ),
+            await lighthouse(urls[page], model, outputDir, (count += 1)),
           );
         }
       }
@@ -397,10 +461,11 @@ async function main(): Promise<void> {
       stdio: ['ignore', 'pipe', 'ignore'],
     }).trim();
     const header = ['', 'ours', 'baseline', 'ours / baseline'];
+    const timingHeader = [...header, 'stack floor'];
     const sections = [
       ...MODELS.map(
         (model) =>
-          `### Throttling: ${model}\n\n${markdownTable(header, timingRows(results[model]))}\n\nScore/LCP (ms) of each run: ours ${results[model].ours.map((run) => `${run.score}/${Math.round(run.lcp)}`).join(', ')}; baseline ${results[model].baseline.map((run) => `${run.score}/${Math.round(run.lcp)}`).join(', ')}.`,
+          `### Throttling: ${model}\n\n${markdownTable(timingHeader, timingRows(results[model]))}\n\nScore/LCP (ms) of each run: ours ${results[model].ours.map((run) => `${run.score}/${Math.round(run.lcp)}`).join(', ')}; baseline ${results[model].baseline.map((run) => `${run.score}/${Math.round(run.lcp)}`).join(', ')}.`,
       ),
       `### Bytes a visit transfers\n\n${markdownTable(header, byteRows(sizes))}`,
       `### The JavaScript\n\nThe stack: ${STACK_PACKAGES.join(', ')}, with their dependencies. Later chunks are listed, not counted in the initial JS.\n\n${markdownTable(['', 'gzip', 'brotli'], compositionRows())}`,
@@ -411,7 +476,9 @@ Written by \`npm run bench\` on ${new Date().toISOString()}: Lighthouse
 ${first.ours[0]?.lighthouseVersion} (mobile preset: slow 4G, 4× CPU
 slowdown), ${chromium}, ${runs} runs of each page under each throttling
 model, alternating, medians. The baseline is a plain HTML form with the same
-fields, its CSS inline and no script. Google's reCAPTCHA requests are
+fields, its CSS inline and no script. The stack floor page is the baseline
+plus React and ReactDOM alone, evaluated after the first paint as our page
+starts its script: what any React page pays. Google's reCAPTCHA requests are
 blocked (unreachable here). Bytes: what the servers send for the page's
 same-origin HTML, CSS and JS with \`Accept-Encoding: gzip\` and with \`br\`.
 
