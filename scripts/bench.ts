@@ -18,8 +18,9 @@
  * (D58), our own code, and each chunk loaded later with its trigger. The
  * table is also written to bench/results.md.
  *
- * Google's reCAPTCHA cannot be reached from this machine: its requests are
- * blocked (Lighthouse's `--blocked-url-patterns`), so no run pays for it.
+ * Google's reCAPTCHA requests are blocked (Lighthouse's
+ * `--blocked-url-patterns`): no run pays for a third party the benchmark
+ * does not control, and runs compare whether Google is reachable or not.
  * Not part of `npm test`: timings vary with the machine.
  *
  * Usage: `npm run bench [-- --runs 5]` (at least 5 runs per page and model)
