@@ -48,7 +48,16 @@ function present(value: string | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
-function httpUrl(name: string, value: string): URL {
+/**
+ * An absolute `http:` or `https:` URL from a setting (WHATWG URL parser).
+ *
+ * @param name the setting's name, for the message
+ * @param value its value
+ * @returns the parsed URL
+ * @throws Error naming the setting when the value is not an absolute URL,
+ *   or has another scheme
+ */
+export function httpUrl(name: string, value: string): URL {
   let url: URL;
   try {
     url = new URL(value);

@@ -9,6 +9,7 @@
  */
 import type { onRequestHookHandler } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
+import { httpUrl } from '../common/config';
 
 /** The parts of the configuration the policy depends on. */
 export interface PageOrigins {
@@ -60,27 +61,6 @@ export const RECAPTCHA_FRAME_SOURCES = [
 export const REFERRER_POLICY = 'strict-origin-when-cross-origin';
 
 /**
- * The origin of an http(s) URL, as a CSP source expression.
- *
- * @throws Error naming the setting when the value is not an absolute
- *   http(s) URL (a CSP source must not carry anything else)
- */
-function originOf(setting: string, value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new Error(
-      `${setting} must be an absolute http(s) URL; got "${value}"`,
-    );
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new Error(`${setting} must use http: or https:; got "${value}"`);
-  }
-  return url.origin;
-}
-
-/**
  * The Content-Security-Policy of every response of the local server.
  *
  * Everything is refused (`default-src 'none'`) except: scripts from the page
@@ -103,14 +83,14 @@ export function contentSecurityPolicyDirectives(
   origins: PageOrigins = {},
 ): CspDirectives {
   const tag = origins.trackingTagUrl
-    ? [originOf('TRACKING_TAG_URL', origins.trackingTagUrl)]
+    ? [httpUrl('TRACKING_TAG_URL', origins.trackingTagUrl).origin]
     : [];
   const api = origins.apiOrigin
-    ? [originOf('API_ORIGIN', origins.apiOrigin)]
+    ? [httpUrl('API_ORIGIN', origins.apiOrigin).origin]
     : [];
   // A DSN is https://key@host/project; the SDK posts to https://host/api/….
   const reports = origins.sentryDsn
-    ? [originOf('SENTRY_DSN', origins.sentryDsn)]
+    ? [httpUrl('SENTRY_DSN', origins.sentryDsn).origin]
     : [];
   const unique = (sources: string[]) => [...new Set(sources)];
   return {
