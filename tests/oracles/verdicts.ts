@@ -36,7 +36,10 @@ export interface UrlTestCase {
   failure?: true;
   href?: string;
   protocol?: string;
+  username?: string;
+  password?: string;
   hostname?: string;
+  port?: string;
 }
 /** `url/resources/toascii.json`: a host and its ASCII form, null if invalid. */
 export interface ToAsciiCase {
