@@ -70,7 +70,7 @@ afterAll(() => {
   const hosts = new Set(wptData.hosts().map((c) => c.input)).size;
   const emails = new Set(wptData.emails().map((c) => c.input)).size;
   console.log(
-    `WPT verdicts: ${urls} URL inputs, ${hosts} hosts, ${emails} e-mails, ${tally.disagreements} disagreements (node)`,
+    `WPT verdicts: ${urls} URL inputs, ${hosts} hosts, ${emails} e-mails, ${UNICODE_EDGE_URLS.length} Unicode edges, ${tally.disagreements} disagreements (node)`,
   );
 });
 
