@@ -8,8 +8,8 @@ import { defineConfig } from 'vitest/config';
  * former only, `*.postgres.test.ts`, several instances on one server, on
  * the latter only) and
  * `browser` (the built page against the service: in Chromium, Firefox and
- * WebKit in tests/browser/engines.test.ts, journey.test.ts and
- * formHelp.test.ts, in Chromium
+ * WebKit in tests/browser/engines.test.ts, journey.test.ts,
+ * formHelp.test.ts and joiners.test.ts, in Chromium
  * in the other files), then `browser-postgres` (the files that sign up
  * through the service, on PostgreSQL).
  */

@@ -30,10 +30,8 @@ const STRICT = {
   transitionalProcessing: false,
   verifyDNSLength: true,
 } as const;
-// Zero-width joiner and non-joiner: valid in some contexts (CONTEXTJ, RFC
-// 5892 Appendix A.1 and A.2), but the product refuses invisible characters
-// in a host (docs/url-and-email-rules.md, "Known limits"), so an A-label
-// must not hold them either.
+// Zero-width joiner and non-joiner: valid only in the contexts of RFC 5892
+// Appendix A.1 and A.2 (CONTEXTJ), which UTS #46's CheckJoiners applies.
 const JOINER = /[\u200c\u200d]/;
 // The label dots of RFC 3490 §3.1 once NFKC has made U+FF0E a "." and U+FF61
 // a U+3002.
@@ -64,15 +62,23 @@ function typedALabels(host: string): string[] {
  * §2) or an A-label. An ASCII host without `xn--` labels is judged by
  * common/asciiHost.ts alone.
  *
- * The caller has already refused invisible characters and compatibility
- * forms of URL punctuation.
+ * A zero-width joiner or non-joiner, typed or in the U-label of an A-label,
+ * is allowed where RFC 5892 Appendix A.1 and A.2 (CONTEXTJ) allow it: after
+ * a virama, or a non-joiner between the joining types A.1 names (Persian
+ * `نامه‌ای.com`, Sinhala `ශ්‍රී.com`). Anywhere else it makes the problem
+ * `invisible`, before any other, as the caller's check of every other
+ * invisible character comes first (docs/url-and-email-rules.md, rule 8).
+ * The caller has already refused the other invisible characters and
+ * compatibility forms of URL punctuation.
  *
  * @param host the host as typed, e.g. `Bücher.de`, `xn--bcher-kva.de.`
  * @returns `{ ok: true, ascii }` with the ASCII (Punycode) form, lower case,
- *   without a trailing dot; or `{ ok: false, problem }`
+ *   without a trailing dot; or `{ ok: false, problem }`: `invisible`,
+ *   `ip`, `local` or `format`
  */
 export function checkHostName(host: string): HostCheck {
   if (!needsIdnRule(host)) return checkAsciiHostName(host);
+  if (hasJoinerOutOfContext(host)) return { ok: false, problem: 'invisible' };
   // verifyDNSLength refuses the empty label after the trailing dot of the
   // absolute form (RFC 1034 §3.1): such a host is read again without it.
   const checked = toASCII(host, STRICT) ?? readWithoutTrailingDot(host);
@@ -85,9 +91,7 @@ export function checkHostName(host: string): HostCheck {
   const unicodeLabelsOk = unicode
     .split('.')
     .every((label) => !label.startsWith('-') && !label.endsWith('-'));
-  if (!unicodeLabelsOk || JOINER.test(unicode)) {
-    return { ok: false, problem: 'format' };
-  }
+  if (!unicodeLabelsOk) return { ok: false, problem: 'format' };
   return checkAsciiName(checked);
 }
 
@@ -106,4 +110,26 @@ function readWithoutTrailingDot(host: string): string | HostCheck {
   const loose = checkAsciiName(name);
   if (!loose.ok && loose.problem !== 'format') return loose;
   return toASCII(name, STRICT) ?? { ok: false, problem: 'format' };
+}
+
+/**
+ * Whether a label of the host holds a zero-width joiner or non-joiner that
+ * UTS #46's CheckJoiners refuses (RFC 5892 Appendix A.1 and A.2), judged
+ * label by label on the labels UTS #46 maps and decodes (an A-label's
+ * U-label included), so that a label's other problems, or another label's,
+ * do not hide it. A label that UTS #46 refuses even without CheckJoiners
+ * (a disallowed code point, a leading mark) is left to the strict reading
+ * of {@link checkHostName}, which refuses it as `format`.
+ *
+ * @param host the host as typed, e.g. `exa\u200dmple.com`
+ */
+function hasJoinerOutOfContext(host: string): boolean {
+  return toUnicode(host)
+    .domain.split('.')
+    .some(
+      (label) =>
+        JOINER.test(label) &&
+        !toUnicode(label).error &&
+        toUnicode(label, { checkJoiners: true }).error,
+    );
 }

@@ -110,6 +110,9 @@ const HAS_PROTOCOL =
 // fillers, combining grapheme joiner). UTS #46 deletes some, refuses others,
 // and each parser's version decides which.
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+// Zero-width joiner and non-joiner: in the host they are left to the host
+// rule, which allows them where IDNA does (RFC 5892 Appendix A, CONTEXTJ).
+const JOINERS = /[\u200c\u200d]/g;
 // ASCII punctuation: what a compatibility form ("％", "／", "＼", "＠", "：",
 // "﹫", "℀") turns into under NFKC, which a parser may or may not apply.
 const ASCII_PUNCTUATION = /[!-/:-@[-`{-~\u3002]/;
@@ -118,6 +121,27 @@ const ASCII_PUNCTUATION = /[!-/:-@[-`{-~\u3002]/;
 const LABEL_DOTS = '\u3002\uff0e\uff61';
 const IPV6_LITERAL = /^\[[\da-f:.]*:[\da-f:.]*\]$/i;
 const PORT = /^\d*$/;
+
+/**
+ * Whether the authority holds an invisible character as typed or after
+ * NFKC (rule 8 of docs/url-and-email-rules.md): a zero-width joiner or
+ * non-joiner in the host, which the host rule judges, aside; in the port,
+ * or anywhere in a bracketed host, it counts.
+ *
+ * @param authority from `//` to the first `/`, `?` or `#`, without `@`
+ */
+function hasInvisible(authority: string): boolean {
+  const colon = authority.indexOf(':');
+  const hostEnd = authority.startsWith('[')
+    ? 0
+    : colon === -1
+      ? authority.length
+      : colon;
+  const judged =
+    authority.slice(0, hostEnd).replace(JOINERS, '') + authority.slice(hostEnd);
+  // Stryker disable next-line LogicalOperator: in Node's Unicode tables NFKC neither makes nor unmakes an invisible character; another engine's may
+  return INVISIBLE.test(judged) || INVISIBLE.test(judged.normalize('NFKC'));
+}
 
 /** Whether a character outside ASCII becomes URL punctuation under NFKC. */
 function isLookalike(char: string): boolean {
@@ -173,9 +197,7 @@ export function checkSiteUrl(raw: string, idnRule?: HostRule): SiteUrlCheck {
   // Stryker disable next-line StringLiteral: split always yields a first part; the fallback only satisfies the type
   const authority = url.slice(scheme.length + 3).split(/[/?#]/, 1)[0] ?? '';
   if (authority.includes('@')) return refuse('credentials');
-  // Stryker disable next-line LogicalOperator: in Node's Unicode tables NFKC neither makes nor unmakes an invisible character; another engine's may
-  if (INVISIBLE.test(authority) || INVISIBLE.test(authority.normalize('NFKC')))
-    return refuse('invisible');
+  if (hasInvisible(authority)) return refuse('invisible');
   if ([...authority].some(isLookalike)) return refuse('lookalike');
   // What a parser repairs but a reader of the typed URL would not: "%"
   // escapes in the host ("%65xample.com") and backslashes, which a parser

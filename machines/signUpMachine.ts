@@ -41,8 +41,12 @@ export type ErrorField = 'name' | 'email' | 'url' | 'tos' | 'captcha';
 /** Field → the message shown for it. */
 export type FieldErrors = Partial<Record<ErrorField, string>>;
 
-/** Why the host rule refuses a host; `format` covers everything but IP and localhost. */
-export type HostProblem = 'format' | 'ip' | 'local';
+/**
+ * Why the host rule refuses a host: `invisible` is a zero-width joiner or
+ * non-joiner outside the contexts IDNA allows it in; `format` covers
+ * everything but that, IP addresses and localhost.
+ */
+export type HostProblem = 'format' | 'ip' | 'local' | 'invisible';
 
 /** A host's verdict: its ASCII form, lower case, without a trailing dot. */
 export type HostCheck =

@@ -665,7 +665,7 @@ describe.each(ENGINES)('%s', (engine) => {
         const count = (source: string) =>
           cases.filter((c) => c.source === source).length;
         console.log(
-          `WPT verdicts: ${count('urltestdata')} URL inputs, ${count('toascii host')} hosts, ${count('email-validity')} e-mails, ${disagreements.length} disagreements (${engine})`,
+          `WPT verdicts: ${count('urltestdata')} URL inputs, ${count('toascii host')} hosts, ${count('email-validity')} e-mails, ${count('unicode edge')} Unicode edges, ${disagreements.length} disagreements (${engine})`,
         );
         expect(verdicts).toHaveLength(cases.length);
         expect(disagreements).toEqual([]);

@@ -249,17 +249,39 @@ function isPunctuationLookalike(char: string): boolean {
   );
 }
 // Kept: a U-label has no hyphen at either end (RFC 5891 §4.2.3.1), which
-// the parser does not check, and no zero-width joiner or non-joiner: the
-// product refuses invisible characters in a host, so an A-label must not
-// hold them either (docs/url-and-email-rules.md, "Known limits").
-const U_LABEL = /^(?!-)[^\u200c\u200d]+(?<!-)$/u;
+// the parser does not check.
+const U_LABEL = /^(?!-).+(?<!-)$/u;
+// Zero-width joiner and non-joiner: in the host, IDNA allows them in the
+// contexts of RFC 5892 Appendix A (CONTEXTJ); elsewhere they are invisible.
+const JOINER = /[\u200c\u200d]/u;
+
+/**
+ * Kept: a joiner in a label of the typed host (read as UTS #46 reads it,
+ * NFKC and the label dots; an A-label decoded) that tr46's CheckJoiners
+ * refuses where the label is otherwise one tr46 takes: the product's
+ * invisible-character message, not the parser's failure.
+ */
+function joinerOutOfContext(host: string): boolean {
+  return asUts46WouldRead(host)
+    .split('.')
+    .map((label) =>
+      /^xn--/i.test(label) ? toUnicode(label.toLowerCase()).domain : label,
+    )
+    .some(
+      (label) =>
+        JOINER.test(label) &&
+        !toUnicode(label).error &&
+        toUnicode(label, { checkJoiners: true }).error,
+    );
+}
 
 /**
  * The oracle for the site-URL field: trimmed; `https://` prepended when no
  * protocol was typed; `http:`/`https:` only, with `//` and a host; no
  * credentials; nothing in the host that a parser could read two ways
- * (invisible characters, compatibility forms of punctuation, `%` escapes,
- * backslashes); the host neither an IP address in any notation (decided by
+ * (invisible characters, but for a zero-width joiner or non-joiner where
+ * RFC 5892 Appendix A allows it; compatibility forms of punctuation, `%`
+ * escapes, backslashes); the host neither an IP address in any notation (decided by
  * `isIP` on the standard parser's host) nor `localhost` nor a name under it,
  * and a domain name with a TLD (`isFQDN` on the punycode host, tr46 on its
  * labels).
@@ -290,9 +312,17 @@ export function oracleSiteUrl(raw: string): OracleVerdict {
   // the "@" as typed still means credentials.
   if (parts.authority.includes('@')) return reject('credentials: "@" typed');
   const authority = parts.authority;
+  // The host as typed runs to the first ":" (a port after it); joiners in
+  // it are judged below, by IDNA's contexts. In brackets nothing is a host.
+  const typedHost = authority.startsWith('[')
+    ? ''
+    : (authority.split(':')[0] ?? '');
+  const withoutHostJoiners =
+    typedHost.replaceAll('\u200c', '').replaceAll('\u200d', '') +
+    authority.slice(typedHost.length);
   if (
-    INVISIBLE.test(authority) ||
-    INVISIBLE.test(authority.normalize('NFKC'))
+    INVISIBLE.test(withoutHostJoiners) ||
+    INVISIBLE.test(withoutHostJoiners.normalize('NFKC'))
   ) {
     return reject('invisible: an invisible character in the host');
   }
@@ -303,6 +333,9 @@ export function oracleSiteUrl(raw: string): OracleVerdict {
   // host must need neither.
   if (/[%\\]/.test(authority)) {
     return reject('format: "%" or "\\" in the host as typed');
+  }
+  if (joinerOutOfContext(typedHost)) {
+    return reject('invisible: a joiner outside the contexts IDNA allows');
   }
 
   let parsed: StandardUrl;

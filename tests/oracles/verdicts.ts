@@ -36,7 +36,10 @@ export interface UrlTestCase {
   failure?: true;
   href?: string;
   protocol?: string;
+  username?: string;
+  password?: string;
   hostname?: string;
+  port?: string;
 }
 /** `url/resources/toascii.json`: a host and its ASCII form, null if invalid. */
 export interface ToAsciiCase {
@@ -58,8 +61,28 @@ export const wptData = {
 const unique = (inputs: string[]) => [...new Set(inputs)];
 
 /**
+ * Site URLs beyond the WPT data whose verdict turns on Unicode data that an
+ * engine's own tables may lack: a letter newer than Unicode 15.0 (U+088F,
+ * Unicode 17.0; D61) and joiners in and out of the contexts of RFC 5892
+ * Appendix A (D62), with an emoji's variation selector (D63).
+ */
+export const UNICODE_EDGE_URLS: readonly string[] = [
+  'ب\u088fب.com',
+  'क्\u200cष.com',
+  'क्\u200dष.com',
+  'ه\u200cا.com',
+  'ا\u200cه.com',
+  'exa\u200dmple.com',
+  'xn--ab-m1t.com',
+  'xn--1ug.example',
+  '❤\ufe0f.com',
+  '❤.com',
+];
+
+/**
  * Every WPT input once per use: each distinct URL test input; each toascii
- * host as typed and as `http://<host>/`; each e-mail validity input.
+ * host as typed and as `http://<host>/`; each e-mail validity input; then
+ * {@link UNICODE_EDGE_URLS}.
  *
  * @returns the cases, URLs first, in the files' order
  */
@@ -85,6 +108,11 @@ export function verdictCases(): VerdictCase[] {
       input,
       kind: 'email' as const,
       source: 'email-validity',
+    })),
+    ...UNICODE_EDGE_URLS.map((input) => ({
+      input,
+      kind: 'url' as const,
+      source: 'unicode edge',
     })),
   ];
 }

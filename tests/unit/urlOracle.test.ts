@@ -836,6 +836,21 @@ const UNICODE_CASES: Case[] = [
   ['leading combining mark', '\u0301example.com', NO],
   ['right-to-left override', 'exa\u202emple.com', NO],
   ['zero-width joiner out of context', 'exa\u200dmple.com', NO],
+  ['zero-width non-joiner out of context', 'exa\u200cmple.com', NO],
+  // RFC 5892 Appendix A.2: a joiner after a virama (WPT toascii.json).
+  ['Sinhala joiner after a virama', 'ශ්\u200dරී.com', OK],
+  ['Sinhala, its A-label', 'xn--10cl1a0b660p.com', OK],
+  // Appendix A.1: a non-joiner between joining types D and R.
+  ['Persian non-joiner between letters', 'نامه\u200cای.com', OK],
+  ['Persian, its A-label', 'xn--mgba3gch31f060k.com', OK],
+  ['A-label decoding to a joiner out of context', 'xn--ab-m1t.com', NO],
+  ['joiner in the port', 'example.com:80\u200d', NO],
+  [
+    'joiner in the path (percent-encoded by parsers)',
+    'example.com/a\u200db',
+    OK,
+  ],
+  ['word joiner (invisible; never in IDNA)', 'exa\u2060mple.com', NO],
   ['invalid punycode', 'xn--a.com', NO],
   ['empty punycode', 'xn--.com', NO],
   ['empty punycode TLD', 'a.xn--', NO],

@@ -118,3 +118,36 @@ describe('checkHostName: the Bidi Rule (RFC 5893)', () => {
     });
   });
 });
+
+describe('checkHostName: joiners where IDNA allows them (RFC 5892 Appendix A)', () => {
+  it.each([
+    // A.1 and A.2: after a virama, either joiner (Devanagari क् + ष).
+    ['a non-joiner after a virama', 'क्\u200cष.com'],
+    ['a joiner after a virama', 'क्\u200dष.com'],
+    // A.1: a non-joiner between a dual-joining letter (ه) and a
+    // right-joining one (ا), as in Persian.
+    ['a non-joiner between joining letters', 'ه\u200cا.com'],
+  ])('accepts %s (%s)', (_, host) => {
+    expect(checkHostName(host)).toMatchObject({ ok: true });
+  });
+
+  it.each([
+    ['a joiner starting a label', '\u200dexample.com'],
+    ['a joiner between Latin letters', 'exa\u200dmple.com'],
+    ['a non-joiner between Latin letters', 'exa\u200cmple.com'],
+    // Right-joining ا cannot start the joined pair.
+    ['a non-joiner after a right-joining letter', 'ا\u200cه.com'],
+    ['an A-label of a lone joiner (WPT: xn--1ug)', 'xn--1ug.example'],
+    ['an A-label of "a\u200db"', 'xn--ab-m1t.com'],
+  ])('refuses %s (%s) as invisible', (_, host) => {
+    expect(checkHostName(host)).toEqual({ ok: false, problem: 'invisible' });
+  });
+
+  it('refuses a joiner in context in a label UTS #46 refuses for another reason as format', () => {
+    // "_" is no letter, digit or hyphen (UseSTD3ASCIIRules).
+    expect(checkHostName('क्\u200dष_.com')).toEqual({
+      ok: false,
+      problem: 'format',
+    });
+  });
+});

@@ -236,6 +236,44 @@ describe('checkSiteUrl without the UTS #46 host rule (the page before its chunk,
     expect(siteUrlNeedsIdnRule(raw)).toBe(false);
   });
 
+  // Issue 27: a zero-width joiner or non-joiner in the host is IDNA's to
+  // judge (RFC 5892 Appendix A), so the host rule decides it; every other
+  // invisible character, and a joiner outside the host's name, is refused
+  // before it.
+  it.each([
+    ['ශ්\u200dරී.com', { ok: true, url: 'https://ශ්\u200dරී.com' }],
+    ['نامه\u200cای.com', { ok: true, url: 'https://نامه\u200cای.com' }],
+    ['exa\u200dmple.com', { ok: false, problem: 'invisible' }],
+    ['xn--ab-m1t.com', { ok: false, problem: 'invisible' }], // "a\u200db"
+  ])('leaves the joiner in %j to the host rule', (raw, verdict) => {
+    const rule = vi.fn(checkHostName);
+    expect(checkSiteUrlWith(raw, rule)).toEqual(verdict);
+    expect(rule).toHaveBeenCalledTimes(1);
+    expect(siteUrlNeedsIdnRule(raw)).toBe(true);
+  });
+
+  it.each([
+    'exa\u2060mple.com', // word joiner
+    'exa\u00admple.com', // soft hyphen
+    'example.com:80\u200d', // a joiner in the port
+    'https://[::1\u200c]/', // a joiner in brackets
+    'ශ්\u200dරී.com\u2060', // a joiner in context, a word joiner after
+  ])('refuses %j as invisible before the host rule', (raw) => {
+    const rule = vi.fn(checkHostName);
+    expect(checkSiteUrlWith(raw, rule)).toEqual({
+      ok: false,
+      problem: 'invisible',
+    });
+    expect(rule).not.toHaveBeenCalled();
+  });
+
+  it('keeps a joiner after the host as typed: the path is the server’s', () => {
+    expect(checkSiteUrl('example.com/a\u200db')).toEqual({
+      ok: true,
+      url: 'https://example.com/a\u200db',
+    });
+  });
+
   it('gives the unchecked message in validateSignUp, and the verdict with the rule', () => {
     const form: FormToValidate = {
       name: 'Ada Lovelace',

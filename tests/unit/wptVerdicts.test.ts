@@ -20,6 +20,7 @@ import { oracleEmail, oracleSiteUrl } from '../oracles/urlOracle';
 import {
   browserVerdictScript,
   nodeVerdicts,
+  UNICODE_EDGE_URLS,
   verdictCases,
   wptData,
   type Verdict,
@@ -69,12 +70,12 @@ afterAll(() => {
   const hosts = new Set(wptData.hosts().map((c) => c.input)).size;
   const emails = new Set(wptData.emails().map((c) => c.input)).size;
   console.log(
-    `WPT verdicts: ${urls} URL inputs, ${hosts} hosts, ${emails} e-mails, ${tally.disagreements} disagreements (node)`,
+    `WPT verdicts: ${urls} URL inputs, ${hosts} hosts, ${emails} e-mails, ${UNICODE_EDGE_URLS.length} Unicode edges, ${tally.disagreements} disagreements (node)`,
   );
 });
 
 describe('the WPT cases', () => {
-  it('hold every input of the three files', () => {
+  it('hold every input of the three files, and the Unicode edges', () => {
     expect(cases.filter((c) => c.source === 'urltestdata')).toHaveLength(
       new Set(wptData.urls().map((c) => c.input)).size,
     );
@@ -85,6 +86,9 @@ describe('the WPT cases', () => {
     expect(cases.filter((c) => c.source === 'toascii url')).toHaveLength(hosts);
     expect(cases.filter((c) => c.kind === 'email')).toHaveLength(
       new Set(wptData.emails().map((c) => c.input)).size,
+    );
+    expect(cases.filter((c) => c.source === 'unicode edge')).toHaveLength(
+      UNICODE_EDGE_URLS.length,
     );
     // The data is what the files' README says it is.
     expect(cases.length).toBeGreaterThan(900);
