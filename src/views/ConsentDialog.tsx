@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useLayoutEffect, useRef } from 'react';
 // Types only: the modal's chunk (D64) imports nothing but React, so the
 // page's own bundle need not share its modules with it.
 import type { ConsentActor, ConsentView } from './consentView';
@@ -45,7 +45,11 @@ export function ConsentDialog({
   const dialogRef = useRef<HTMLDivElement>(null);
   const openerRef = useRef<Element | null>(null);
 
-  useEffect(() => {
+  // A layout effect: it runs in the commit that shows the modal and turns
+  // the page inert, before the browser moves focus out of the now inert
+  // page (the modal's chunk arrives outside any event, D64, so a passive
+  // effect would run after that and find no opener).
+  useLayoutEffect(() => {
     const dialog = dialogRef.current;
     if (!open || !dialog) return;
     // When StrictMode reruns this effect, focus is already inside: keep the
