@@ -12,14 +12,20 @@
  *
  * Entering `accepted` loads the tag (also when the choice was stored on an
  * earlier visit); entering `rejected` removes it and deletes its cookies.
- * Effects reach it only as the named actions `storeChoice`, `loadTag`,
- * `removeTag` and `deleteTagCookies`, which the page wires in (`src/app.tsx`) and tests replace
- * with `machine.provide(...)`. No React or DOM import here.
+ * Every accept or reject stores the choice and updates the ad networks'
+ * consent signals (`signalConsent`: granted before the tag loads, denied
+ * before it goes; D66), whose defaults the page pushed before anything ran.
+ * Effects reach it only as the named actions `storeChoice`,
+ * `signalConsent`, `loadTag`, `removeTag` and `deleteTagCookies`, which the
+ * page wires in (`src/app.tsx`) and tests replace with
+ * `machine.provide(...)`. No React or DOM import here.
  */
 import { setup, type SnapshotFrom } from 'xstate';
 
 export type ConsentChoice = 'unset' | 'accepted' | 'rejected';
 export type StoredChoice = Exclude<ConsentChoice, 'unset'>;
+/** The ad networks' consent value for a choice (D66). */
+export type ConsentSignal = 'granted' | 'denied';
 
 /** R9.6: the marketing sources that open the modal on arrival. */
 export const AUTO_OPEN_SOURCES: readonly string[] = ['google', 'microsoft'];
@@ -37,16 +43,24 @@ export type ConsentEvent =
   | { type: 'settings.open' }
   | { type: 'modal.close' };
 
+/**
+ * The effects of a choice: it is stored, and the ad networks' consent
+ * signals are updated (D66): granted before the tag loads (the target's
+ * entry), denied before it is removed.
+ */
+const ACCEPT_ACTIONS = [
+  { type: 'storeChoice', params: 'accepted' },
+  { type: 'signalConsent', params: 'granted' },
+] as const;
+const REJECT_ACTIONS = [
+  { type: 'storeChoice', params: 'rejected' },
+  { type: 'signalConsent', params: 'denied' },
+] as const;
+
 /** Accept and reject, from any open modal. */
 const choosing = {
-  'consent.accept': {
-    target: '#consent.accepted',
-    actions: { type: 'storeChoice', params: 'accepted' },
-  },
-  'consent.reject': {
-    target: '#consent.rejected',
-    actions: { type: 'storeChoice', params: 'rejected' },
-  },
+  'consent.accept': { target: '#consent.accepted', actions: ACCEPT_ACTIONS },
+  'consent.reject': { target: '#consent.rejected', actions: REJECT_ACTIONS },
   'modal.close': { target: 'closed' },
 } as const;
 
@@ -67,7 +81,7 @@ function chosen(choice: StoredChoice) {
           ...choosing,
           [confirm]: {
             target: 'closed',
-            actions: { type: 'storeChoice', params: choice },
+            actions: choice === 'accepted' ? ACCEPT_ACTIONS : REJECT_ACTIONS,
           },
         },
       },
@@ -85,6 +99,9 @@ export const consentMachine = setup({
   actions: {
     // Implemented by the page with the cookie module (src/cookies.ts).
     storeChoice: (_, _choice: StoredChoice) => {},
+    // Implemented by the page (src/consentSignals.ts): Consent Mode v2 and
+    // UET `update` commands.
+    signalConsent: (_, _signal: ConsentSignal) => {},
     // Implemented by the page (src/trackingTag.ts): idempotent.
     loadTag: () => {},
     // Implemented by the page (src/trackingTag.ts).

@@ -7,7 +7,11 @@
  */
 import type { ReactElement } from 'react';
 import { createActor, fromPromise, type InspectionEvent } from 'xstate';
-import { consentMachine, type StoredChoice } from '../machines/consentMachine';
+import {
+  consentMachine,
+  type ConsentSignal,
+  type StoredChoice,
+} from '../machines/consentMachine';
 import { signUpMachine } from '../machines/signUpMachine';
 import {
   type Failure,
@@ -18,6 +22,7 @@ import type { AppConfig } from '../common/config';
 import type { HostRule } from '../common/asciiHost';
 import { signUpRuleActions } from '../common/signUpRuleActions';
 import { siteUrlNeedsIdnRule } from '../common/validation';
+import { signalConsentDefault, signalConsentUpdate } from './consentSignals';
 import { createCookieJar } from './cookies';
 import { draftKey, type DraftPlace } from './draft';
 import { createErrorReporter, type ErrorReporter } from './errorReporting';
@@ -85,12 +90,26 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   if (address.utmCampaign) cookies.writeCampaign(address.utmCampaign);
   const utmCampaign = cookies.readCampaign() ?? address.utmCampaign;
 
+  // D66: the early script pushed the ad networks' consent defaults before
+  // any other script; this pushes them only where it did not run (npm run
+  // dev). A window-less document (the prerender) has no queues.
+  const storedChoice = cookies.readConsent();
+  const win = env.document.defaultView;
+  if (win) {
+    signalConsentDefault(
+      win,
+      storedChoice === 'accepted' ? 'granted' : 'denied',
+    );
+  }
   // Started here, once, rather than in a React effect: under StrictMode an
   // effect runs twice, and the tag must load once.
   const consent = createActor(
     consentMachine.provide({
       actions: {
         storeChoice: (_, choice: StoredChoice) => cookies.writeConsent(choice),
+        signalConsent: (_, signal: ConsentSignal) => {
+          if (win) signalConsentUpdate(win, signal);
+        },
         loadTag: () => {
           if (config.trackingTagUrl) {
             loadTrackingTag(env.document, config.trackingTagUrl);
@@ -102,7 +121,7 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
     }),
     {
       input: {
-        storedChoice: cookies.readConsent(),
+        storedChoice,
         utmSource: address.utmSource,
       },
       inspect: env.inspect,

@@ -4,6 +4,7 @@ import {
   consentMachine,
   type ConsentChoice,
   type ConsentInput,
+  type ConsentSignal,
   type StoredChoice,
 } from '../../machines/consentMachine';
 
@@ -15,6 +16,9 @@ function startConsent(input: ConsentInput) {
       actions: {
         storeChoice: (_, choice: StoredChoice) => {
           effects.push(`store ${choice}`);
+        },
+        signalConsent: (_, signal: ConsentSignal) => {
+          effects.push(`signal ${signal}`);
         },
         loadTag: () => {
           effects.push('load tag');
@@ -91,7 +95,8 @@ describe('consentMachine: choosing', () => {
       open: false,
       settingsLink: true,
     });
-    expect(effects).toEqual(['store accepted', 'load tag']);
+    // D66: the ad networks hear "granted" before the tag loads.
+    expect(effects).toEqual(['store accepted', 'signal granted', 'load tag']);
   });
 
   it('reject stores 0, removes the tag, closes the modal', () => {
@@ -105,8 +110,10 @@ describe('consentMachine: choosing', () => {
       open: false,
       settingsLink: true,
     });
+    // D66: "denied" before the tag is removed.
     expect(effects).toEqual([
       'store rejected',
+      'signal denied',
       'remove tag',
       'delete tag cookies',
     ]);
@@ -174,20 +181,37 @@ describe('consentMachine: the settings link reopens the modal', () => {
       'accepted',
       'consent.reject',
       'rejected',
-      ['load tag', 'store rejected', 'remove tag', 'delete tag cookies'],
+      [
+        'load tag',
+        'store rejected',
+        'signal denied',
+        'remove tag',
+        'delete tag cookies',
+      ],
     ],
     [
       'rejected',
       'consent.accept',
       'accepted',
-      ['remove tag', 'delete tag cookies', 'store accepted', 'load tag'],
+      [
+        'remove tag',
+        'delete tag cookies',
+        'store accepted',
+        'signal granted',
+        'load tag',
+      ],
     ],
-    ['accepted', 'consent.accept', 'accepted', ['load tag', 'store accepted']],
+    [
+      'accepted',
+      'consent.accept',
+      'accepted',
+      ['load tag', 'store accepted', 'signal granted'],
+    ],
     [
       'rejected',
       'consent.reject',
       'rejected',
-      ['remove tag', 'delete tag cookies', 'store rejected'],
+      ['remove tag', 'delete tag cookies', 'store rejected', 'signal denied'],
     ],
   ] as const)(
     '%s, then %s: %s',

@@ -51,6 +51,9 @@ afterEach(() => {
     Cookies.remove(name, { path: '/' });
   }
   removeTrackingTag(document);
+  // Each visit is a new page: the ad networks' queues start empty.
+  delete window.dataLayer;
+  delete window.uetq;
 });
 
 /** Renders the page as src/main.tsx does, with jsdom and a held network. */
