@@ -115,15 +115,16 @@ export function hashSource(text: string): string {
 export function earlyScript(
   appScript: string,
   draftKey: string,
-  consentCookie: string,
+  consent: { cookie: string; revisionCookie: string; revision: number },
 ): string {
   const { outputFiles } = buildSync({
     stdin: {
-      // First the ad networks' consent defaults (D66): granted only for a
-      // stored accept, before any other script can run.
+      // First the ad networks' consent defaults (D66): granted only for an
+      // accept stored under the current policy (D67), before any other
+      // script can run.
       contents: `import { cookieValue, signalConsentDefault } from './src/consentSignals';
 import { startEarlyScript } from './src/earlyScript';
-signalConsentDefault(window, cookieValue(document.cookie, ${JSON.stringify(consentCookie)}) === '1' ? 'granted' : 'denied');
+signalConsentDefault(window, cookieValue(document.cookie, ${JSON.stringify(consent.cookie)}) === '1' && Number(cookieValue(document.cookie, ${JSON.stringify(consent.revisionCookie)})) >= ${consent.revision} ? 'granted' : 'denied');
 startEarlyScript(window, ${JSON.stringify(SIGN_UP_FORM_ID)}, ${JSON.stringify(appScript)}, ${JSON.stringify(draftKey)});`,
       resolveDir: PROJECT_ROOT,
       loader: 'ts',
@@ -175,12 +176,13 @@ export function prerender(
   const css = readFileSync(join(distDir, stylesheet), 'utf8')
     .replace(/\/\*# sourceMappingURL=[^*]*\*\/\s*$/, '')
     .trim();
-  const { productName } = readConfig(env);
-  const script = earlyScript(
-    appScript,
-    draftKey(productName),
-    cookieNames(productName).consent,
-  );
+  const { productName, consentRevision } = readConfig(env);
+  const names = cookieNames(productName);
+  const script = earlyScript(appScript, draftKey(productName), {
+    cookie: names.consent,
+    revisionCookie: names.consentRevision,
+    revision: consentRevision,
+  });
   const page = renderDefaultPage(env);
   const output = html
     .replace(EMPTY_ROOT, () => `<div id="root">${page}</div>`)

@@ -247,7 +247,10 @@ describe.each(ENGINES)('%s', (engine) => {
               : null;
         const page = await openSignUpPage(suite, suite.server.origin, {
           query: utmSource ? `?utm_source=${utmSource}` : '',
-          ...(storedCookie !== null && { storedConsent: storedCookie }),
+          ...(storedCookie !== null && {
+            storedConsent: storedCookie,
+            storedRevision: path.input.storedRevision?.toString() ?? null,
+          }),
         });
         await using(page, async () => {
           const model = modelSnapshots(consentModel, path);
@@ -723,6 +726,9 @@ describe.each(ENGINES)('%s', (engine) => {
             )
             .toEqual([
               `Vigil_CAMPAIGN@${TEST_COOKIE_DOMAIN}`,
+              // Issue 23 (D67, D68): with the consent cookie's attributes.
+              `Vigil_CONSENT_ID@${TEST_COOKIE_DOMAIN}`,
+              `Vigil_CONSENT_REVISION@${TEST_COOKIE_DOMAIN}`,
               `Vigil_COOKIE_CONSENT@${TEST_COOKIE_DOMAIN}`,
             ]);
         });

@@ -12,6 +12,7 @@ import {
   consentMachine,
   type ConsentInput,
   type ConsentSignal,
+  type RecordedChoice,
   type StoredChoice,
 } from '../../machines/consentMachine';
 import { signUpMachine } from '../../machines/signUpMachine';
@@ -131,6 +132,9 @@ describe('consentMachine, machine level', () => {
       let signal: ConsentSignal | undefined;
       let choices = 0;
       let signalledBeforeLoad = true;
+      // D68: one record per choice, naming where it was made.
+      const records: RecordedChoice[] = [];
+      const expectedRecords: RecordedChoice[] = [];
       const actor = createActor(
         consentMachine.provide({
           actions: {
@@ -139,6 +143,9 @@ describe('consentMachine, machine level', () => {
             },
             signalConsent: (_, given: ConsentSignal) => {
               signal = given;
+            },
+            recordChoice: (_, recorded: RecordedChoice) => {
+              records.push(recorded);
             },
             loadTag: () => {
               // Loaded after an update only if that update granted.
@@ -188,7 +195,13 @@ describe('consentMachine, machine level', () => {
           (event.type === 'consent.accept' || event.type === 'consent.reject')
         ) {
           choices += 1;
+          // The settings link opens the modal only once a choice stands.
+          expectedRecords.push({
+            choice: event.type === 'consent.accept' ? 'accepted' : 'rejected',
+            source: before.matches('unset') ? 'modal' : 'settings',
+          });
         }
+        expect(records).toEqual(expectedRecords);
         check(snapshots[index + 1] as AnyMachineSnapshot);
       });
       // Never twice for one acceptance, whatever the path.

@@ -143,7 +143,7 @@ describe('toMermaid', () => {
       actions: {
         store: (_, _choice: string) => {},
         load: () => {},
-        clean: () => {},
+        clean: (_, _how?: { how: string; times: number }) => {},
       },
     }).createMachine({
       id: 'e',
@@ -153,7 +153,10 @@ describe('toMermaid', () => {
           on: {
             on: {
               target: 'on',
-              actions: [{ type: 'store', params: 'yes' }, 'clean'],
+              actions: [
+                { type: 'store', params: 'yes' },
+                { type: 'clean', params: { how: 'all', times: 2 } },
+              ],
             },
             noop: {},
           },
