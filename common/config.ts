@@ -21,6 +21,11 @@ export interface AppConfig {
   readonly apiOrigin: string;
   /** Sentry DSN for error reports (R7.4; D37); undefined: none sent. */
   readonly sentryDsn: string | undefined;
+  /**
+   * `CONSENT_REVISION`: the privacy policy's version (D67), a positive
+   * integer; a choice stored under a lower one counts as none.
+   */
+  readonly consentRevision: number;
 }
 
 /** The variables {@link readConfig} reads; unset and empty mean "use the default". */
@@ -31,7 +36,8 @@ export type ConfigEnvironment = Partial<
     | 'RECAPTCHA_SITE_KEY'
     | 'TRACKING_TAG_URL'
     | 'API_ORIGIN'
-    | 'SENTRY_DSN',
+    | 'SENTRY_DSN'
+    | 'CONSENT_REVISION',
     string | undefined
   >
 >;
@@ -98,6 +104,13 @@ export function readConfig(env: ConfigEnvironment): AppConfig {
   const apiOrigin = present(env.API_ORIGIN);
   const sentryDsn = present(env.SENTRY_DSN);
   if (sentryDsn !== undefined) httpUrl('SENTRY_DSN', sentryDsn);
+  const revision = present(env.CONSENT_REVISION) ?? '1';
+  // A decimal integer from 1 to 2³¹−1 (what a consent record stores).
+  if (!/^[1-9]\d{0,9}$/.test(revision) || Number(revision) > 2_147_483_647) {
+    throw new Error(
+      `CONSENT_REVISION must be a positive integer; got "${revision}"`,
+    );
+  }
   return Object.freeze({
     productName,
     cookieDomain,
@@ -107,6 +120,7 @@ export function readConfig(env: ConfigEnvironment): AppConfig {
     apiOrigin:
       apiOrigin === undefined ? '' : httpUrl('API_ORIGIN', apiOrigin).origin,
     sentryDsn,
+    consentRevision: Number(revision),
   });
 }
 

@@ -17,6 +17,10 @@ export function cookieNames(productName: string) {
     welcomeMessage: `${productName}_WELCOME_MESSAGE`,
     firstSignIn: `${productName}_FIRST_SIGNIN`,
     consent: `${productName}_COOKIE_CONSENT`,
+    /** The policy revision the stored choice was made under (D67). */
+    consentRevision: `${productName}_CONSENT_REVISION`,
+    /** The browser's random consent id, which its records carry (D68). */
+    consentId: `${productName}_CONSENT_ID`,
     campaign: `${productName}_CAMPAIGN`,
     /** The signed-in session the first sign-in at `/` sets (D46); HttpOnly. */
     session: `${productName}_SESSION`,

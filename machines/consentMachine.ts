@@ -8,18 +8,34 @@
  * the visitor begins:
  *
  *   stored '1' → accepted.closed      stored '0' → rejected.closed
+ *   stored under an older revision (D67) → unset.open
  *   utm_source google | microsoft → unset.open      otherwise → unset.closed
  *
  * Entering `accepted` loads the tag (also when the choice was stored on an
  * earlier visit); entering `rejected` removes it and deletes its cookies.
- * Effects reach it only as the named actions `storeChoice`, `loadTag`,
- * `removeTag` and `deleteTagCookies`, which the page wires in (`src/app.tsx`) and tests replace
- * with `machine.provide(...)`. No React or DOM import here.
+ * Every accept or reject stores the choice, updates the ad networks'
+ * consent signals (`signalConsent`: granted before the tag loads, denied
+ * before it goes; D66), whose defaults the page pushed before anything ran,
+ * and sends its proof (`recordChoice`, with where it was made; D68).
+ * Effects reach it only as the named actions `storeChoice`,
+ * `signalConsent`, `recordChoice`, `loadTag`, `removeTag` and
+ * `deleteTagCookies`, which the
+ * page wires in (`src/app.tsx`) and tests replace with
+ * `machine.provide(...)`. No React or DOM import here.
  */
 import { setup, type SnapshotFrom } from 'xstate';
 
 export type ConsentChoice = 'unset' | 'accepted' | 'rejected';
 export type StoredChoice = Exclude<ConsentChoice, 'unset'>;
+/** The ad networks' consent value for a choice (D66). */
+export type ConsentSignal = 'granted' | 'denied';
+/** Where a recorded choice was made (common/consentRecord.ts `ConsentSource`). */
+export type RecordedSource = 'modal' | 'settings';
+/** What `recordChoice` sends as proof of a choice (D68). */
+export interface RecordedChoice {
+  choice: StoredChoice;
+  source: RecordedSource;
+}
 
 /** R9.6: the marketing sources that open the modal on arrival. */
 export const AUTO_OPEN_SOURCES: readonly string[] = ['google', 'microsoft'];
@@ -27,8 +43,29 @@ export const AUTO_OPEN_SOURCES: readonly string[] = ['google', 'microsoft'];
 export interface ConsentInput {
   /** From `{product}_COOKIE_CONSENT`: '1' accepted, '0' rejected, else unset. */
   storedChoice: ConsentChoice;
+  /**
+   * From `{product}_CONSENT_REVISION`: the policy revision the stored
+   * choice was made under; undefined when there is none (or it is not a
+   * positive integer).
+   */
+  storedRevision: number | undefined;
+  /** `CONSENT_REVISION`: the policy's revision now (D67). */
+  revision: number;
   /** `utm_source` of the address, if any. */
   utmSource: string | undefined;
+}
+
+/**
+ * Whether a stored choice was made under the current policy (D67): its
+ * revision is the current one or later. A choice with an older or no
+ * revision counts as none.
+ */
+export function choiceIsCurrent(
+  input: Pick<ConsentInput, 'storedRevision' | 'revision'>,
+): boolean {
+  return (
+    input.storedRevision !== undefined && input.storedRevision >= input.revision
+  );
 }
 
 export type ConsentEvent =
@@ -37,18 +74,40 @@ export type ConsentEvent =
   | { type: 'settings.open' }
   | { type: 'modal.close' };
 
-/** Accept and reject, from any open modal. */
-const choosing = {
-  'consent.accept': {
-    target: '#consent.accepted',
-    actions: { type: 'storeChoice', params: 'accepted' },
-  },
-  'consent.reject': {
-    target: '#consent.rejected',
-    actions: { type: 'storeChoice', params: 'rejected' },
-  },
-  'modal.close': { target: 'closed' },
-} as const;
+/**
+ * The effects of a choice: it is stored, and the ad networks' consent
+ * signals are updated (D66): granted before the tag loads (the target's
+ * entry), denied before it is removed.
+ */
+function choiceActions(choice: StoredChoice, source: RecordedSource) {
+  return [
+    { type: 'storeChoice', params: choice },
+    {
+      type: 'signalConsent',
+      params: choice === 'accepted' ? 'granted' : 'denied',
+    },
+    // D68: the proof of the choice, sent to the service.
+    { type: 'recordChoice', params: { choice, source } },
+  ] as const;
+}
+
+/**
+ * Accept and reject, from an open modal: `modal` when it opened by itself,
+ * `settings` when the settings link opened it.
+ */
+function choosing(source: RecordedSource) {
+  return {
+    'consent.accept': {
+      target: '#consent.accepted',
+      actions: choiceActions('accepted', source),
+    },
+    'consent.reject': {
+      target: '#consent.rejected',
+      actions: choiceActions('rejected', source),
+    },
+    'modal.close': { target: 'closed' },
+  } as const;
+}
 
 /**
  * A choice exists: the settings link reopens the modal showing it.
@@ -64,10 +123,10 @@ function chosen(choice: StoredChoice) {
       open: {
         tags: 'modal',
         on: {
-          ...choosing,
+          ...choosing('settings'),
           [confirm]: {
             target: 'closed',
-            actions: { type: 'storeChoice', params: choice },
+            actions: choiceActions(choice, 'settings'),
           },
         },
       },
@@ -85,6 +144,11 @@ export const consentMachine = setup({
   actions: {
     // Implemented by the page with the cookie module (src/cookies.ts).
     storeChoice: (_, _choice: StoredChoice) => {},
+    // Implemented by the page (src/consentSignals.ts): Consent Mode v2 and
+    // UET `update` commands.
+    signalConsent: (_, _signal: ConsentSignal) => {},
+    // Implemented by the page (src/consentRecorder.ts): never blocks.
+    recordChoice: (_, _recorded: RecordedChoice) => {},
     // Implemented by the page (src/trackingTag.ts): idempotent.
     loadTag: () => {},
     // Implemented by the page (src/trackingTag.ts).
@@ -93,8 +157,13 @@ export const consentMachine = setup({
     deleteTagCookies: () => {},
   },
   guards: {
-    storedAccepted: ({ context }) => context.storedChoice === 'accepted',
-    storedRejected: ({ context }) => context.storedChoice === 'rejected',
+    storedAccepted: ({ context }) =>
+      context.storedChoice === 'accepted' && choiceIsCurrent(context),
+    storedRejected: ({ context }) =>
+      context.storedChoice === 'rejected' && choiceIsCurrent(context),
+    // A choice made under an older policy: asked again (D67).
+    storedOutdated: ({ context }) =>
+      context.storedChoice !== 'unset' && !choiceIsCurrent(context),
     cameFromAdvertising: ({ context }) =>
       context.utmSource !== undefined &&
       AUTO_OPEN_SOURCES.includes(context.utmSource.toLowerCase()),
@@ -108,6 +177,7 @@ export const consentMachine = setup({
       always: [
         { guard: 'storedAccepted', target: 'accepted' },
         { guard: 'storedRejected', target: 'rejected' },
+        { guard: 'storedOutdated', target: 'unset.open' },
         { guard: 'cameFromAdvertising', target: 'unset.open' },
         { target: 'unset' },
       ],
@@ -116,7 +186,7 @@ export const consentMachine = setup({
       initial: 'closed',
       states: {
         closed: {},
-        open: { tags: 'modal', on: choosing },
+        open: { tags: 'modal', on: choosing('modal') },
       },
     },
     accepted: { tags: 'accepted', entry: 'loadTag', ...chosen('accepted') },

@@ -41,6 +41,7 @@ import {
   readConfig,
   type ConfigEnvironment,
 } from '../common/config';
+import { cookieNames } from '../common/cookieNames';
 import { draftKey } from '../src/draft';
 import { SIGN_UP_FORM_ID } from '../src/earlyScript';
 
@@ -77,9 +78,11 @@ function escapeHtml(text: string): string {
 export function renderDefaultPage(env: ConfigEnvironment): string {
   const config = readConfig(env);
   // Only the consent choice's effects (the tag) touch the document, and no
-  // choice is stored here.
+  // choice is stored here; there is no window for the consent signals'
+  // queues either (the page's early script pushes their defaults).
   const noDocument = new Proxy({} as Document, {
-    get() {
+    get(_target, key) {
+      if (key === 'defaultView') return null;
       throw new Error('The prerender has no document');
     },
   });
@@ -109,10 +112,19 @@ export function hashSource(text: string): string {
  * holds submits of the sign-up form, restores and saves the draft under
  * `draftKey` (src/draft.ts) and starts `appScript` after the first paint.
  */
-export function earlyScript(appScript: string, draftKey: string): string {
+export function earlyScript(
+  appScript: string,
+  draftKey: string,
+  consent: { cookie: string; revisionCookie: string; revision: number },
+): string {
   const { outputFiles } = buildSync({
     stdin: {
-      contents: `import { startEarlyScript } from './src/earlyScript';
+      // First the ad networks' consent defaults (D66): granted only for an
+      // accept stored under the current policy (D67), before any other
+      // script can run.
+      contents: `import { cookieValue, signalConsentDefault } from './src/consentSignals';
+import { startEarlyScript } from './src/earlyScript';
+signalConsentDefault(window, cookieValue(document.cookie, ${JSON.stringify(consent.cookie)}) === '1' && Number(cookieValue(document.cookie, ${JSON.stringify(consent.revisionCookie)})) >= ${consent.revision} ? 'granted' : 'denied');
 startEarlyScript(window, ${JSON.stringify(SIGN_UP_FORM_ID)}, ${JSON.stringify(appScript)}, ${JSON.stringify(draftKey)});`,
       resolveDir: PROJECT_ROOT,
       loader: 'ts',
@@ -164,8 +176,13 @@ export function prerender(
   const css = readFileSync(join(distDir, stylesheet), 'utf8')
     .replace(/\/\*# sourceMappingURL=[^*]*\*\/\s*$/, '')
     .trim();
-  const { productName } = readConfig(env);
-  const script = earlyScript(appScript, draftKey(productName));
+  const { productName, consentRevision } = readConfig(env);
+  const names = cookieNames(productName);
+  const script = earlyScript(appScript, draftKey(productName), {
+    cookie: names.consent,
+    revisionCookie: names.consentRevision,
+    revision: consentRevision,
+  });
   const page = renderDefaultPage(env);
   const output = html
     .replace(EMPTY_ROOT, () => `<div id="root">${page}</div>`)

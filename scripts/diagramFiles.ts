@@ -16,22 +16,40 @@ import {
   widenLabels,
   withConcreteColours,
 } from './diagramSvg';
-import { toMermaid } from './mermaid';
+import { toMermaid, type MermaidOptions } from './mermaid';
 
 /** Where the diagrams live, relative to the project root. */
 export const DIAGRAM_DIR = 'docs/diagrams';
 
-/** One machine to draw; `name` names its files and its README block. */
+/**
+ * One machine to draw; `name` names its files and its README block;
+ * `options` what its diagram shows (scripts/mermaid.ts).
+ */
 export interface Diagram {
   name: string;
   machine: AnyStateMachine;
+  options?: MermaidOptions;
 }
 
-/** The machines drawn, in the README's order. */
+/**
+ * The machines drawn, in the README's order. The consent machine's few
+ * actions are its point (what is stored, signalled, loaded, removed), so
+ * its diagram names them.
+ */
 export const DIAGRAMS: readonly Diagram[] = [
   { name: 'signUpMachine', machine: signUpMachine },
-  { name: 'consentMachine', machine: consentMachine },
+  {
+    name: 'consentMachine',
+    machine: consentMachine,
+    options: { effects: true },
+  },
 ];
+
+/** A machine's Mermaid text as its diagram draws it (see {@link DIAGRAMS}). */
+export function diagramMermaid(machine: AnyStateMachine): string {
+  const diagram = DIAGRAMS.find((entry) => entry.machine === machine);
+  return toMermaid(machine, diagram?.options);
+}
 
 /** A file to write: its path relative to the project root, and content. */
 export interface DiagramFile {
@@ -131,8 +149,8 @@ export function withDiagramBlocks(
 export function diagramFiles(readme: string): DiagramFile[] {
   const files: DiagramFile[] = [];
   const blocks = new Map<string, string>();
-  for (const { name, machine } of DIAGRAMS) {
-    const mermaid = toMermaid(machine);
+  for (const { name, machine, options } of DIAGRAMS) {
+    const mermaid = toMermaid(machine, options);
     files.push({ path: `${DIAGRAM_DIR}/${name}.mmd`, content: mermaid });
     files.push({
       path: `${DIAGRAM_DIR}/${name}.svg`,

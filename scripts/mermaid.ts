@@ -11,6 +11,9 @@
  *   (`submit [isValid]`), or `[else]` when it is the fallback after guarded
  *   ones for the same event; eventless ones say `always`; an invoked actor's
  *   outcome says `done: id` / `error: id`; a delayed one `after 500ms`.
+ * - With `effects`, a transition's label also names its actions, one
+ *   `/ action(params)` line each, and a state's label its entry actions
+ *   (`entry / removeTag, deleteTagCookies`).
  * - Targetless transitions (the state handles the event without leaving
  *   it) are listed inside the state's box, one `· event` per line, as
  *   Stately's visualizer does; edges with the same two ends are merged.
@@ -82,18 +85,52 @@ export function guardLabel(guard: Guard): string {
   return guard.name && guard.name !== 'guard' ? guard.name : 'inline';
 }
 
-/** The state's label: its key, its tags as «tag», then one line per event
- * it handles without leaving (targetless transitions), as Stately's
- * visualizer lists them inside the state. */
-function stateLabel(node: AnyStateNode): string {
+/** How much a diagram shows. */
+export interface MermaidOptions {
+  /** Name the actions of transitions and the entry actions of states. */
+  effects?: boolean;
+}
+
+/** An action's name: its type, with a string or number parameter. */
+function actionLabel(action: unknown): string | undefined {
+  if (typeof action === 'string') return action;
+  if (typeof action === 'function') {
+    return action.name && action.name !== 'action' ? action.name : undefined;
+  }
+  if (typeof action !== 'object' || action === null) return undefined;
+  const { type, params } = action as { type?: unknown; params?: unknown };
+  if (typeof type !== 'string') return undefined;
+  return typeof params === 'string' || typeof params === 'number'
+    ? `${type}(${params})`
+    : type;
+}
+
+/** ` / a, b` for the named actions; '' when there are none. */
+function actionsSuffix(actions: readonly unknown[]): string {
+  const names = actions
+    .map(actionLabel)
+    .filter((name): name is string => name !== undefined);
+  return names.length > 0 ? ` / ${names.join(', ')}` : '';
+}
+
+/** The state's label: its key, its tags as «tag», then (with `effects`) its
+ * entry actions, then one line per event it handles without leaving
+ * (targetless transitions), as Stately's visualizer lists them inside the
+ * state. */
+function stateLabel(node: AnyStateNode, options: MermaidOptions): string {
   const marks = [...node.tags].sort().map((tag) => `«${tag}»`);
   if (node.type === 'parallel') marks.unshift('«parallel»');
   if (node.type === 'history') marks.unshift('«history»');
-  const handled = edgesFrom(node)
+  const entry = options.effects ? actionsSuffix(node.entry) : '';
+  const handled = edgesFrom(node, options)
     .filter((edge) => !edge.target)
     .map((edge) => `· ${edge.label}`);
   const name = node.parent ? node.key : '(any state)';
-  return [[name, ...marks].join(' '), ...handled]
+  return [
+    [name, ...marks].join(' '),
+    ...(entry ? [`entry${entry}`] : []),
+    ...handled,
+  ]
     .join(LABEL_BREAK)
     .replace(/"/g, "'");
 }
@@ -115,6 +152,7 @@ function descendants(node: AnyStateNode): AnyStateNode[] {
 function candidateLabels(
   name: string,
   candidates: readonly AnyTransitionDefinition[],
+  options: MermaidOptions,
 ): string[] {
   let guardedBefore = false;
   return candidates.map((transition) => {
@@ -125,18 +163,22 @@ function candidateLabels(
         ? `${name} [else]`
         : name;
     guardedBefore ||= Boolean(guard);
-    return label;
+    // Its actions on lines of their own keep the label narrow.
+    const actions = options.effects
+      ? transition.actions.map(actionLabel).filter(Boolean)
+      : [];
+    return [label, ...actions.map((action) => `/ ${action}`)].join(LABEL_BREAK);
   });
 }
 
 /** Every transition leaving `node`, in the machine's order. */
-function edgesFrom(node: AnyStateNode): Edge[] {
+function edgesFrom(node: AnyStateNode, options: MermaidOptions): Edge[] {
   const groups = [...node.transitions].map(
     ([type, candidates]) => [eventLabel(type), candidates] as const,
   );
   if (node.always) groups.push(['always', node.always] as const);
   return groups.flatMap(([name, candidates]) => {
-    const labels = candidateLabels(name, candidates);
+    const labels = candidateLabels(name, candidates, options);
     return candidates.flatMap((transition, i): Edge[] => {
       const label = labels[i] ?? name;
       const targets = transition.target ?? [];
@@ -160,10 +202,13 @@ function edgeScope(a: AnyStateNode, b: AnyStateNode): AnyStateNode {
 /** Edge lines per scope. Edges with the same two ends are merged into one,
  * their labels one per line; targetless transitions are left to the
  * state's label. */
-function edgeLinesByScope(root: AnyStateNode): Map<AnyStateNode, string[]> {
+function edgeLinesByScope(
+  root: AnyStateNode,
+  options: MermaidOptions,
+): Map<AnyStateNode, string[]> {
   const merged = new Map<string, { scope: AnyStateNode; labels: string[] }>();
   for (const node of descendants(root)) {
-    for (const { target, label } of edgesFrom(node)) {
+    for (const { target, label } of edgesFrom(node, options)) {
       if (!target) continue;
       const key = `${mermaidId(node)} --> ${mermaidId(target)}`;
       const entry = merged.get(key);
@@ -184,14 +229,15 @@ function blockLines(
   scope: AnyStateNode,
   edges: Map<AnyStateNode, string[]>,
   depth: number,
+  options: MermaidOptions,
 ): string[] {
   const pad = INDENT.repeat(depth);
   const lines: string[] = [];
   for (const child of children(scope)) {
-    const declaration = `state "${stateLabel(child)}" as ${mermaidId(child)}`;
+    const declaration = `state "${stateLabel(child, options)}" as ${mermaidId(child)}`;
     if (isComposite(child)) {
       lines.push(`${pad}${declaration} {`);
-      lines.push(...blockLines(child, edges, depth + 1));
+      lines.push(...blockLines(child, edges, depth + 1, options));
       lines.push(`${pad}}`);
     } else {
       lines.push(`${pad}${declaration}`);
@@ -210,8 +256,13 @@ function blockLines(
 /**
  * The Mermaid `stateDiagram-v2` text of a machine, drawn from its state
  * nodes (see the module comment for the conventions). Deterministic.
+ *
+ * @param options `effects`: name actions too (default: events and guards)
  */
-export function toMermaid(machine: AnyStateMachine): string {
+export function toMermaid(
+  machine: AnyStateMachine,
+  options: MermaidOptions = {},
+): string {
   const root = machine.root;
   const ids = descendants(root).map(mermaidId);
   const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
@@ -220,11 +271,13 @@ export function toMermaid(machine: AnyStateMachine): string {
       `two states of ${root.id} share the Mermaid id ${duplicate}`,
     );
   }
-  const edges = edgeLinesByScope(root);
-  const lines = blockLines(root, edges, 1);
-  if (edgesFrom(root).length > 0) {
+  const edges = edgeLinesByScope(root, options);
+  const lines = blockLines(root, edges, 1, options);
+  if (edgesFrom(root, options).length > 0) {
     // Transitions of the root itself apply in every state.
-    lines.unshift(`${INDENT}state "${stateLabel(root)}" as ${mermaidId(root)}`);
+    lines.unshift(
+      `${INDENT}state "${stateLabel(root, options)}" as ${mermaidId(root)}`,
+    );
   }
   return ['stateDiagram-v2', ...lines].join('\n') + '\n';
 }

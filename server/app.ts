@@ -2,7 +2,8 @@
  * The sign-up service (docs/contract.md, "Commands" and "HTTP";
  * docs/architecture.md, "The sign-up service"), on Fastify: the page
  * (server/pageRoutes.ts), the first sign-in at `/`
- * (server/signInRoutes.ts), the sign-up API (server/signUpApi.ts) and
+ * (server/signInRoutes.ts), the sign-up API (server/signUpApi.ts), the
+ * consent records (server/consentApi.ts) and
  * `/healthz`, over the database of server/database.ts; every response with
  * the security headers of server/securityHeaders.ts and every API error in
  * the API's shape (server/errorAnswer.ts).
@@ -13,6 +14,8 @@ import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { accountsRepository } from './accounts';
+import { registerConsentApi } from './consentApi';
+import { consentRecordsRepository } from './consentRecords';
 import { openDatabase, type Database, type DatabaseSettings } from './database';
 import { errorAnswer, type RaisedError } from './errorAnswer';
 import { loggerOptions } from './logging';
@@ -35,6 +38,8 @@ export interface ServerOptions {
   rateLimit: number;
   /** When set, tokens are verified with Google (`RECAPTCHA_SECRET`). */
   recaptchaSecret?: string;
+  /** Consent records accepted per client IP per 15 minutes (default 30). */
+  consentRateLimit?: number;
   /** Where the accounts live: `DATA_DIR` or `DATABASE_URL`. */
   database: DatabaseSettings;
   /** How long to wait for a PostgreSQL server at start (ms; default 30 s). */
@@ -194,6 +199,10 @@ async function registerRoutes(
     ...(options.recaptchaSecret && {
       recaptchaSecret: options.recaptchaSecret,
     }),
+  });
+  await registerConsentApi(app, {
+    records: consentRecordsRepository(database.db),
+    ...(options.consentRateLimit && { rateLimit: options.consentRateLimit }),
   });
   // Started last, so a start that fails above leaves no timer behind.
   const cleanup = setInterval(() => {

@@ -52,10 +52,34 @@ export interface RateLimitWindowsTable {
   window_ends_at: Timestamp;
 }
 
+/**
+ * One choice a visitor made (D65): appended by `POST /2/consent/`, never
+ * updated or deleted by the service.
+ */
+export interface ConsentRecordsTable {
+  /** The order of appending (an identity column; a bigint, read as text). */
+  id: ColumnType<string, never, never>;
+  /** `{product}_CONSENT_ID` of the browser that chose. */
+  consent_id: string;
+  /** The database's clock when the record was stored. */
+  recorded_at: CreatedAt;
+  choice: 'accepted' | 'rejected';
+  /** `CONSENT_REVISION` the choice was made under (≥ 1). */
+  revision: number;
+  source: 'modal' | 'settings' | 'gpc';
+  /** The page's path, without query or fragment; ≤ 2,048 characters. */
+  path: string;
+  /** The `User-Agent` header, its first 512 characters; null when none. */
+  user_agent: string | null;
+  /** The client's network: `203.0.113.0/24` or `2001:db8:1::/48`. */
+  ip_network: string | null;
+}
+
 /** Every table, by name. */
 export interface Schema {
   accounts: AccountsTable;
   one_time_tokens: OneTimeTokensTable;
   sessions: SessionsTable;
   rate_limit_windows: RateLimitWindowsTable;
+  consent_records: ConsentRecordsTable;
 }

@@ -7,7 +7,13 @@
  */
 import type { ReactElement } from 'react';
 import { createActor, fromPromise, type InspectionEvent } from 'xstate';
-import { consentMachine, type StoredChoice } from '../machines/consentMachine';
+import {
+  choiceIsCurrent,
+  consentMachine,
+  type ConsentSignal,
+  type RecordedChoice,
+  type StoredChoice,
+} from '../machines/consentMachine';
 import { signUpMachine } from '../machines/signUpMachine';
 import {
   type Failure,
@@ -18,6 +24,8 @@ import type { AppConfig } from '../common/config';
 import type { HostRule } from '../common/asciiHost';
 import { signUpRuleActions } from '../common/signUpRuleActions';
 import { siteUrlNeedsIdnRule } from '../common/validation';
+import { createConsentRecorder } from './consentRecorder';
+import { signalConsentDefault, signalConsentUpdate } from './consentSignals';
 import { createCookieJar } from './cookies';
 import { draftKey, type DraftPlace } from './draft';
 import { createErrorReporter, type ErrorReporter } from './errorReporting';
@@ -85,12 +93,53 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   if (address.utmCampaign) cookies.writeCampaign(address.utmCampaign);
   const utmCampaign = cookies.readCampaign() ?? address.utmCampaign;
 
+  // D66: the early script pushed the ad networks' consent defaults before
+  // any other script; this pushes them only where it did not run (npm run
+  // dev). A window-less document (the prerender) has no queues.
+  const stored = {
+    storedChoice: cookies.readConsent(),
+    storedRevision: cookies.readConsentRevision(),
+    revision: config.consentRevision,
+  };
+  const win = env.document.defaultView;
+  if (win) {
+    // D67: an accept stored under an older policy counts as none.
+    const granted =
+      stored.storedChoice === 'accepted' && choiceIsCurrent(stored);
+    signalConsentDefault(win, granted ? 'granted' : 'denied');
+  }
+  // D68: each choice's proof goes to the service; one an earlier page could
+  // not send goes now.
+  const recorder = createConsentRecorder({
+    apiOrigin: config.apiOrigin,
+    pendingKey: `${config.productName}_CONSENT_PENDING`,
+    ...(win && {
+      storage: () => win.localStorage,
+      // Where the browser has none, the call throws: fetch takes over.
+      sendBeacon: (url: string, body: BodyInit) =>
+        win.navigator.sendBeacon(url, body),
+    }),
+    fetch: env.fetch ?? win?.fetch.bind(win),
+  });
+  if (win) recorder.sendPending();
   // Started here, once, rather than in a React effect: under StrictMode an
   // effect runs twice, and the tag must load once.
   const consent = createActor(
     consentMachine.provide({
       actions: {
-        storeChoice: (_, choice: StoredChoice) => cookies.writeConsent(choice),
+        storeChoice: (_, choice: StoredChoice) =>
+          cookies.writeConsent(choice, config.consentRevision),
+        signalConsent: (_, signal: ConsentSignal) => {
+          if (win) signalConsentUpdate(win, signal);
+        },
+        recordChoice: (_, { choice, source }: RecordedChoice) =>
+          recorder.record({
+            consentId: cookies.consentId(),
+            choice,
+            revision: config.consentRevision,
+            source,
+            path: env.document.location.pathname,
+          }),
         loadTag: () => {
           if (config.trackingTagUrl) {
             loadTrackingTag(env.document, config.trackingTagUrl);
@@ -101,10 +150,7 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
       },
     }),
     {
-      input: {
-        storedChoice: cookies.readConsent(),
-        utmSource: address.utmSource,
-      },
+      input: { ...stored, utmSource: address.utmSource },
       inspect: env.inspect,
     },
   ).start();

@@ -116,16 +116,51 @@ export function createCookieJar(options: CookieJarOptions) {
       const value = Cookies.get(names.consent);
       return value === '1' ? 'accepted' : value === '0' ? 'rejected' : 'unset';
     },
-    /** `{product}_COOKIE_CONSENT`, 365 days, across all subdomains (R9.3). */
-    writeConsent(choice: 'accepted' | 'rejected'): void {
+    /**
+     * The policy revision the stored choice was made under
+     * (`{product}_CONSENT_REVISION`, D67): a positive integer, or undefined
+     * when there is none or it is not one.
+     */
+    readConsentRevision(): number | undefined {
+      const value = Cookies.get(names.consentRevision);
+      return value !== undefined && /^[1-9]\d{0,9}$/.test(value)
+        ? Number(value)
+        : undefined;
+    },
+    /**
+     * The browser's consent id (`{product}_CONSENT_ID`, D68): the stored
+     * one when it is a UUID, else a new random one (`crypto.randomUUID`),
+     * stored with the consent cookie's attributes. Called only for a
+     * choice the visitor makes.
+     */
+    consentId(): string {
+      const stored = Cookies.get(names.consentId);
+      // A UUID's text form (RFC 9562 §4), or near enough: the service
+      // checks it exactly.
+      if (stored && /^[\da-f-]{36}$/i.test(stored)) return stored;
+      const id = crypto.randomUUID();
       Cookies.set(
-        names.consent,
-        choice === 'accepted' ? '1' : '0',
+        names.consentId,
+        id,
         cookieAttributes(options, {
           days: DEFAULT_LIFETIME_DAYS,
           acrossSubdomains: true,
         }),
       );
+      return id;
+    },
+    /**
+     * `{product}_COOKIE_CONSENT`, 365 days, across all subdomains (R9.3),
+     * and beside it, with the same attributes, `{product}_CONSENT_REVISION`:
+     * the policy revision the choice was made under (D67).
+     */
+    writeConsent(choice: 'accepted' | 'rejected', revision: number): void {
+      const attributes = cookieAttributes(options, {
+        days: DEFAULT_LIFETIME_DAYS,
+        acrossSubdomains: true,
+      });
+      Cookies.set(names.consent, choice === 'accepted' ? '1' : '0', attributes);
+      Cookies.set(names.consentRevision, String(revision), attributes);
     },
     /**
      * Deletes every {@link TRACKER_COOKIE} the page can see, host-only and

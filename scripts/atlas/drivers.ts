@@ -183,7 +183,10 @@ export const consentDriver: PageDriver<ConsentInput> = {
     const cookie = storedCookie(input);
     return {
       query: input.utmSource ? `?utm_source=${input.utmSource}` : '',
-      ...(cookie !== null && { storedConsent: cookie }),
+      ...(cookie !== null && {
+        storedConsent: cookie,
+        storedRevision: input.storedRevision?.toString() ?? null,
+      }),
     };
   },
   prepare: async () => {},

@@ -22,8 +22,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { AnyMachineSnapshot } from 'xstate';
-import { renderSvg } from '../diagramFiles';
-import { toMermaid } from '../mermaid';
+import { diagramMermaid, renderSvg } from '../diagramFiles';
 import { modelSnapshots } from '../model/modelRun';
 import { RECAPTCHA_SCRIPT_PATTERN } from '../page/fakeRecaptcha';
 import { TEST_TAG_URL } from '../page/paths';
@@ -372,7 +371,7 @@ export async function buildAtlas(
   for (const { name, machine, shoot } of jobs) {
     const shots = await shoot(browser, origin, session, log);
     manifest.machines.push({ name, machineId: machine.id, shots });
-    const svg = renderSvg(toMermaid(machine));
+    const svg = renderSvg(diagramMermaid(machine));
     writeFileSync(join(outDir, 'diagrams', `${name}.svg`), svg);
     diagrams.push({ name, machine, svg });
   }

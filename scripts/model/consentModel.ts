@@ -1,6 +1,8 @@
 /**
  * The consent machine's test model: every start (stored choice ×
- * `utm_source`) and every visitor action.
+ * `utm_source`, under the current revision; and a choice stored without
+ * one, which counts as none: D67) and every visitor action. The revision
+ * is the test page's `CONSENT_REVISION`, 1.
  */
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import {
@@ -10,14 +12,26 @@ import {
 } from '../../machines/consentMachine';
 import type { ModelSpec } from './planner';
 
-export const consentInputs: ConsentInput[] = (
-  ['unset', 'accepted', 'rejected'] as const
-).flatMap((storedChoice) =>
-  ['google', 'microsoft', 'newsletter', undefined].map((utmSource) => ({
+/** The test page's `CONSENT_REVISION`. */
+export const MODEL_REVISION = 1;
+
+export const consentInputs: ConsentInput[] = [
+  ...(['unset', 'accepted', 'rejected'] as const).flatMap((storedChoice) =>
+    ['google', 'microsoft', 'newsletter', undefined].map((utmSource) => ({
+      storedChoice,
+      storedRevision: storedChoice === 'unset' ? undefined : MODEL_REVISION,
+      revision: MODEL_REVISION,
+      utmSource,
+    })),
+  ),
+  // Outdated: stored before revisions, asked again even without a campaign.
+  ...(['accepted', 'rejected'] as const).map((storedChoice) => ({
     storedChoice,
-    utmSource,
+    storedRevision: undefined,
+    revision: MODEL_REVISION,
+    utmSource: undefined,
   })),
-);
+];
 
 export const consentCases: ConsentEvent[] = [
   { type: 'consent.accept' },
@@ -38,5 +52,9 @@ export const consentModel: ModelSpec<ConsentInput> = {
 
 /** e.g. `stored rejected, utm_source=google`. */
 export function describeConsentInput(input: ConsentInput): string {
-  return `stored ${input.storedChoice}, ${input.utmSource ? `utm_source=${input.utmSource}` : 'no utm_source'}`;
+  const outdated =
+    input.storedChoice !== 'unset' && input.storedRevision === undefined
+      ? ' without a revision'
+      : '';
+  return `stored ${input.storedChoice}${outdated}, ${input.utmSource ? `utm_source=${input.utmSource}` : 'no utm_source'}`;
 }

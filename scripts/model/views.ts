@@ -144,6 +144,12 @@ export interface ConsentView {
   tag: boolean;
   /** The `Vigil_COOKIE_CONSENT` cookie's value, or null. */
   cookie: string | null;
+  /**
+   * The ad networks' consent now (D66): the last Consent Mode command on
+   * `dataLayer` (its four types, one value, or `mixed`) and the last UET
+   * `ad_storage` on `uetq`, as `google/uet`; `none` for a queue without one.
+   */
+  adSignals: string;
 }
 
 export function readConsentView(): ConsentView {
@@ -161,6 +167,30 @@ export function readConsentView(): ConsentView {
       document.querySelector('[data-testid="consent-settings"]') !== null,
     tag: document.querySelector('script[data-testid="tracking-tag"]') !== null,
     cookie: cookie ? cookie.slice('Vigil_COOKIE_CONSENT='.length) : null,
+    adSignals: (() => {
+      // Self-contained: browser tests run this function in the page.
+      const queues = window as { dataLayer?: unknown[]; uetq?: unknown[] };
+      const google = (queues.dataLayer ?? [])
+        .map((entry) => Array.from(entry as ArrayLike<unknown>))
+        .filter((command) => command[0] === 'consent')
+        .at(-1)?.[2] as Record<string, unknown> | undefined;
+      const values = new Set(Object.values(google ?? {}));
+      const googleValue = !google
+        ? 'none'
+        : Object.keys(google).length === 4 && values.size === 1
+          ? String([...values][0])
+          : 'mixed';
+      const uet = queues.uetq ?? [];
+      let uetValue = 'none';
+      for (let i = 0; i + 2 < uet.length; i += 1) {
+        if (uet[i] === 'consent') {
+          uetValue = String(
+            (uet[i + 2] as { ad_storage?: unknown }).ad_storage,
+          );
+        }
+      }
+      return `${googleValue}/${uetValue}`;
+    })(),
   };
 }
 
@@ -187,5 +217,8 @@ export function expectedConsentView(
     tag: choice === 'accepted',
     cookie:
       choice === 'accepted' ? '1' : choice === 'rejected' ? '0' : storedCookie,
+    // Issue 23: denied by default, granted by a stored or a new accept,
+    // denied again by a reject.
+    adSignals: choice === 'accepted' ? 'granted/granted' : 'denied/denied',
   };
 }

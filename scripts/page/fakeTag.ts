@@ -17,9 +17,18 @@ export const FAKE_TAG_COOKIES = [
   '_fbp',
 ] as const;
 
-/** The fake tag's source: sets {@link FAKE_TAG_COOKIES} as a tag would. */
+/**
+ * The fake tag's source: sets {@link FAKE_TAG_COOKIES} as a tag would, and
+ * records in `window.__tagSawConsent` the consent commands queued for it
+ * when it ran (Google's `dataLayer`, Microsoft's `uetq`), as JSON: what a
+ * real tag would have read first (issue 23).
+ */
 export const FAKE_TAG_SCRIPT = `(() => {
   window.__tagRuns = (window.__tagRuns || 0) + 1;
+  window.__tagSawConsent = JSON.stringify({
+    dataLayer: (window.dataLayer || []).map((entry) => Array.from(entry)),
+    uetq: window.uetq || [],
+  });
   const names = ${JSON.stringify(FAKE_TAG_COOKIES)};
   for (const name of names) {
     document.cookie = name + '=tag-host-only; path=/; max-age=3600';

@@ -24,12 +24,23 @@ export interface OpenOptions {
   viewport?: { width: number; height: number };
   /** A `Vigil_COOKIE_CONSENT` value stored before the visit. */
   storedConsent?: string;
+  /**
+   * The `Vigil_CONSENT_REVISION` stored with it (D67): default `1`, the
+   * test page's `CONSENT_REVISION`; null for none (a choice stored before
+   * revisions).
+   */
+  storedRevision?: string | null;
 }
 
 export async function openSignUpPage(
   browser: Browser,
   origin: string,
-  { query = '', viewport = DESKTOP, storedConsent }: OpenOptions = {},
+  {
+    query = '',
+    viewport = DESKTOP,
+    storedConsent,
+    storedRevision = '1',
+  }: OpenOptions = {},
 ): Promise<OpenedPage> {
   const context = await browser.newContext({
     viewport,
@@ -39,6 +50,15 @@ export async function openSignUpPage(
   if (storedConsent !== undefined) {
     await context.addCookies([
       { name: 'Vigil_COOKIE_CONSENT', value: storedConsent, url: origin },
+      ...(storedRevision === null
+        ? []
+        : [
+            {
+              name: 'Vigil_CONSENT_REVISION',
+              value: storedRevision,
+              url: origin,
+            },
+          ]),
     ]);
   }
   const tagRequests = await useFakeTag(context);

@@ -10,6 +10,7 @@ import * as accounts from './0001_accounts';
 import * as sessions from './0002_sessions';
 import * as rateLimit from './0003_rate_limit';
 import * as rateLimitUnlogged from './0004_rate_limit_unlogged';
+import * as consentRecords from './0005_consent_records';
 
 /** Name → migration; Kysely runs them in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -17,6 +18,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0002_sessions': sessions,
   '0003_rate_limit': rateLimit,
   '0004_rate_limit_unlogged': rateLimitUnlogged,
+  '0005_consent_records': consentRecords,
 };
 
 /**

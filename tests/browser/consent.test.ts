@@ -92,6 +92,137 @@ describe('the modal opens on arrival only from google or microsoft', () => {
   );
 });
 
+describe('a policy revision (issue 23, D67)', () => {
+  it('an accept stored without the current revision is asked again; the tag waits for a new accept', async () => {
+    const { context, page, tagRequests } = await openSignUpPage(
+      browser,
+      server.origin,
+      { storedConsent: '1', storedRevision: null },
+    );
+    // No campaign in the address, and still the modal opens by itself.
+    await modal(page).waitFor();
+    await quietly(page);
+    expect(tagRequests()).toBe(0);
+    await expect(page.locator(TAG).count()).resolves.toBe(0);
+    await expect(settingsLink(page).count()).resolves.toBe(0);
+
+    await page.getByTestId('consent-accept').click();
+    await page.locator(TAG).waitFor({ state: 'attached' });
+    expect(tagRequests()).toBe(1);
+    const [consent] = await cookie(context, 'Vigil_COOKIE_CONSENT');
+    const [revision] = await cookie(context, 'Vigil_CONSENT_REVISION');
+    expect(consent?.value).toBe('1');
+    // The test page's CONSENT_REVISION, with the consent cookie's attributes.
+    expect(revision?.value).toBe('1');
+    expect(revision?.sameSite).toBe(consent?.sameSite);
+    expect(revision?.path).toBe(consent?.path);
+    expect(revision?.domain).toBe(consent?.domain);
+    expectLifetime(revision, 365);
+    await context.close();
+  });
+});
+
+describe('proof of consent (issue 23, D68)', () => {
+  it('each choice is sent to POST /2/consent/ with the consent id, and the service stores it', async () => {
+    const { context, page } = await openSignUpPage(browser, server.origin, {
+      query: '?utm_source=google&utm_campaign=spring',
+    });
+    const sent: { body: string; status: number | undefined }[] = [];
+    page.on('requestfinished', (request) => {
+      if (new URL(request.url()).pathname !== '/2/consent/') return;
+      void request.response().then((response) =>
+        sent.push({
+          body: request.postData() ?? '',
+          status: response?.status(),
+        }),
+      );
+    });
+    await modal(page).waitFor();
+    await page.getByTestId('consent-accept').click();
+    await expect.poll(() => sent.length).toBe(1);
+    await settingsLink(page).click();
+    await page.getByTestId('consent-reject').click();
+    await expect.poll(() => sent.length).toBe(2);
+
+    const [id] = await cookie(context, 'Vigil_CONSENT_ID');
+    const [consent] = await cookie(context, 'Vigil_COOKIE_CONSENT');
+    expect(id?.value).toMatch(/^[\da-f]{8}-[\da-f]{4}-4[\da-f]{3}-/);
+    // The consent cookie's attributes.
+    expect(id?.sameSite).toBe(consent?.sameSite);
+    expect(id?.domain).toBe(consent?.domain);
+    expectLifetime(id, 365);
+    expect(
+      sent.map(({ body, status }) => ({
+        fields: Object.fromEntries(new URLSearchParams(body)),
+        status,
+      })),
+    ).toEqual([
+      {
+        fields: {
+          consent_id: id?.value,
+          choice: '1',
+          revision: '1',
+          source: 'modal',
+          path: '/signup',
+        },
+        status: 204,
+      },
+      {
+        fields: {
+          consent_id: id?.value,
+          choice: '0',
+          revision: '1',
+          source: 'settings',
+          path: '/signup',
+        },
+        status: 204,
+      },
+    ]);
+    // Nothing left to send again.
+    await expect(
+      page.evaluate(() => localStorage.getItem('Vigil_CONSENT_PENDING')),
+    ).resolves.toBeNull();
+    await context.close();
+  });
+
+  it('a record the service did not get is sent again on the next load', async () => {
+    const { context, page } = await openSignUpPage(browser, server.origin, {
+      query: '?utm_source=google',
+    });
+    // The network fails for records only.
+    await page.route('**/2/consent/', (route) => route.abort('failed'));
+    await page.evaluate(() => {
+      // Where the beacon is refused, the page falls back to fetch.
+      Object.defineProperty(navigator, 'sendBeacon', { value: () => false });
+    });
+    await modal(page).waitFor();
+    await page.getByTestId('consent-accept').click();
+    await expect
+      .poll(() =>
+        page.evaluate(() => localStorage.getItem('Vigil_CONSENT_PENDING')),
+      )
+      .toContain('"choice":"accepted"');
+    // The choice stands all the same.
+    await page.locator(TAG).waitFor({ state: 'attached' });
+
+    await page.unroute('**/2/consent/');
+    const resent = page.waitForRequest(
+      (request) => new URL(request.url()).pathname === '/2/consent/',
+    );
+    await page.reload();
+    const request = await resent;
+    expect(
+      Object.fromEntries(new URLSearchParams(request.postData() ?? '')),
+    ).toMatchObject({ choice: '1', source: 'modal' });
+    await expect
+      .poll(() =>
+        page.evaluate(() => localStorage.getItem('Vigil_CONSENT_PENDING')),
+      )
+      .toBeNull();
+    await context.close();
+  });
+});
+
 describe('accept and reject', () => {
   it('no tag before accept; accept loads it once, and again after a reload', async () => {
     const { context, page, tagRequests } = await openSignUpPage(
@@ -154,7 +285,12 @@ describe('accept and reject', () => {
     await page.getByTestId('consent-reject').click();
     await expect(page.locator(TAG).count()).resolves.toBe(0);
     const names = (await context.cookies()).map((c) => c.name).sort();
-    expect(names).toEqual(['Vigil_COOKIE_CONSENT', 'keep_me']);
+    expect(names).toEqual([
+      'Vigil_CONSENT_ID',
+      'Vigil_CONSENT_REVISION',
+      'Vigil_COOKIE_CONSENT',
+      'keep_me',
+    ]);
     const [consent] = await cookie(context, 'Vigil_COOKIE_CONSENT');
     expect(consent?.value).toBe('0');
 

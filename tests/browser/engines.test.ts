@@ -247,7 +247,10 @@ describe.each(ENGINES)('%s', (engine) => {
               : null;
         const page = await openSignUpPage(suite, suite.server.origin, {
           query: utmSource ? `?utm_source=${utmSource}` : '',
-          ...(storedCookie !== null && { storedConsent: storedCookie }),
+          ...(storedCookie !== null && {
+            storedConsent: storedCookie,
+            storedRevision: path.input.storedRevision?.toString() ?? null,
+          }),
         });
         await using(page, async () => {
           const model = modelSnapshots(consentModel, path);
@@ -272,6 +275,102 @@ describe.each(ENGINES)('%s', (engine) => {
     }
 
     itWalksEveryTransition(consentMachine, walked, consentPaths.length, engine);
+  });
+
+  describe('the ad networks’ consent signals (issue 23, D66)', () => {
+    const google = (command: string, value: string) => [
+      'consent',
+      command,
+      {
+        ad_storage: value,
+        ad_user_data: value,
+        ad_personalization: value,
+        analytics_storage: value,
+      },
+    ];
+    const uet = (command: string, value: string) => [
+      'consent',
+      command,
+      { ad_storage: value },
+    ];
+    /** The queues as plain JSON: dataLayer's Arguments objects as arrays. */
+    function queues() {
+      return {
+        dataLayer: (window.dataLayer ?? []).map((entry) =>
+          Array.from(entry as ArrayLike<unknown>),
+        ),
+        uetq: window.uetq ?? [],
+        tagRuns: (window as { __tagRuns?: number }).__tagRuns ?? 0,
+        tagSaw: (window as { __tagSawConsent?: string }).__tagSawConsent,
+      };
+    }
+
+    it('default first, then the update before the tag runs, then denied on reject, in order', async () => {
+      const page = await openSignUpPage(suite, suite.server.origin, {
+        query: '?utm_source=google',
+      });
+      await using(page, async () => {
+        await waitFor(
+          page,
+          () =>
+            document.querySelector('[data-testid="consent-modal"]') !== null,
+        );
+        const before = await page.evaluate(queues);
+        // The default is the first command of both queues.
+        expect(before.dataLayer).toEqual([google('default', 'denied')]);
+        expect(before.uetq).toEqual(uet('default', 'denied'));
+        expect(before.tagRuns).toBe(0);
+        expect(suite.network.tagRequests()).toBe(0);
+
+        await page.click('[data-testid="consent-accept"]');
+        await expect
+          .poll(() => page.evaluate(queues))
+          .toMatchObject({
+            tagRuns: 1,
+          });
+        const accepted = await page.evaluate(queues);
+        // When the tag ran, the update granting consent was already queued.
+        expect(JSON.parse(accepted.tagSaw ?? 'null')).toEqual({
+          dataLayer: [google('default', 'denied'), google('update', 'granted')],
+          uetq: [...uet('default', 'denied'), ...uet('update', 'granted')],
+        });
+
+        await page.click('[data-testid="consent-settings"]');
+        await page.click('[data-testid="consent-reject"]');
+        await expect
+          .poll(() => page.evaluate(queues))
+          .toMatchObject({
+            dataLayer: [
+              google('default', 'denied'),
+              google('update', 'granted'),
+              google('update', 'denied'),
+            ],
+            uetq: [
+              ...uet('default', 'denied'),
+              ...uet('update', 'granted'),
+              ...uet('update', 'denied'),
+            ],
+          });
+      });
+    });
+
+    it('a stored accept is the default, before the tag runs', async () => {
+      const page = await openSignUpPage(suite, suite.server.origin, {
+        storedConsent: '1',
+      });
+      await using(page, async () => {
+        await expect
+          .poll(() => page.evaluate(queues))
+          .toMatchObject({
+            tagRuns: 1,
+          });
+        const seen = await page.evaluate(queues);
+        expect(JSON.parse(seen.tagSaw ?? 'null')).toEqual({
+          dataLayer: [google('default', 'granted')],
+          uetq: uet('default', 'granted'),
+        });
+      });
+    });
   });
 
   describe('keyboard and focus', () => {
@@ -627,6 +726,9 @@ describe.each(ENGINES)('%s', (engine) => {
             )
             .toEqual([
               `Vigil_CAMPAIGN@${TEST_COOKIE_DOMAIN}`,
+              // Issue 23 (D67, D68): with the consent cookie's attributes.
+              `Vigil_CONSENT_ID@${TEST_COOKIE_DOMAIN}`,
+              `Vigil_CONSENT_REVISION@${TEST_COOKIE_DOMAIN}`,
               `Vigil_COOKIE_CONSENT@${TEST_COOKIE_DOMAIN}`,
             ]);
         });

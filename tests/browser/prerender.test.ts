@@ -76,6 +76,8 @@ async function visit(
         value: options.storedConsent,
         url: origin,
       },
+      // Made under the test page's CONSENT_REVISION (D67).
+      { name: 'Vigil_CONSENT_REVISION', value: '1', url: origin },
     ]);
   }
   await useFakeTag(context);

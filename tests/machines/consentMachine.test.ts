@@ -4,17 +4,32 @@ import {
   consentMachine,
   type ConsentChoice,
   type ConsentInput,
+  type ConsentSignal,
+  type RecordedChoice,
   type StoredChoice,
 } from '../../machines/consentMachine';
 
-/** The real machine with its effects recorded, in order. */
-function startConsent(input: ConsentInput) {
+/**
+ * The real machine with its effects recorded, in order; the revisions
+ * default to a choice stored under the current policy (1).
+ */
+function startConsent(
+  given: Omit<ConsentInput, 'storedRevision' | 'revision'> &
+    Partial<ConsentInput>,
+) {
+  const input: ConsentInput = { storedRevision: 1, revision: 1, ...given };
   const effects: string[] = [];
   const actor = createActor(
     consentMachine.provide({
       actions: {
         storeChoice: (_, choice: StoredChoice) => {
           effects.push(`store ${choice}`);
+        },
+        signalConsent: (_, signal: ConsentSignal) => {
+          effects.push(`signal ${signal}`);
+        },
+        recordChoice: (_, { choice, source }: RecordedChoice) => {
+          effects.push(`record ${choice} from ${source}`);
         },
         loadTag: () => {
           effects.push('load tag');
@@ -79,6 +94,89 @@ describe('consentMachine: where a visitor starts (R4.11, D31)', () => {
   );
 });
 
+describe('consentMachine: a policy revision (issue 23, D67)', () => {
+  it.each([
+    ['accepted', 1, 2, undefined],
+    ['rejected', 1, 2, undefined],
+    ['accepted', undefined, 1, undefined],
+    ['rejected', undefined, 1, 'newsletter'],
+    ['accepted', 4, 7, 'google'],
+  ] as const)(
+    'a %s choice stored under revision %s, now %d: no choice, the modal asks again, nothing loads',
+    (storedChoice, storedRevision, revision, utmSource) => {
+      const { view, effects } = startConsent({
+        storedChoice,
+        storedRevision,
+        revision,
+        utmSource,
+      });
+      expect(view()).toEqual({
+        choice: 'unset',
+        open: true,
+        settingsLink: false,
+      });
+      expect(effects).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['accepted', 2, 2, ['load tag']],
+    ['accepted', 3, 2, ['load tag']],
+    ['rejected', 5, 2, ['remove tag', 'delete tag cookies']],
+  ] as const)(
+    'a %s choice stored under revision %d, now %d, still stands',
+    (storedChoice, storedRevision, revision, entryEffects) => {
+      const { view, effects } = startConsent({
+        storedChoice,
+        storedRevision,
+        revision,
+        utmSource: undefined,
+      });
+      expect(view()).toEqual({
+        choice: storedChoice,
+        open: false,
+        settingsLink: true,
+      });
+      expect(effects).toEqual(entryEffects);
+    },
+  );
+
+  it('an outdated accept chosen again is stored, signalled and loads the tag', () => {
+    const { actor, view, effects } = startConsent({
+      storedChoice: 'accepted',
+      storedRevision: 1,
+      revision: 2,
+      utmSource: undefined,
+    });
+    actor.send({ type: 'consent.accept' });
+    expect(view()).toEqual({
+      choice: 'accepted',
+      open: false,
+      settingsLink: true,
+    });
+    expect(effects).toEqual([
+      'store accepted',
+      'signal granted',
+      'record accepted from modal',
+      'load tag',
+    ]);
+  });
+
+  it('no stored choice and no revision: as before, nothing asked without a campaign', () => {
+    const { view } = startConsent({
+      storedChoice: 'unset',
+      storedRevision: undefined,
+      revision: 3,
+      utmSource: undefined,
+    });
+    expect(view()).toEqual({
+      choice: 'unset',
+      open: false,
+      settingsLink: false,
+    });
+  });
+});
+
 describe('consentMachine: choosing', () => {
   it('accept stores 1, loads the tag once, closes the modal', () => {
     const { actor, view, effects } = startConsent({
@@ -91,7 +189,13 @@ describe('consentMachine: choosing', () => {
       open: false,
       settingsLink: true,
     });
-    expect(effects).toEqual(['store accepted', 'load tag']);
+    // D66: the ad networks hear "granted" before the tag loads.
+    expect(effects).toEqual([
+      'store accepted',
+      'signal granted',
+      'record accepted from modal',
+      'load tag',
+    ]);
   });
 
   it('reject stores 0, removes the tag, closes the modal', () => {
@@ -105,8 +209,11 @@ describe('consentMachine: choosing', () => {
       open: false,
       settingsLink: true,
     });
+    // D66: "denied" before the tag is removed.
     expect(effects).toEqual([
       'store rejected',
+      'signal denied',
+      'record rejected from modal',
       'remove tag',
       'delete tag cookies',
     ]);
@@ -174,20 +281,50 @@ describe('consentMachine: the settings link reopens the modal', () => {
       'accepted',
       'consent.reject',
       'rejected',
-      ['load tag', 'store rejected', 'remove tag', 'delete tag cookies'],
+      [
+        'load tag',
+        'store rejected',
+        'signal denied',
+        'record rejected from settings',
+        'remove tag',
+        'delete tag cookies',
+      ],
     ],
     [
       'rejected',
       'consent.accept',
       'accepted',
-      ['remove tag', 'delete tag cookies', 'store accepted', 'load tag'],
+      [
+        'remove tag',
+        'delete tag cookies',
+        'store accepted',
+        'signal granted',
+        'record accepted from settings',
+        'load tag',
+      ],
     ],
-    ['accepted', 'consent.accept', 'accepted', ['load tag', 'store accepted']],
+    [
+      'accepted',
+      'consent.accept',
+      'accepted',
+      [
+        'load tag',
+        'store accepted',
+        'signal granted',
+        'record accepted from settings',
+      ],
+    ],
     [
       'rejected',
       'consent.reject',
       'rejected',
-      ['remove tag', 'delete tag cookies', 'store rejected'],
+      [
+        'remove tag',
+        'delete tag cookies',
+        'store rejected',
+        'signal denied',
+        'record rejected from settings',
+      ],
     ],
   ] as const)(
     '%s, then %s: %s',

@@ -11,6 +11,8 @@ import { createActor, type AnyMachineSnapshot } from 'xstate';
 import {
   consentMachine,
   type ConsentInput,
+  type ConsentSignal,
+  type RecordedChoice,
   type StoredChoice,
 } from '../../machines/consentMachine';
 import { signUpMachine } from '../../machines/signUpMachine';
@@ -125,13 +127,29 @@ describe('consentMachine, machine level', () => {
       let tagLoaded = false;
       let tagLoads = 0;
       let cookieDeletions = 0;
+      // D66: the last consent update the ad networks heard; none at start
+      // (the page pushed the default before the machine ran).
+      let signal: ConsentSignal | undefined;
+      let choices = 0;
+      let signalledBeforeLoad = true;
+      // D68: one record per choice, naming where it was made.
+      const records: RecordedChoice[] = [];
+      const expectedRecords: RecordedChoice[] = [];
       const actor = createActor(
         consentMachine.provide({
           actions: {
             storeChoice: (_, choice: StoredChoice) => {
               cookie = choice === 'accepted' ? '1' : '0';
             },
+            signalConsent: (_, given: ConsentSignal) => {
+              signal = given;
+            },
+            recordChoice: (_, recorded: RecordedChoice) => {
+              records.push(recorded);
+            },
             loadTag: () => {
+              // Loaded after an update only if that update granted.
+              if (signal === 'denied') signalledBeforeLoad = false;
               tagLoads += tagLoaded ? 0 : 1;
               tagLoaded = true;
             },
@@ -160,11 +178,30 @@ describe('consentMachine, machine level', () => {
           expect(cookie).toBe('0');
           expect(cookieDeletions).toBeGreaterThan(0);
         }
+        // D66: after a choice, the networks' last update says it; with
+        // none made on this page, nothing was updated.
+        if (choices > 0) expect(signal).toBe(accepted ? 'granted' : 'denied');
+        else expect(signal).toBeUndefined();
+        expect(signalledBeforeLoad).toBe(true);
         expect(snapshot.hasTag('modal')).toBe(expected.hasTag('modal'));
       };
       check(snapshots[0] as AnyMachineSnapshot);
       path.events.forEach((event, index) => {
+        const before = actor.getSnapshot();
         actor.send(event as Parameters<typeof actor.send>[0]);
+        // A choice is an accept or a reject the modal took.
+        if (
+          before.hasTag('modal') &&
+          (event.type === 'consent.accept' || event.type === 'consent.reject')
+        ) {
+          choices += 1;
+          // The settings link opens the modal only once a choice stands.
+          expectedRecords.push({
+            choice: event.type === 'consent.accept' ? 'accepted' : 'rejected',
+            source: before.matches('unset') ? 'modal' : 'settings',
+          });
+        }
+        expect(records).toEqual(expectedRecords);
         check(snapshots[index + 1] as AnyMachineSnapshot);
       });
       // Never twice for one acceptance, whatever the path.

@@ -51,6 +51,10 @@ afterEach(() => {
     Cookies.remove(name, { path: '/' });
   }
   removeTrackingTag(document);
+  // Each visit is a new page: the ad networks' queues start empty.
+  delete window.dataLayer;
+  delete window.uetq;
+  localStorage.clear();
 });
 
 /** Renders the page as src/main.tsx does, with jsdom and a held network. */
@@ -245,6 +249,12 @@ describe('consentMachine, UI level (React in jsdom)', () => {
       const storedCookie = stored(path);
       if (storedCookie !== null) {
         Cookies.set('Vigil_COOKIE_CONSENT', storedCookie, { path: '/' });
+        const { storedRevision } = path.input;
+        if (storedRevision !== undefined) {
+          Cookies.set('Vigil_CONSENT_REVISION', String(storedRevision), {
+            path: '/',
+          });
+        }
       }
       const { utmSource } = path.input;
       const page = await renderPage(

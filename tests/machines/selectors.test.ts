@@ -141,7 +141,12 @@ describe('consent selectors (R4.7, R4.10)', () => {
       const storedChoice =
         stored === '1' ? 'accepted' : stored === '0' ? 'rejected' : 'unset';
       const actor = createActor(consentMachine, {
-        input: { storedChoice, utmSource: 'google' },
+        input: {
+          storedChoice,
+          storedRevision: 1,
+          revision: 1,
+          utmSource: 'google',
+        },
       }).start();
       for (const event of events) actor.send(event);
       const snapshot = actor.getSnapshot();

@@ -11,6 +11,7 @@ const defaults = {
   recaptchaSiteKey: '6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI',
   trackingTagUrl: undefined,
   apiOrigin: '',
+  consentRevision: 1,
 };
 
 describe('readConfig', () => {
@@ -62,6 +63,7 @@ describe('readConfig', () => {
         RECAPTCHA_SITE_KEY: 'site-key',
         TRACKING_TAG_URL: 'https://tags.example/tag.js?id=1',
         API_ORIGIN: 'https://api.acme.example',
+        CONSENT_REVISION: '3',
       }),
     ).toEqual({
       productName: 'Acme',
@@ -69,6 +71,7 @@ describe('readConfig', () => {
       recaptchaSiteKey: 'site-key',
       trackingTagUrl: 'https://tags.example/tag.js?id=1',
       apiOrigin: 'https://api.acme.example',
+      consentRevision: 3,
     });
   });
 
@@ -80,6 +83,7 @@ describe('readConfig', () => {
         RECAPTCHA_SITE_KEY: ' site-key ',
         TRACKING_TAG_URL: ' https://tags.example/tag.js ',
         API_ORIGIN: '\thttps://api.acme.example ',
+        CONSENT_REVISION: ' 4 ',
       }),
     ).toEqual({
       productName: 'Acme',
@@ -87,6 +91,7 @@ describe('readConfig', () => {
       recaptchaSiteKey: 'site-key',
       trackingTagUrl: 'https://tags.example/tag.js',
       apiOrigin: 'https://api.acme.example',
+      consentRevision: 4,
     });
   });
 
@@ -176,6 +181,26 @@ describe('readConfig', () => {
   it('quotes the refused value in the error', () => {
     expect(() => readConfig({ COOKIE_DOMAIN: 'vigil' })).toThrow(/"vigil"/);
   });
+
+  it.each([
+    ['1', 1],
+    ['7', 7],
+    [' 12 ', 12],
+    ['2147483647', 2_147_483_647],
+  ])('reads CONSENT_REVISION %j as %d', (value, revision) => {
+    expect(readConfig({ CONSENT_REVISION: value }).consentRevision).toBe(
+      revision,
+    );
+  });
+
+  it.each(['0', '-1', '1.5', 'two', '01', '2147483648', '1e3'])(
+    'refuses CONSENT_REVISION %j, naming it',
+    (value) => {
+      expect(() => readConfig({ CONSENT_REVISION: value })).toThrow(
+        /CONSENT_REVISION/,
+      );
+    },
+  );
 
   it('returns a frozen object', () => {
     expect(Object.isFrozen(readConfig({}))).toBe(true);

@@ -40,6 +40,8 @@ describe('cookieNames', () => {
       welcomeMessage: 'Vigil_WELCOME_MESSAGE',
       firstSignIn: 'Vigil_FIRST_SIGNIN',
       consent: 'Vigil_COOKIE_CONSENT',
+      consentRevision: 'Vigil_CONSENT_REVISION',
+      consentId: 'Vigil_CONSENT_ID',
       campaign: 'Vigil_CAMPAIGN',
       session: 'Vigil_SESSION',
     });
@@ -51,6 +53,8 @@ describe('cookieNames', () => {
       welcomeMessage: 'Acme-Watch_WELCOME_MESSAGE',
       firstSignIn: 'Acme-Watch_FIRST_SIGNIN',
       consent: 'Acme-Watch_COOKIE_CONSENT',
+      consentRevision: 'Acme-Watch_CONSENT_REVISION',
+      consentId: 'Acme-Watch_CONSENT_ID',
       campaign: 'Acme-Watch_CAMPAIGN',
       session: 'Acme-Watch_SESSION',
     });
@@ -313,23 +317,77 @@ describe('consent cookie', () => {
     ['accepted', '1'],
     ['rejected', '0'],
   ] as const)(
-    'writes %s as %s, 365 days across all subdomains',
+    'writes %s as %s, 365 days across all subdomains, with its revision alike',
     (choice, value) => {
       const set = vi.spyOn(Cookies, 'set').mockReturnValue(undefined);
       createCookieJar({
         productName: 'Vigil',
         cookieDomain: '.vigil.example',
         hostname: 'signup.vigil.example',
-      }).writeConsent(choice);
-      expect(set).toHaveBeenCalledWith('Vigil_COOKIE_CONSENT', value, {
+      }).writeConsent(choice, 3);
+      const attributes = {
         expires: 365,
         path: '/',
         sameSite: 'Strict',
         secure: true,
         domain: '.vigil.example',
-      });
+      };
+      expect(set).toHaveBeenCalledWith(
+        'Vigil_COOKIE_CONSENT',
+        value,
+        attributes,
+      );
+      // Issue 23 (D67): the revision with the consent cookie's attributes.
+      expect(set).toHaveBeenCalledWith(
+        'Vigil_CONSENT_REVISION',
+        '3',
+        attributes,
+      );
     },
   );
+
+  it.each([
+    ['1', 1],
+    ['12', 12],
+    ['0', undefined],
+    ['-1', undefined],
+    ['1.5', undefined],
+    ['abc', undefined],
+    ['', undefined],
+  ])('reads the revision %j as %j', (value, revision) => {
+    Cookies.set('Vigil_CONSENT_REVISION', value);
+    expect(createCookieJar(onLocalhost).readConsentRevision()).toBe(revision);
+  });
+
+  it('creates a random consent id once, with the consent cookie’s attributes', () => {
+    const jar = createCookieJar(onLocalhost);
+    const set = vi.spyOn(Cookies, 'set');
+    const id = jar.consentId();
+    expect(id).toMatch(
+      /^[\da-f]{8}-[\da-f]{4}-4[\da-f]{3}-[89ab][\da-f]{3}-[\da-f]{12}$/,
+    );
+    expect(set).toHaveBeenCalledWith('Vigil_CONSENT_ID', id, {
+      expires: 365,
+      path: '/',
+      sameSite: 'Strict',
+      secure: false,
+    });
+    expect(jar.consentId()).toBe(id);
+    expect(set).toHaveBeenCalledTimes(1);
+    expect(createCookieJar(onLocalhost).consentId()).toBe(id);
+    set.mockRestore();
+  });
+
+  it('replaces a consent id that is not a UUID', () => {
+    Cookies.set('Vigil_CONSENT_ID', 'forged<script>');
+    const id = createCookieJar(onLocalhost).consentId();
+    expect(id).not.toBe('forged<script>');
+    expect(Cookies.get('Vigil_CONSENT_ID')).toBe(id);
+  });
+
+  it('reads no revision as undefined', () => {
+    expect(createCookieJar(onLocalhost).readConsentRevision()).toBeUndefined();
+  });
 });
 
 describe('tracker cookies', () => {

@@ -138,6 +138,46 @@ describe('toMermaid', () => {
     );
   });
 
+  it('with effects, names transition and entry actions, with their parameters', () => {
+    const effectful = setup({
+      actions: {
+        store: (_, _choice: string) => {},
+        load: () => {},
+        clean: (_, _how?: { how: string; times: number }) => {},
+      },
+    }).createMachine({
+      id: 'e',
+      initial: 'off',
+      states: {
+        off: {
+          on: {
+            on: {
+              target: 'on',
+              actions: [
+                { type: 'store', params: 'yes' },
+                { type: 'clean', params: { how: 'all', times: 2 } },
+              ],
+            },
+            noop: {},
+          },
+        },
+        on: { entry: ['load', 'clean'] },
+      },
+    });
+    expect(toMermaid(effectful, { effects: true })).toBe(
+      [
+        'stateDiagram-v2',
+        '  state "off<br/>· noop" as e_off',
+        '  state "on<br/>entry / load, clean" as e_on',
+        '  [*] --> e_off',
+        '  e_off --> e_on : on<br/>/ store(yes)<br/>/ clean',
+        '',
+      ].join('\n'),
+    );
+    // Without the option, the same machine shows events only.
+    expect(toMermaid(effectful)).toContain('e_off --> e_on : on\n');
+  });
+
   it('refuses two states that would share a Mermaid id', () => {
     const clash = createMachine({
       id: 'm',

@@ -17,6 +17,11 @@ export interface VisitOptions {
   viewport?: Viewport;
   /** A `Vigil_COOKIE_CONSENT` value stored before the visit. */
   storedConsent?: string;
+  /**
+   * The `Vigil_CONSENT_REVISION` stored with it (D67): default `1`, the
+   * test page's `CONSENT_REVISION`; null for none.
+   */
+  storedRevision?: string | null;
 }
 
 /**
@@ -27,7 +32,12 @@ export interface VisitOptions {
 export async function openSignUpPage(
   suite: EngineSuite,
   origin: string,
-  { query = '', viewport = DESKTOP, storedConsent }: VisitOptions = {},
+  {
+    query = '',
+    viewport = DESKTOP,
+    storedConsent,
+    storedRevision = '1',
+  }: VisitOptions = {},
 ): Promise<EnginePage> {
   suite.network.reset();
   const page = await suite.browser.newPage(viewport);
@@ -36,6 +46,9 @@ export async function openSignUpPage(
       // A choice stored on an earlier visit to the site.
       await page.goto(`${origin}/`);
       await page.setCookie('Vigil_COOKIE_CONSENT', storedConsent);
+      if (storedRevision !== null) {
+        await page.setCookie('Vigil_CONSENT_REVISION', storedRevision);
+      }
     }
     await page.goto(`${origin}/signup${query}`);
     await waitFor(

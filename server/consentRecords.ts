@@ -1,0 +1,103 @@
+/**
+ * The consent records (D65 in docs/decisions.md): appended by
+ * `POST /2/consent/`, read by `npm run consent:export`. The repository has
+ * no update and no delete: a record, once stored, is the proof.
+ */
+import type { Kysely } from 'kysely';
+import type { ConsentRecordRequest } from '../common/consentRecord';
+import { DatabaseUnavailableError } from './database';
+import type { ConsentRecordsTable, Schema } from './schema';
+
+/** What the service adds to the page's record from the request itself. */
+export interface ConsentRequestContext {
+  /** The client's network (server/consentRules.ts `networkOf`). */
+  ipNetwork: string | undefined;
+  /** The stored `User-Agent` (`storedUserAgent`). */
+  userAgent: string | undefined;
+}
+
+/** A stored record, as the export prints it (one JSON object per line). */
+export interface StoredConsentRecord {
+  consent_id: string;
+  /** The server's timestamp, ISO 8601 in UTC. */
+  recorded_at: string;
+  choice: ConsentRecordsTable['choice'];
+  revision: number;
+  source: ConsentRecordsTable['source'];
+  path: string;
+  user_agent: string | null;
+  ip_network: string | null;
+}
+
+export interface ConsentRecordsRepository {
+  /**
+   * Appends one record, timestamped by the database's clock, committed
+   * when the promise resolves.
+   *
+   * @throws DatabaseUnavailableError when the database fails
+   */
+  append(
+    record: ConsentRecordRequest,
+    context: ConsentRequestContext,
+  ): Promise<void>;
+  /**
+   * One consent id's history, oldest first.
+   *
+   * @param consentId a UUID (any case)
+   * @returns its records; none for an id never recorded
+   * @throws DatabaseUnavailableError when the database fails
+   */
+  history(consentId: string): Promise<StoredConsentRecord[]>;
+}
+
+/** The repository over an open database (server/database.ts). */
+export function consentRecordsRepository(
+  db: Kysely<Schema>,
+): ConsentRecordsRepository {
+  return {
+    async append(record, context) {
+      try {
+        await db
+          .insertInto('consent_records')
+          .values({
+            consent_id: record.consentId,
+            choice: record.choice,
+            revision: record.revision,
+            source: record.source,
+            path: record.path,
+            user_agent: context.userAgent ?? null,
+            ip_network: context.ipNetwork ?? null,
+          })
+          .execute();
+      } catch (error) {
+        throw new DatabaseUnavailableError(error);
+      }
+    },
+    async history(consentId) {
+      let rows;
+      try {
+        rows = await db
+          .selectFrom('consent_records')
+          .select([
+            'consent_id',
+            'recorded_at',
+            'choice',
+            'revision',
+            'source',
+            'path',
+            'user_agent',
+            'ip_network',
+          ])
+          .where('consent_id', '=', consentId.toLowerCase())
+          .orderBy('id')
+          .execute();
+      } catch (error) {
+        throw new DatabaseUnavailableError(error);
+      }
+      return rows.map((row) => ({
+        ...row,
+        recorded_at: new Date(row.recorded_at).toISOString(),
+      }));
+    },
+  };
+}
