@@ -9,7 +9,7 @@ import { defineConfig } from 'vitest/config';
  * the latter only) and
  * `browser` (the built page against the service: in Chromium, Firefox and
  * WebKit in tests/browser/engines.test.ts, journey.test.ts,
- * formHelp.test.ts and joiners.test.ts, in Chromium
+ * formHelp.test.ts, joiners.test.ts and consentAudit.test.ts, in Chromium
  * in the other files), then `browser-postgres` (the files that sign up
  * through the service, on PostgreSQL).
  */

@@ -1,7 +1,8 @@
 /**
  * The host half of the site-URL rule that needs no Unicode data
  * (docs/url-and-email-rules.md, "Host"): an ASCII host is decided here, at
- * once, in the page's first load; a host with a non-ASCII character or an
+ * once, with the rest of the form's rules (the page's submit chunk, D71); a
+ * host with a non-ASCII character or an
  * `xn--` label (an internationalised one, RFC 5890) needs UTS #46, which
  * `common/domainName.ts` runs with `tr46` and the page loads only when such
  * a host appears (D58 in docs/decisions.md).

@@ -2,8 +2,11 @@
  * The client-side rules of the sign-up form (R5.1 to R5.9 in
  * docs/requirements.md; D11 to D19 and the length limits of D44 in
  * docs/decisions.md), as pure functions over plain values. The machine's
- * `validating` state calls {@link validateSignUp}; the prefill and the
- * local API reuse the e-mail and site-URL rules. An internationalised host
+ * `validating` state judges the form with {@link validateSignUp}
+ * (common/signUpRules.ts); the prefill and the local API reuse the
+ * site-URL rule. The e-mail rule is common/emailAddress.ts, the campaign
+ * rule common/campaign.ts: the page's first load needs them, and this
+ * module, with yup, only once the visitor starts typing (D71). An internationalised host
  * is judged by the UTS #46 rule of common/domainName.ts, which the caller
  * passes in: the API imports it, the page loads it when such a host
  * appears (D58 in docs/decisions.md).
@@ -11,6 +14,7 @@
 import { boolean, object, string, ValidationError } from 'yup';
 import type { ErrorField, FieldErrors } from '../machines/signUpMachine';
 import { checkAsciiHostName, needsIdnRule, type HostRule } from './asciiHost';
+import { isValidEmail } from './emailAddress';
 import { FIELD_LIMITS, fitsFieldLimit } from './fieldLimits';
 
 /**
@@ -62,23 +66,6 @@ export const messages = {
   tosRequired: 'Agree to the terms of service to create your account',
   captchaRequired: 'Tick “I’m not a robot” to show you are a person',
 } as const;
-
-// HTML Living Standard, 4.10.5.1.5 "E-mail state": a valid e-mail address.
-const HTML_EMAIL =
-  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
-
-/**
- * Whether `raw`, trimmed, is a valid e-mail address as the HTML standard
- * defines it (what `<input type=email>` accepts) with at least one dot in
- * the domain (D15 in docs/decisions.md: `name@localhost` cannot receive
- * our mail).
- */
-export function isValidEmail(raw: string): boolean {
-  const email = raw.trim();
-  return (
-    HTML_EMAIL.test(email) && email.slice(email.indexOf('@')).includes('.')
-  );
-}
 
 /**
  * Why a site URL is refused; each has its own message. `unchecked`: the
@@ -226,6 +213,28 @@ export function checkSiteUrl(raw: string, idnRule?: HostRule): SiteUrlCheck {
   return { ok: true, url };
 }
 
+/** The e-mail and site URL an address names, trimmed (src/prefill.ts). */
+export type AddressPrefill = Partial<Record<'email' | 'url', string>>;
+
+/**
+ * R2.4: what of the address's e-mail and site URL prefills the form: the
+ * e-mail when valid; the site URL when the site-URL rule accepts it, or
+ * when its host needs the UTS #46 rule, which judges it at the submit
+ * (D58).
+ *
+ * @param unchecked the address's values, trimmed
+ * @returns those that prefill the form
+ */
+export function prefillOf(unchecked: AddressPrefill): AddressPrefill {
+  const { email, url } = unchecked;
+  const urlCheck = url === undefined ? undefined : checkSiteUrl(url);
+  return {
+    ...(email !== undefined && isValidEmail(email) && { email }),
+    ...(urlCheck &&
+      (urlCheck.ok || urlCheck.problem === 'unchecked') && { url }),
+  };
+}
+
 /**
  * Whether the site URL as typed has a host that only the UTS #46 rule
  * (common/domainName.ts) can judge: a non-ASCII character or an `xn--`
@@ -234,35 +243,6 @@ export function checkSiteUrl(raw: string, idnRule?: HostRule): SiteUrlCheck {
 export function siteUrlNeedsIdnRule(raw: string): boolean {
   const check = checkSiteUrl(raw);
   return !check.ok && check.problem === 'unchecked';
-}
-
-/** The most characters (code points) a stored campaign may have (D10, D44). */
-export const CAMPAIGN_MAX_LENGTH = FIELD_LIMITS.campaign;
-
-// Not printable: controls, format (invisible) characters, line and paragraph
-// separators, lone surrogates, private-use and unassigned code points.
-const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/u;
-
-/**
- * The campaign rule (docs/url-and-email-rules.md, "Campaign"), the one the
- * page applies before it writes `{product}_CAMPAIGN` and before it sends
- * `utm_campaign`, and the local API applies to what it receives: the value
- * trimmed is kept when it has 1–{@link CAMPAIGN_MAX_LENGTH} printable
- * characters; anything else is ignored, never refused, so a campaign cannot
- * block a sign-up.
- *
- * @param raw whatever arrived: the address's or the cookie's value, or a
- *   body field (a string, absent, or something no form sends)
- * @returns the campaign to keep, or undefined to ignore it
- */
-export function keptCampaign(raw: unknown): string | undefined {
-  if (typeof raw !== 'string') return undefined;
-  const value = raw.trim();
-  return value !== '' &&
-    fitsFieldLimit('campaign', value) &&
-    !UNPRINTABLE.test(value)
-    ? value
-    : undefined;
 }
 
 const SITE_URL_MESSAGES: Record<SiteUrlProblem, string> = {

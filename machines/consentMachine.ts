@@ -4,10 +4,14 @@
  *
  * The top-level state is the visitor's choice (`unset`, `accepted`,
  * `rejected`); each has a `closed` and an `open` child for the modal.
- * `starting` decides once, from the stored cookie and `utm_source`, where
- * the visitor begins:
+ * `starting` decides once, from the stored cookie, the browser's Global
+ * Privacy Control signal and `utm_source`, where the visitor begins:
  *
  *   stored '1' → accepted.closed      stored '0' → rejected.closed
+ *   (a choice stored under the current revision: the visitor's, so it wins
+ *   over GPC)
+ *   GPC, and no current choice stored → rejected.closed, its source the
+ *   browser's signal: nothing stored, nothing recorded (D73)
  *   stored under an older revision (D67) → unset.open
  *   utm_source google | microsoft → unset.open      otherwise → unset.closed
  *
@@ -16,14 +20,17 @@
  * Every accept or reject stores the choice, updates the ad networks'
  * consent signals (`signalConsent`: granted before the tag loads, denied
  * before it goes; D66), whose defaults the page pushed before anything ran,
- * and sends its proof (`recordChoice`, with where it was made; D68).
+ * and sends its proof (`recordChoice`, with where it was made; D68). A
+ * start the browser's signal decided runs only `rejected`'s entry: it
+ * stores, signals and records nothing (the defaults are already denied),
+ * and any explicit choice after it is the visitor's (`choiceSource`).
  * Effects reach it only as the named actions `storeChoice`,
  * `signalConsent`, `recordChoice`, `loadTag`, `removeTag` and
  * `deleteTagCookies`, which the
  * page wires in (`src/app.tsx`) and tests replace with
  * `machine.provide(...)`. No React or DOM import here.
  */
-import { setup, type SnapshotFrom } from 'xstate';
+import { assign, setup, type SnapshotFrom } from 'xstate';
 
 export type ConsentChoice = 'unset' | 'accepted' | 'rejected';
 export type StoredChoice = Exclude<ConsentChoice, 'unset'>;
@@ -31,6 +38,12 @@ export type StoredChoice = Exclude<ConsentChoice, 'unset'>;
 export type ConsentSignal = 'granted' | 'denied';
 /** Where a recorded choice was made (common/consentRecord.ts `ConsentSource`). */
 export type RecordedSource = 'modal' | 'settings';
+/**
+ * Who made the choice that stands: the visitor (on this page or an earlier
+ * visit), or the browser's Global Privacy Control signal (D73), which
+ * rejects until the visitor chooses.
+ */
+export type ChoiceSource = 'visitor' | 'gpc';
 /** What `recordChoice` sends as proof of a choice (D68). */
 export interface RecordedChoice {
   choice: StoredChoice;
@@ -53,6 +66,20 @@ export interface ConsentInput {
   revision: number;
   /** `utm_source` of the address, if any. */
   utmSource: string | undefined;
+  /**
+   * The browser sends Global Privacy Control: `navigator.globalPrivacyControl`
+   * is true, or the request carried `Sec-GPC: 1` (D73, D74).
+   */
+  gpcSignal: boolean;
+}
+
+export interface ConsentContext extends ConsentInput {
+  /**
+   * `gpc` while the rejection that stands is the browser's signal's (D73),
+   * from the start until the visitor chooses; `visitor` once they have;
+   * absent before that (a choice stored earlier, or none).
+   */
+  choiceSource?: ChoiceSource;
 }
 
 /**
@@ -81,6 +108,8 @@ export type ConsentEvent =
  */
 function choiceActions(choice: StoredChoice, source: RecordedSource) {
   return [
+    // D73: an explicit choice wins over the browser's signal.
+    { type: 'noteChoiceSource', params: 'visitor' },
     { type: 'storeChoice', params: choice },
     {
       type: 'signalConsent',
@@ -136,12 +165,15 @@ function chosen(choice: StoredChoice) {
 
 export const consentMachine = setup({
   types: {
-    context: {} as ConsentInput,
+    context: {} as ConsentContext,
     events: {} as ConsentEvent,
     input: {} as ConsentInput,
     tags: {} as 'modal' | 'accepted' | 'rejected',
   },
   actions: {
+    noteChoiceSource: assign((_, choiceSource: ChoiceSource) => ({
+      choiceSource,
+    })),
     // Implemented by the page with the cookie module (src/cookies.ts).
     storeChoice: (_, _choice: StoredChoice) => {},
     // Implemented by the page (src/consentSignals.ts): Consent Mode v2 and
@@ -161,6 +193,8 @@ export const consentMachine = setup({
       context.storedChoice === 'accepted' && choiceIsCurrent(context),
     storedRejected: ({ context }) =>
       context.storedChoice === 'rejected' && choiceIsCurrent(context),
+    // D73: taken after the current stored choices, which win over it.
+    honoursGpc: ({ context }) => context.gpcSignal,
     // A choice made under an older policy: asked again (D67).
     storedOutdated: ({ context }) =>
       context.storedChoice !== 'unset' && !choiceIsCurrent(context),
@@ -177,6 +211,13 @@ export const consentMachine = setup({
       always: [
         { guard: 'storedAccepted', target: 'accepted' },
         { guard: 'storedRejected', target: 'rejected' },
+        // D73: the browser's signal rejects, outdated choice or campaign
+        // alike; no choice of the visitor's, so nothing is stored.
+        {
+          guard: 'honoursGpc',
+          target: 'rejected',
+          actions: { type: 'noteChoiceSource', params: 'gpc' },
+        },
         { guard: 'storedOutdated', target: 'unset.open' },
         { guard: 'cameFromAdvertising', target: 'unset.open' },
         { target: 'unset' },
@@ -209,6 +250,14 @@ export function selectChoice(snapshot: ConsentSnapshot): ConsentChoice {
 /** Whether the consent modal is open. */
 export function selectModalOpen(snapshot: ConsentSnapshot): boolean {
   return snapshot.hasTag('modal');
+}
+
+/**
+ * Whether the rejection that stands is the browser's Global Privacy Control
+ * signal's, not the visitor's (D73): the modal says it is honoured.
+ */
+export function selectSignalHonoured(snapshot: ConsentSnapshot): boolean {
+  return snapshot.context.choiceSource === 'gpc';
 }
 
 /** Whether the settings link shows: only once a choice exists (R4.10). */

@@ -77,19 +77,12 @@ export type Failure =
 
 /**
  * How the client's promise rejects: with the failure it decided on.
- * Anything else a sender might throw is a general failure
- * ({@link failureOf}).
+ * Anything else a sender might throw is a general failure (`failureOf` of
+ * machines/signUpMachine.ts).
  */
 export class SignUpRejection extends Error {
   constructor(readonly failure: Failure) {
     super(`sign-up failed: ${failure.kind}`);
     this.name = 'SignUpRejection';
   }
-}
-
-/** The failure an error from the sign-up actor stands for. */
-export function failureOf(error: unknown): Failure {
-  return error instanceof SignUpRejection
-    ? error.failure
-    : { kind: 'general', reason: 'unexpected' };
 }

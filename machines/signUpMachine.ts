@@ -4,19 +4,22 @@
  * idle ──submit──▶ validating ──(client errors)──▶ idle
  *                     │ └──(no errors)──▶ submitting ──done──▶ success (final)
  *                     │                        └──error──▶ failure ──submit──▶ validating
+ *                     ├──(rules not loaded)──▶ awaitingRules ──done──▶ validating
+ *                     │                              └──error──▶ failure
  *                     └──(host rule not loaded)──▶ awaitingHostRule ──done──▶ validating
  *                                                        └──error──▶ idle
  *
- * Effects reach it only as named actions and actors, which the page wires in
- * (`src/app.tsx`) and tests replace with `machine.provide(...)`:
- * `submitSignUp` (the HTTP call), `loadHostRule` and `prefetchHostRule`
- * (the chunk with the UTS #46 host rule, D58), `setLoginCookies`,
- * `navigateHome`, `reportFailure`, and the form's rules `checkForm`,
- * `checkFormWithoutHostRule` and `explainFailure`
- * (common/signUpRuleActions.ts); the captcha widget, which lives in the
- * view, hears `captcha.reset` emitted by the `resetCaptcha` action. It
- * imports only xstate and its contract (machines/signUpContract.ts), and
- * exports the selectors its views ask.
+ * The form's rules (common/signUpRules.ts) and the UTS #46 host rule are
+ * chunks the page fetches when the visitor starts typing or a host needs
+ * it (D58, D71): the machine holds them in its context once they have
+ * arrived, and `validating` judges the form with them. Effects reach it
+ * only as named actions and actors, which the page wires in (`src/app.tsx`)
+ * and tests replace with `machine.provide(...)`: `submitSignUp` (the HTTP
+ * call), `loadRules`, `loadHostRule` and `prefetchRules` (the chunks),
+ * `setLoginCookies`, `navigateHome` and `reportFailure`; the captcha
+ * widget, which lives in the view, hears `captcha.reset` emitted by the
+ * `resetCaptcha` action. It imports only xstate and its contract
+ * (machines/signUpContract.ts), and exports the selectors its views ask.
  */
 import {
   assertEvent,
@@ -24,13 +27,14 @@ import {
   emit,
   fromPromise,
   setup,
+  type NonReducibleUnknown,
   type SnapshotFrom,
 } from 'xstate';
-import {
-  failureOf,
-  type Failure,
-  type Session,
-  type SignUpRequest,
+import type {
+  Failure,
+  Session,
+  SignUpRejection,
+  SignUpRequest,
 } from './signUpContract';
 
 export type TextField = 'name' | 'email' | 'url';
@@ -59,6 +63,43 @@ export type HostCheck =
  */
 export type HostRule = (host: string) => HostCheck;
 
+/** What the form's rules judge: the values, the captcha token, the campaign. */
+export type FormToCheck = Pick<
+  SignUpContext,
+  'values' | 'captchaToken' | 'utmCampaign'
+>;
+
+/** The verdict of the form's rules on a form they could judge whole. */
+export interface RulesVerdict {
+  /** Field → first message (R5, R8.4 to R8.7); `{}` when it may be sent. */
+  errors: FieldErrors;
+  /** What `submitting` sends; null while there are errors. */
+  request: SignUpRequest | null;
+}
+
+/**
+ * The form's client-side rules (common/signUpRules.ts), which the page
+ * loads as a chunk (D71): the machine judges the form with them and
+ * imports none of them.
+ */
+export interface SignUpRules {
+  /**
+   * Every client-side rule at once (R5, R4.6).
+   *
+   * @param hostRule the UTS #46 host rule, once loaded
+   * @returns the verdict, or null when the site URL's host needs
+   *   `hostRule` and none is given (D58)
+   */
+  check(form: FormToCheck, hostRule: HostRule | null): RulesVerdict | null;
+  /**
+   * Every rule's errors when the host rule could not be loaded: the site
+   * URL's says that it could not be checked (D59).
+   */
+  checkWithoutHostRule(form: FormToCheck): FieldErrors;
+  /** R8.2: the name field's help text when the service refuses the name. */
+  nameRefused: string;
+}
+
 export interface SignUpValues {
   name: string;
   email: string;
@@ -70,7 +111,12 @@ export interface SignUpValues {
 export interface SignUpInput {
   values?: Partial<SignUpValues>;
   utmCampaign?: string;
+  /** The form's rules, when the caller has them already (tests). */
+  rules?: SignUpRules;
 }
+
+/** Which chunk `validating` found missing: the form's rules, or the host rule. */
+export type AwaitedRule = 'rules' | 'hostRule';
 
 export interface SignUpContext {
   values: SignUpValues;
@@ -82,10 +128,12 @@ export interface SignUpContext {
   utmCampaign: string | undefined;
   /** What `submitting` sends: set by `checkForm` when the form has no errors. */
   request: SignUpRequest | null;
+  /** The form's rules (common/signUpRules.ts), once their chunk has loaded. */
+  rules: SignUpRules | null;
   /** The UTS #46 host rule (common/domainName.ts), once its chunk has loaded. */
   hostRule: HostRule | null;
-  /** Set by `checkForm`: the site URL's host needs `hostRule`, not loaded yet. */
-  awaitsHostRule: boolean;
+  /** Set by `checkForm`: the chunk the form's judgement waits for. */
+  awaiting: AwaitedRule | null;
 }
 
 export type SignUpEvent =
@@ -115,9 +163,35 @@ function withoutError(errors: FieldErrors, field: keyof FieldErrors) {
   return rest;
 }
 
+/**
+ * The failure an error from the sign-up actor stands for (R8.1 to R8.3):
+ * a `SignUpRejection`'s, else a general one. The client runs in a chunk of
+ * its own (D71) with its own copy of machines/signUpContract.ts, so a
+ * rejection is told by its name and failure, not by `instanceof`.
+ */
+export function failureOf(error: unknown): Failure {
+  const rejection = error as Partial<SignUpRejection> | null;
+  return error instanceof Error &&
+    rejection?.name === 'SignUpRejection' &&
+    rejection.failure !== undefined
+    ? rejection.failure
+    : { kind: 'general', reason: 'unexpected' };
+}
+
+/**
+ * An actor the page provides (src/app.tsx): until it does, the actor fails
+ * with an error that names it, for a developer's debugger (the machine
+ * reads no error's text: `failureOf`).
+ */
+function unprovided<TOutput, TInput = NonReducibleUnknown>(name: string) {
+  return fromPromise<TOutput, TInput>(() =>
+    Promise.reject(new Error(`${name} was not provided`)),
+  );
+}
+
 /** Shared by `idle` and `failure`: the visitor edits the form. */
 const editing = {
-  'field.change': { actions: ['changeField', 'prefetchHostRule'] },
+  'field.change': { actions: ['changeField', 'prefetchRules'] },
   'checkbox.change': { actions: 'changeCheckbox' },
   'captcha.solve': { actions: 'storeCaptchaToken' },
   'captcha.expire': { actions: 'forgetCaptchaToken' },
@@ -134,15 +208,10 @@ export const signUpMachine = setup({
   },
   actors: {
     // Replaced by the page with the real client (src/signUpClient.ts).
-    submitSignUp: fromPromise<Session, SignUpRequest>(() =>
-      // Stryker disable next-line StringLiteral: the machine reads no error's text (failureOf); this one is for a developer's debugger
-      Promise.reject(new Error('submitSignUp was not provided')),
-    ),
-    // Replaced by the page with the chunk's loader (src/hostRuleLoader.ts).
-    loadHostRule: fromPromise<HostRule>(() =>
-      // Stryker disable next-line StringLiteral: the machine reads no error's text; this one is for a developer's debugger
-      Promise.reject(new Error('loadHostRule was not provided')),
-    ),
+    submitSignUp: unprovided<Session, SignUpRequest>('submitSignUp'),
+    // Replaced by the page with the chunks' loaders (src/chunkLoader.ts).
+    loadRules: unprovided<SignUpRules>('loadRules'),
+    loadHostRule: unprovided<HostRule>('loadHostRule'),
   },
   actions: {
     changeField: assign(({ context, event }) => {
@@ -170,31 +239,41 @@ export const signUpMachine = setup({
       };
     }),
     forgetCaptchaToken: assign({ captchaToken: null }),
-    // Provided by the page and the tests with the form's rules
-    // (common/signUpRuleActions.ts): assigns `errors` for the values and the
-    // captcha token, and `request` when there are none.
-    checkForm: () => {
-      throw new Error('checkForm was not provided');
-    },
-    // Provided with the rules: `checkForm` once the host rule could not be
-    // loaded, the site URL marked as not checked (D59).
-    checkFormWithoutHostRule: () => {
-      throw new Error('checkFormWithoutHostRule was not provided');
-    },
+    // R5, R4.6: every client-side rule at once, with the rules the page has
+    // loaded; a missing chunk is awaited instead (D58, D71).
+    checkForm: assign(({ context }) => {
+      const verdict = context.rules?.check(context, context.hostRule);
+      if (verdict) return { ...verdict, awaiting: null };
+      return {
+        errors: {},
+        request: null,
+        awaiting: context.rules ? 'hostRule' : 'rules',
+      } satisfies Partial<SignUpContext>;
+    }),
+    // D59: the host rule could not be loaded; the site URL says so.
+    checkFormWithoutHostRule: assign(({ context }) => ({
+      errors: context.rules?.checkWithoutHostRule(context) ?? {},
+      request: null,
+      awaiting: null,
+    })),
+    storeRules: assign((_, { rules }: { rules: SignUpRules }) => ({ rules })),
     storeHostRule: assign((_, { hostRule }: { hostRule: HostRule }) => ({
       hostRule,
     })),
-    // Implemented by the page: starts loading the host rule's chunk when
-    // the site URL needs it, so that a submit rarely waits (D58).
-    prefetchHostRule: () => {},
+    // Implemented by the page: starts loading the chunks the form will
+    // need, so that a submit rarely waits (D58, D71).
+    prefetchRules: () => {},
     // R4.4: a failure clears every earlier error and shows one.
     recordFailure: assign((_, failure: Failure) => ({
       failure,
       errors: {},
     })),
-    // Provided with the rules (common/signUpRuleActions.ts): R8.2, a refused
-    // name marks the name field with its help text.
-    explainFailure: (_, _failure: Failure) => {},
+    // R8.2: a refused name marks the name field with its help text.
+    explainFailure: assign(({ context }, failure: Failure) =>
+      failure.kind === 'invalidName' && context.rules
+        ? { errors: { name: context.rules.nameRefused } }
+        : {},
+    ),
     clearFailure: assign({ failure: null }),
     // The view that owns the widget listens for this (src/views/SignUpForm.tsx).
     resetCaptcha: emit({ type: 'captcha.reset' } as const),
@@ -207,7 +286,8 @@ export const signUpMachine = setup({
     reportFailure: (_, _failure: Failure) => {},
   },
   guards: {
-    awaitsHostRule: ({ context }) => context.awaitsHostRule,
+    awaitsRules: ({ context }) => context.awaiting === 'rules',
+    awaitsHostRule: ({ context }) => context.awaiting === 'hostRule',
     hasFieldErrors: ({ context }) => Object.keys(context.errors).length > 0,
     isNameEditAfterRefusal: ({ context, event }) => {
       assertEvent(event, 'field.change');
@@ -224,8 +304,9 @@ export const signUpMachine = setup({
     failure: null,
     utmCampaign: input.utmCampaign,
     request: null,
+    rules: input.rules ?? null,
     hostRule: null,
-    awaitsHostRule: false,
+    awaiting: null,
   }),
   initial: 'idle',
   states: {
@@ -235,10 +316,40 @@ export const signUpMachine = setup({
     validating: {
       entry: ['clearFailure', 'checkForm'],
       always: [
+        { guard: 'awaitsRules', target: 'awaitingRules' },
         { guard: 'awaitsHostRule', target: 'awaitingHostRule' },
         { guard: 'hasFieldErrors', target: 'idle', actions: 'announceErrors' },
         { target: 'submitting' },
       ],
+    },
+    // D71: a submit before the form's rules have arrived waits for them;
+    // without them nothing can be judged or sent, and the general area says
+    // so (the page could not fetch them: the network).
+    awaitingRules: {
+      tags: ['locked', 'sending'],
+      invoke: {
+        id: 'loadRules',
+        src: 'loadRules',
+        onDone: {
+          target: 'validating',
+          actions: [
+            {
+              type: 'storeRules',
+              params: ({ event }) => ({ rules: event.output }),
+            },
+          ],
+        },
+        onError: {
+          target: 'failure',
+          actions: [
+            {
+              type: 'recordFailure',
+              params: { kind: 'general', reason: 'network' },
+            },
+            'announceErrors',
+          ],
+        },
+      },
     },
     // D58, D59: a host with a non-ASCII character or an `xn--` label waits
     // for the chunk with its rule, as an early submit waits for the page;
@@ -270,7 +381,7 @@ export const signUpMachine = setup({
         src: 'submitSignUp',
         input: ({ context }): SignUpRequest => {
           // `validating` lets us in only when `checkForm` found no error,
-          // and then it made the request (common/signUpRuleActions.ts).
+          // and then the rules made the request (common/signUpRules.ts).
           return context.request as SignUpRequest;
         },
         onDone: {

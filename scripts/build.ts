@@ -17,7 +17,10 @@
  * - the SHA-256 hashes of both inline blocks are written to
  *   {@link INLINE_HASHES_FILE}, from which the server builds its
  *   Content-Security-Policy (never `'unsafe-inline'`);
- * - index.html's precompressed `.gz` and `.br` copies are rewritten.
+ * - index.html's precompressed `.gz` and `.br` copies are rewritten;
+ * - a copy of it marked for Global Privacy Control ({@link GPC_PAGE_FILE},
+ *   with its own `.gz` and `.br`) is written for requests that send
+ *   `Sec-GPC: 1` (D74).
  *
  * Usage: `tsx scripts/build.ts [--dist-dir dist] [--cache-dir DIR]
  * [--no-source-maps]`
@@ -31,17 +34,20 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { buildSync } from 'esbuild';
 import { createElement, StrictMode } from 'react';
 import { renderToString } from 'react-dom/server';
+import { GPC_PAGE_FILE } from '../server/pageRoutes';
 import {
   INLINE_HASHES_FILE,
   type InlineHashes,
 } from '../server/securityHeaders';
 import { startSignUpApp } from '../src/app';
+import { PageShell } from '../src/views/PageShell';
 import {
   pageConfigEnvironment,
   readConfig,
   type ConfigEnvironment,
 } from '../common/config';
 import { cookieNames } from '../common/cookieNames';
+import { GPC_ATTRIBUTE } from '../src/consentSignals';
 import { draftKey } from '../src/draft';
 import { SIGN_UP_FORM_ID } from '../src/earlyScript';
 
@@ -73,7 +79,8 @@ function escapeHtml(text: string): string {
  * render of a visit without address parameters or cookies makes it.
  *
  * @param env the build's configuration variables
- * @returns the markup of `#root`
+ * @returns the markup of `#root`: the page's shell (src/views/PageShell.tsx)
+ *   with the form in its slot
  */
 export function renderDefaultPage(env: ConfigEnvironment): string {
   const config = readConfig(env);
@@ -86,7 +93,7 @@ export function renderDefaultPage(env: ConfigEnvironment): string {
       throw new Error('The prerender has no document');
     },
   });
-  const { element, consent } = startSignUpApp({
+  const { form, consent } = startSignUpApp({
     config,
     search: '',
     hostname: 'localhost',
@@ -96,7 +103,15 @@ export function renderDefaultPage(env: ConfigEnvironment): string {
     navigate: () => {},
   });
   try {
-    return renderToString(createElement(StrictMode, null, element));
+    // D72: the shell is static; the settings link and the modal are
+    // rendered by the page's script into their empty slots.
+    return renderToString(
+      createElement(
+        StrictMode,
+        null,
+        createElement(PageShell, { productName: config.productName, form }),
+      ),
+    );
   } finally {
     consent.stop();
   }
@@ -141,6 +156,35 @@ startEarlyScript(window, ${JSON.stringify(SIGN_UP_FORM_ID)}, ${JSON.stringify(ap
   return output.text.trim();
 }
 
+/**
+ * The page as served to a request that sends `Sec-GPC: 1` (D74): its
+ * `<html>` element carries {@link GPC_ATTRIBUTE}, which the app reads as
+ * the browser's Global Privacy Control signal (src/consentSignals.ts).
+ *
+ * @throws Error when the HTML has no `<html>` start tag
+ */
+export function markedForGpc(html: string): string {
+  const marked = html.replace(/<html(?=[\s>])/i, `<html ${GPC_ATTRIBUTE}`);
+  if (marked === html) throw new Error('index.html has no <html> start tag');
+  return marked;
+}
+
+/** Writes an HTML file with its precompressed `.gz` and `.br` copies. */
+function writePage(path: string, html: string): void {
+  const bytes = Buffer.from(html);
+  writeFileSync(path, bytes);
+  writeFileSync(`${path}.gz`, gzipSync(bytes, { level: 9 }));
+  writeFileSync(
+    `${path}.br`,
+    brotliCompressSync(bytes, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+        [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+      },
+    }),
+  );
+}
+
 function removeAsset(distDir: string, name: string): void {
   for (const file of readdirSync(distDir)) {
     if (file === name || file.startsWith(`${name}.`)) {
@@ -154,7 +198,9 @@ function removeAsset(distDir: string, name: string): void {
  * comment): prerenders the page and its title (as src/main.tsx sets it),
  * inlines the stylesheet, replaces the module script with the early
  * script, writes {@link INLINE_HASHES_FILE}, then rewrites index.html's
- * `.gz` and `.br` copies. The inlined stylesheet's files are removed.
+ * `.gz` and `.br` copies and writes the copy marked for Global Privacy
+ * Control ({@link markedForGpc}). The inlined stylesheet's files are
+ * removed.
  *
  * @returns the hashes of the inline blocks
  * @throws Error when index.html lacks the empty `#root` container, the
@@ -198,18 +244,10 @@ export function prerender(
   };
   removeAsset(distDir, stylesheet);
   writeFileSync(join(distDir, INLINE_HASHES_FILE), JSON.stringify(hashes));
-  const bytes = Buffer.from(output);
-  writeFileSync(path, bytes);
-  writeFileSync(`${path}.gz`, gzipSync(bytes, { level: 9 }));
-  writeFileSync(
-    `${path}.br`,
-    brotliCompressSync(bytes, {
-      params: {
-        [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
-        [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
-      },
-    }),
-  );
+  writePage(path, output);
+  // D74: the copy for requests with `Sec-GPC: 1`. Only the `<html>` tag
+  // differs: the inline blocks, and so the CSP's hashes, are the same.
+  writePage(join(distDir, GPC_PAGE_FILE), markedForGpc(output));
   return hashes;
 }
 

@@ -33,24 +33,42 @@ export const SENTRY_CHUNK = /^sentry\.[0-9a-f]+\.js$/;
 /**
  * The chunks the page loads later than its first load, each named by a
  * source module it holds (a path as its source map writes it, after any
- * leading `../`; a package's anywhere in it) and by what makes the page fetch it (D58, D59 in
+ * leading `../`; a package's anywhere in it) and by what makes the page fetch it (D58, D59, D71 in
  * docs/decisions.md). A chunk holding none of these counts as initial.
  */
 export const LAZY_CHUNKS = [
+  {
+    name: "submit chunk (the form's rules with yup, the API client)",
+    module: 'src/submitChunk.ts',
+    trigger:
+      'the first edit of a field, or a submit before one; an address that prefills an e-mail or a site URL',
+  },
   {
     name: 'UTS #46 host rule (tr46)',
     module: 'node_modules/tr46/',
     trigger: 'a host with a non-ASCII character or an xn-- label',
   },
   {
-    name: 'e-mail typo suggestions',
-    module: 'src/emailSuggestion.ts',
+    name: 'form help (e-mail typo suggestions, error summary details)',
+    module: 'src/views/formHelp.tsx',
     trigger: 'after the first paint',
   },
   {
     name: 'consent modal',
     module: 'src/views/ConsentDialog.tsx',
     trigger: 'the consent modal opens (a campaign visit, or Cookie settings)',
+  },
+  {
+    name: "consent records' sender",
+    module: 'src/consentSender.ts',
+    trigger:
+      'the first consent choice, or a load with a record an earlier page kept',
+  },
+  {
+    name: "the tag's effects",
+    module: 'src/tagEffects.ts',
+    trigger:
+      'a consent choice stored or made: the tag loads, or is removed with its cookies',
   },
   {
     name: 'Sentry',

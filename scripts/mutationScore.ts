@@ -40,7 +40,7 @@ export const GROUPS: readonly Group[] = [
     target: 98,
   },
   {
-    name: 'rules (common/validation, domainName, signUpRuleActions)',
+    name: 'rules (common/validation, domainName, signUpRules, campaign, emailAddress)',
     holds: (path) => path.startsWith('common/'),
   },
   {
@@ -52,6 +52,14 @@ export const GROUPS: readonly Group[] = [
   {
     name: 'tag loader (src/trackingTag)',
     holds: (path) => path === 'src/trackingTag.ts',
+  },
+  {
+    name: 'chunk loader (src/chunkLoader)',
+    holds: (path) => path === 'src/chunkLoader.ts',
+  },
+  {
+    name: 'consent recorder (src/consentRecorder)',
+    holds: (path) => path === 'src/consentRecorder.ts',
   },
   {
     name: 'server (signUpRules, formBody)',

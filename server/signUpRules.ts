@@ -9,7 +9,9 @@ import {
   type SignUpAnswer,
 } from '../machines/signUpContract';
 import { checkHostName } from '../common/domainName';
-import { checkSiteUrl, isValidEmail, keptCampaign } from '../common/validation';
+import { keptCampaign } from '../common/campaign';
+import { isValidEmail } from '../common/emailAddress';
+import { checkSiteUrl } from '../common/validation';
 import { FIELD_LIMITS, fitsFieldLimit } from '../common/fieldLimits';
 
 /** The most characters (code points) of a name, trimmed (D38, D44). */

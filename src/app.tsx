@@ -14,27 +14,44 @@ import {
   type RecordedChoice,
   type StoredChoice,
 } from '../machines/consentMachine';
-import { signUpMachine } from '../machines/signUpMachine';
+import {
+  signUpMachine,
+  type HostRule,
+  type SignUpRules,
+} from '../machines/signUpMachine';
 import {
   type Failure,
   type Session,
   type SignUpRequest,
 } from '../machines/signUpContract';
 import type { AppConfig } from '../common/config';
-import type { HostRule } from '../common/asciiHost';
-import { signUpRuleActions } from '../common/signUpRuleActions';
-import { siteUrlNeedsIdnRule } from '../common/validation';
+import {
+  createChunkLoader,
+  importIsolatedChunk,
+  type ImportChunk,
+} from './chunkLoader';
+import {
+  HOST_RULE_KEY,
+  SUBMIT_CHUNK_KEY,
+  type SubmitChunk,
+} from './chunkSlots';
 import { createConsentRecorder } from './consentRecorder';
-import { signalConsentDefault, signalConsentUpdate } from './consentSignals';
-import { createCookieJar } from './cookies';
+import {
+  sendsGpc,
+  signalConsentDefault,
+  signalConsentUpdate,
+} from './consentSignals';
+import { cookieDomainFor, createCookieJar } from './cookies';
 import { draftKey, type DraftPlace } from './draft';
 import { createErrorReporter, type ErrorReporter } from './errorReporting';
-import { createHostRuleLoader, type ImportHostRule } from './hostRuleLoader';
 import { readAddressParameters } from './prefill';
-import { createSignUpClient } from './signUpClient';
-import { loadTrackingTag, removeTrackingTag } from './trackingTag';
-import { SignUpPage } from './views/SignUpPage';
-import type { ConsentActor } from './views/consentView';
+import type * as TagEffects from './tagEffects';
+import { SignUpForm } from './views/SignUpForm';
+import {
+  ConsentModal,
+  ConsentSettingsLink,
+  type ConsentActor,
+} from './views/consentView';
 
 export interface AppEnvironment {
   config: AppConfig;
@@ -55,22 +72,33 @@ export interface AppEnvironment {
   storage?: () => Storage;
   /** The network; default the global `fetch`. */
   fetch?: typeof fetch;
-  /** Fetches the UTS #46 host rule's chunk; default a dynamic `import()`. */
-  importHostRule?: ImportHostRule;
+  /** Fetches the submit chunk (D71); default its module's URL. */
+  importSubmitChunk?: ImportChunk<SubmitChunk>;
+  /** Fetches the UTS #46 host rule's chunk (D58); default its module's URL. */
+  importHostRule?: ImportChunk<HostRule>;
   /** Receives the inspection events of both actors (Stately's inspector, tests). */
   inspect?: (event: InspectionEvent) => void;
 }
 
+/**
+ * What the page renders into the slots of its shell (src/views/PageShell.tsx),
+ * each inside StrictMode.
+ */
 export interface SignUpApp {
-  element: ReactElement;
+  /** The sign-up form: hydrated, over the prerendered one. */
+  form: ReactElement;
+  /** The "Cookie settings" link, in the footer. */
+  settings: ReactElement;
+  /** The consent modal, after the page. */
+  modal: ReactElement;
   consent: ConsentActor;
   /** Where unexpected failures and exceptions go (R7.4; D37). */
   reporter: ErrorReporter;
 }
 
 /**
- * @returns the page's element (render it inside StrictMode) and the running
- *   consent actor
+ * @returns what the page renders (render each inside StrictMode), the
+ *   running consent actor, and the error reporter
  */
 export function startSignUpApp(env: AppEnvironment): SignUpApp {
   const { config } = env;
@@ -80,11 +108,18 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   // address bar.
   env.replaceAddress('/signup');
 
-  const cookies = createCookieJar({
+  const cookieScope = {
     productName: config.productName,
     cookieDomain: config.cookieDomain,
     hostname: env.hostname,
-  });
+  };
+  const cookies = createCookieJar(cookieScope);
+  // D76: the tag's effects are a chunk, fetched when a choice is stored or
+  // made; their order is kept (one module, callbacks in turn). Offline, the
+  // tag does not load, and its cookies go on the next visit (D33).
+  const tag = (effect: (effects: typeof TagEffects) => void) => {
+    import('./tagEffects').then(effect, () => {});
+  };
   // D9 (docs/decisions.md): the address's campaign is written on load (last
   // touch wins); the payload carries the cookie's value, or the address's where
   // cookies are blocked. Both pass the campaign rule (keptCampaign, in the
@@ -93,16 +128,17 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   if (address.utmCampaign) cookies.writeCampaign(address.utmCampaign);
   const utmCampaign = cookies.readCampaign() ?? address.utmCampaign;
 
-  // D66: the early script pushed the ad networks' consent defaults before
-  // any other script; this pushes them only where it did not run (npm run
-  // dev). A window-less document (the prerender) has no queues.
   const stored = {
     storedChoice: cookies.readConsent(),
     storedRevision: cookies.readConsentRevision(),
     revision: config.consentRevision,
   };
   const win = env.document.defaultView;
-  if (win) {
+  // D66: the built page's early script pushed the ad networks' consent
+  // defaults before any other script; the development server serves no
+  // early script, so the app pushes them there. A window-less document
+  // (the prerender) has no queues.
+  if (process.env.NODE_ENV !== 'production' && win) {
     // D67: an accept stored under an older policy counts as none.
     const granted =
       stored.storedChoice === 'accepted' && choiceIsCurrent(stored);
@@ -141,16 +177,23 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
             path: env.document.location.pathname,
           }),
         loadTag: () => {
-          if (config.trackingTagUrl) {
-            loadTrackingTag(env.document, config.trackingTagUrl);
-          }
+          const url = config.trackingTagUrl;
+          if (url) tag((m) => m.loadTrackingTag(env.document, url));
         },
-        removeTag: () => removeTrackingTag(env.document),
-        deleteTagCookies: () => cookies.deleteTrackerCookies(),
+        removeTag: () => tag((m) => m.removeTrackingTag(env.document)),
+        deleteTagCookies: () =>
+          tag((m) =>
+            m.deleteTrackerCookies(env.hostname, cookieDomainFor(cookieScope)),
+          ),
       },
     }),
     {
-      input: { ...stored, utmSource: address.utmSource },
+      input: {
+        ...stored,
+        utmSource: address.utmSource,
+        // D73: the prerender has no window, and renders no choice anyway.
+        gpcSignal: !!win && sendsGpc(win),
+      },
       inspect: env.inspect,
     },
   ).start();
@@ -164,28 +207,61 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
     key: draftKey(config.productName),
   };
 
-  const submit = createSignUpClient({
-    apiOrigin: config.apiOrigin,
-    fetch: env.fetch,
-  });
-  // D58: the UTS #46 host rule is a chunk, fetched when the site URL first
-  // needs it; a failed fetch is tried again by the next submit (D59).
-  const loadHostRule = createHostRuleLoader(env.importHostRule);
+  // D71: the form's rules and the API client are a chunk, fetched once the
+  // visitor starts typing (or the address prefills an e-mail or a site URL); D58: the
+  // UTS #46 host rule is one, fetched when the site URL first needs it. A
+  // failed fetch is tried again by the next submit (D59).
+  const loadSubmitChunk = createChunkLoader(
+    env.importSubmitChunk ??
+      importIsolatedChunk(
+        new URL('./submitChunk.ts', import.meta.url),
+        SUBMIT_CHUNK_KEY,
+      ),
+  );
+  const loadHostRule = createChunkLoader(
+    env.importHostRule ??
+      importIsolatedChunk(
+        new URL('./hostRuleChunk.ts', import.meta.url),
+        HOST_RULE_KEY,
+      ),
+  );
+  // R2.4: the address's e-mail and site URL are prefilled once the rules
+  // accept them; offline, they are not.
+  const { unchecked } = address;
+  const latePrefill =
+    Object.keys(unchecked).length === 0
+      ? undefined
+      : loadSubmitChunk().then(
+          (chunk) => chunk.prefillOf(unchecked),
+          () => ({}),
+        );
   const machine = signUpMachine.provide({
     actors: {
-      submitSignUp: fromPromise<Session, SignUpRequest>(({ input }) =>
-        submit(input),
-      ),
+      // `submitting` follows `validating`, which had the chunk's rules.
+      submitSignUp: fromPromise<Session, SignUpRequest>(async ({ input }) => {
+        const { createSignUpClient } = await loadSubmitChunk();
+        return createSignUpClient({
+          apiOrigin: config.apiOrigin,
+          fetch: env.fetch,
+        })(input);
+      }),
+      loadRules: fromPromise<SignUpRules>(async () => {
+        const chunk = await loadSubmitChunk();
+        return chunk.rules;
+      }),
       loadHostRule: fromPromise<HostRule>(loadHostRule),
     },
     actions: {
-      ...signUpRuleActions,
-      prefetchHostRule: ({ context }) => {
-        if (siteUrlNeedsIdnRule(context.values.url)) {
-          loadHostRule().catch(() => {
+      prefetchRules: ({ context }) => {
+        loadSubmitChunk()
+          .then((chunk) =>
+            chunk.siteUrlNeedsIdnRule(context.values.url)
+              ? loadHostRule()
+              : undefined,
+          )
+          .catch(() => {
             // Nothing to say yet: a submit tries again and says it (D59).
           });
-        }
       },
       setLoginCookies: (_, session: Session) =>
         cookies.setLoginCookies(session),
@@ -198,16 +274,18 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   return {
     consent,
     reporter,
-    element: (
-      <SignUpPage
+    form: (
+      <SignUpForm
         machine={machine}
         input={{ values: address.values, utmCampaign }}
+        latePrefill={latePrefill}
         draft={draft}
         inspect={env.inspect}
-        consent={consent}
         productName={config.productName}
         recaptchaSiteKey={config.recaptchaSiteKey}
       />
     ),
+    settings: <ConsentSettingsLink consent={consent} />,
+    modal: <ConsentModal consent={consent} productName={config.productName} />,
   };
 }

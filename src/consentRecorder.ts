@@ -1,36 +1,29 @@
 /**
- * Sends the proof of each consent choice to the service
- * (`POST /2/consent/`, common/consentRecord.ts; D68 in docs/decisions.md)
- * without ever holding the visitor up: the record is kept in the
- * browser's `localStorage` first, sent with `navigator.sendBeacon` (or
- * `fetch` with `keepalive` where there is none or it refuses), and
- * forgotten once it is on its way. One that could not be sent is sent
- * again on the next page load. Nothing here throws.
+ * Keeps and sends the proof of each consent choice (`POST /2/consent/`,
+ * common/consentRecord.ts; D68 in docs/decisions.md) without ever holding
+ * the visitor up: the record is kept in the browser's `localStorage` first,
+ * then sent by src/consentSender.ts, a chunk fetched when there is
+ * something to send, and forgotten once it is on its way. A record that
+ * could not be sent, or whose sender could not be fetched (offline), is
+ * sent again on the next page load. Nothing here throws.
  */
-import {
-  CONSENT_RECORD_PATH,
-  consentRecordBody,
-  type ConsentRecordRequest,
-} from '../common/consentRecord';
+import type { ConsentRecordRequest } from '../common/consentRecord';
+import type * as Sender from './consentSender';
 
 /** Records kept for a later try at most: the newest ones. */
 export const PENDING_RECORDS_MAX = 10;
 
-export interface ConsentRecorderOptions {
-  /** `API_ORIGIN`: '' for the page's own. */
-  apiOrigin: string;
+export interface ConsentRecorderOptions extends Sender.ConsentNetwork {
   /** Where records wait (`localStorage`); its getter may throw. */
   storage?: () => Storage;
   /** Its key: `{product}_CONSENT_PENDING`. */
   pendingKey: string;
-  /** `navigator.sendBeacon`, bound; absent where the browser has none. */
-  sendBeacon?: (url: string, body: BodyInit) => boolean;
-  /** The network's `fetch`. */
-  fetch?: typeof fetch;
+  /** Fetches the sender; default its chunk. */
+  loadSender?: () => Promise<typeof Sender>;
 }
 
 export interface ConsentRecorder {
-  /** Keeps the record, then sends every kept record. */
+  /** Keeps the record, then sends it. */
   record(record: ConsentRecordRequest): void;
   /** Sends the records an earlier page kept (call once at load). */
   sendPending(): void;
@@ -48,11 +41,10 @@ function isRecord(value: unknown): value is ConsentRecordRequest {
 export function createConsentRecorder(
   options: ConsentRecorderOptions,
 ): ConsentRecorder {
-  const url = `${options.apiOrigin}${CONSENT_RECORD_PATH}`;
-
+  const { pendingKey, loadSender = () => import('./consentSender') } = options;
   const read = (): ConsentRecordRequest[] => {
     try {
-      const json = options.storage?.().getItem(options.pendingKey);
+      const json = options.storage?.().getItem(pendingKey);
       const list: unknown = json ? JSON.parse(json) : [];
       return Array.isArray(list) ? list.filter(isRecord) : [];
     } catch {
@@ -62,58 +54,33 @@ export function createConsentRecorder(
   const write = (records: ConsentRecordRequest[]): void => {
     try {
       const storage = options.storage?.();
-      if (records.length === 0) storage?.removeItem(options.pendingKey);
-      else storage?.setItem(options.pendingKey, JSON.stringify(records));
+      if (records.length === 0) storage?.removeItem(pendingKey);
+      else storage?.setItem(pendingKey, JSON.stringify(records));
     } catch {
       // Storage full or blocked: the record is sent once, not kept.
     }
   };
   const same = (a: ConsentRecordRequest, b: ConsentRecordRequest) =>
     JSON.stringify(a) === JSON.stringify(b);
-  const forget = (record: ConsentRecordRequest): void => {
-    write(read().filter((kept) => !same(kept, record)));
+  const send = (records: ConsentRecordRequest[]): void => {
+    if (records.length === 0) return;
+    loadSender().then(
+      ({ sendConsentRecords }) =>
+        sendConsentRecords(options, records, (sent) =>
+          write(read().filter((kept) => !same(kept, sent))),
+        ),
+      () => {
+        // The sender could not be fetched: what is kept goes next load.
+      },
+    );
   };
-
-  /** Resolves true once the record is on its way (or delivered). */
-  const send = async (record: ConsentRecordRequest): Promise<boolean> => {
-    const body = consentRecordBody(record);
-    try {
-      // A form body: no CORS preflight, and the browser sends it even as
-      // the page unloads.
-      if (options.sendBeacon?.(url, body)) return true;
-    } catch {
-      // Fall back to fetch below.
-    }
-    try {
-      const response = await options.fetch?.(url, {
-        method: 'POST',
-        body,
-        keepalive: true,
-        // The answer is not read: another origin's needs no CORS.
-        mode: 'no-cors',
-        credentials: 'omit',
-      });
-      return response?.type === 'opaque' || response?.ok === true;
-    } catch {
-      return false;
-    }
-  };
-
-  const sendAll = (records: readonly ConsentRecordRequest[]): void => {
-    for (const record of records) {
-      void send(record).then((sent) => {
-        if (sent) forget(record);
-      });
-    }
-  };
-
   return {
     record(record) {
       write([...read(), record].slice(-PENDING_RECORDS_MAX));
-      sendAll([record]);
+      send([record]);
     },
     sendPending() {
-      sendAll(read());
+      send(read());
     },
   };
 }

@@ -19,6 +19,33 @@ declare global {
     /** Microsoft UET's command queue. */
     uetq?: unknown[];
   }
+  interface Navigator {
+    /**
+     * Global Privacy Control (GPC specification, "the
+     * globalPrivacyControl property"): true when the visitor asks sites not
+     * to sell or share their data; absent where the browser lacks it.
+     */
+    readonly globalPrivacyControl?: boolean;
+  }
+}
+
+/**
+ * The attribute the sign-up service puts on `<html>` when the request
+ * carried `Sec-GPC: 1` (scripts/build.ts writes that copy of the page; D74).
+ */
+export const GPC_ATTRIBUTE = 'data-gpc';
+
+/**
+ * Whether the browser sends Global Privacy Control (D73):
+ * `navigator.globalPrivacyControl` is true, or the service marked the page
+ * because the request carried `Sec-GPC: 1` (a browser or an extension may
+ * send the header without the property).
+ */
+export function sendsGpc(win: Window): boolean {
+  return (
+    win.navigator.globalPrivacyControl === true ||
+    win.document.documentElement.hasAttribute(GPC_ATTRIBUTE)
+  );
 }
 
 /** The window's two command queues, created when missing. */

@@ -5,7 +5,8 @@
  * `SameSite=Strict`, `Secure` except on localhost, 365 days by default and
  * 30 for the campaign, and the `COOKIE_DOMAIN` for the cookies required
  * "across all subdomains" (consent and campaign). Reads and writes go
- * through js-cookie, which encodes values as RFC 6265 cookie-octets.
+ * through js-cookie, which encodes values as RFC 6265 cookie-octets. The
+ * tag's own cookies, which a reject deletes, are src/trackerCookies.ts's.
  */
 import Cookies from 'js-cookie';
 import type { Session } from '../machines/signUpContract';
@@ -15,7 +16,7 @@ import {
   DEFAULT_LIFETIME_DAYS,
   isLocalhost,
 } from '../common/cookieNames';
-import { keptCampaign } from '../common/validation';
+import { keptCampaign } from '../common/campaign';
 
 export interface CookieJarOptions {
   productName: string;
@@ -40,28 +41,6 @@ export function cookieDomainFor(options: CookieJarOptions): string | undefined {
     ? options.cookieDomain
     : undefined;
 }
-
-/**
- * The host itself and each parent domain of it with at least two labels
- * (`a.b.example` → `a.b.example`, `b.example`): where a tag may have set its
- * cookies. A browser refuses a public suffix as a Domain, so trying one is
- * harmless.
- */
-export function candidateCookieDomains(hostname: string): string[] {
-  const labels = hostname.toLowerCase().split('.');
-  const domains: string[] = [];
-  for (let start = 0; labels.length - start >= 2; start += 1) {
-    domains.push(labels.slice(start).join('.'));
-  }
-  return domains;
-}
-
-/**
- * The first-party cookies that marketing and analytics tags set: Google
- * Analytics (`_ga`, `_ga_*`, `_gid`), Google Ads (`_gcl_*`), Microsoft UET
- * (`_uet*`) and Meta (`_fbp`).
- */
-export const TRACKER_COOKIE = /^(?:_ga(?:_.*)?|_gid|_gcl_.*|_uet.*|_fbp)$/;
 
 /** The js-cookie attributes of one cookie. */
 export function cookieAttributes(
@@ -161,30 +140,6 @@ export function createCookieJar(options: CookieJarOptions) {
       });
       Cookies.set(names.consent, choice === 'accepted' ? '1' : '0', attributes);
       Cookies.set(names.consentRevision, String(revision), attributes);
-    },
-    /**
-     * Deletes every {@link TRACKER_COOKIE} the page can see, host-only and
-     * on the host, its parent domains and the configured cookie domain when
-     * the host lies within it (a Domain outside it is refused, and Firefox
-     * logs each refusal as an error).
-     *
-     * @returns the names it deleted
-     */
-    deleteTrackerCookies(): string[] {
-      const found = Object.keys(Cookies.get()).filter((name) =>
-        TRACKER_COOKIE.test(name),
-      );
-      const productDomain = cookieDomainFor(options);
-      const domains = new Set([
-        ...candidateCookieDomains(options.hostname),
-        ...(productDomain ? [productDomain] : []),
-      ]);
-      for (const name of found) {
-        Cookies.remove(name, { path: '/' });
-        for (const domain of domains)
-          Cookies.remove(name, { path: '/', domain });
-      }
-      return found;
     },
     /**
      * The stored campaign, if the campaign rule ({@link keptCampaign}) keeps

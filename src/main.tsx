@@ -4,19 +4,21 @@
  * Stately's inspector to both actors.
  *
  * The built index.html carries the page prerendered in its default state
- * (scripts/build.ts): no prefill, no consent stored, no modal. Every visit
- * hydrates it, so React adopts the markup the visitor may already be typing
- * into: the first render equals the prerender (input values are not
- * compared; the consent views show their default until hydrated,
- * src/views/hydration.ts), and what was typed reaches the machine through
- * src/views/earlyInput.ts. The development server (`npm run dev`) has no
- * prerender: there the page is rendered afresh.
+ * (scripts/build.ts): no prefill, no consent stored, no modal. Its shell
+ * (src/views/PageShell.tsx) is static; the form in it is hydrated, so React
+ * adopts the markup the visitor may already be typing into: the first
+ * render equals the prerender (input values are not compared), and what
+ * was typed reaches the machine through src/views/earlyInput.ts. The
+ * consent settings link and modal are rendered into their empty slots. The
+ * development server (`npm run dev`) has no prerender: there the whole page
+ * is rendered afresh.
  */
-import { startTransition, StrictMode } from 'react';
+import { startTransition, StrictMode, type ReactElement } from 'react';
 import { createRoot, hydrateRoot, type RootOptions } from 'react-dom/client';
 import type { InspectionEvent } from 'xstate';
 import { startSignUpApp } from './app';
 import { config } from './env';
+import { SLOTS } from './views/PageShell';
 
 async function developmentInspector(): Promise<
   ((event: InspectionEvent) => void) | undefined
@@ -37,7 +39,7 @@ const search = window.location.search;
 // shorter tasks instead of one long one (the browser can handle input and
 // paint between them; Total Blocking Time).
 await new Promise((resolve) => setTimeout(resolve, 0));
-const { element, reporter } = startSignUpApp({
+const { form, settings, modal, reporter } = startSignUpApp({
   config,
   search,
   hostname: window.location.hostname,
@@ -50,9 +52,6 @@ const { element, reporter } = startSignUpApp({
   inspect: await developmentInspector(),
 });
 
-document.title = `Create your ${config.productName} account`;
-const root = document.getElementById('root');
-if (!root) throw new Error('index.html has no #root element');
 // R7.4 (docs/requirements.md), D37 (docs/decisions.md): exceptions nobody
 // handled are reported (when configured).
 window.addEventListener('error', (event) =>
@@ -67,15 +66,37 @@ const options: RootOptions = {
   // A hydration mismatch React recovered from: a bug of the prerender.
   onRecoverableError: (error) => reporter.reportException(error),
 };
-const page = <StrictMode>{element}</StrictMode>;
-if (root.firstElementChild) {
-  // Hydration scheduled as a transition renders in slices of a few
-  // milliseconds and yields to the browser between them, so adopting the
-  // prerendered page is no long task (Total Blocking Time); outside one,
-  // React hydrates the whole page in one task.
+const strict = (element: ReactElement) => <StrictMode>{element}</StrictMode>;
+const slot = (id: string) => {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`index.html has no #${id} element`);
+  return element;
+};
+
+if (process.env.NODE_ENV === 'production') {
+  // D72: the prerendered shell (scripts/build.ts) holds the form, which is
+  // hydrated, and two empty slots, which are rendered. Hydration scheduled
+  // as a transition renders in slices of a few milliseconds and yields to
+  // the browser between them, so adopting the prerendered form is no long
+  // task (Total Blocking Time); outside one, React hydrates it in one task.
   startTransition(() => {
-    hydrateRoot(root, page, options);
+    hydrateRoot(slot(SLOTS.form), strict(form), options);
   });
+  createRoot(slot(SLOTS.settings), options).render(strict(settings));
+  createRoot(slot(SLOTS.modal), options).render(strict(modal));
 } else {
-  createRoot(root, options).render(page);
+  // The development server serves index.html as it is: the whole page is
+  // rendered here.
+  const { PageShell } = await import('./views/PageShell');
+  document.title = `Create your ${config.productName} account`;
+  createRoot(slot('root'), options).render(
+    strict(
+      <PageShell
+        productName={config.productName}
+        form={form}
+        settings={settings}
+        modal={modal}
+      />,
+    ),
+  );
 }

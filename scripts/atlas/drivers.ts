@@ -70,8 +70,37 @@ const isChecked = (page: Page, selector: string) =>
  */
 const heldSignUps = new WeakMap<Page, Route[]>();
 
-/** The host rule's chunk requests (D58) each page holds, oldest first. */
-const heldChunks = new WeakMap<Page, Route[]>();
+/**
+ * The chunk requests each page holds, oldest first: the submit chunk's
+ * (D71) and the host rule's (D58).
+ */
+const heldChunks = new WeakMap<Page, { submit: Route[]; hostRule: Route[] }>();
+
+/** The chunks' files, with or without a retry's query. */
+const CHUNK_FILES = {
+  submit: /^\/submitChunk\.[0-9a-f]+\.js$/,
+  hostRule: /^\/hostRuleChunk\.[0-9a-f]+\.js$/,
+} as const;
+
+/**
+ * The oldest of `held`, once the page has made it: polled for up to
+ * {@link WAIT_MS}.
+ *
+ * @throws Error naming `what` when the page made none
+ */
+async function takeHeld(
+  page: Page,
+  held: Route[],
+  what: string,
+): Promise<Route> {
+  const deadline = Date.now() + WAIT_MS;
+  while (held.length === 0 && Date.now() < deadline) {
+    await page.waitForTimeout(20);
+  }
+  const route = held.shift();
+  if (!route) throw new Error(`the page made no ${what}`);
+  return route;
+}
 
 export const signUpDriver: PageDriver<SignUpInput> = {
   visit: () => ({}),
@@ -84,14 +113,16 @@ export const signUpDriver: PageDriver<SignUpInput> = {
         held.push(route);
       },
     );
-    const chunks: Route[] = [];
+    const chunks = { submit: [] as Route[], hostRule: [] as Route[] };
     heldChunks.set(page, chunks);
-    await page.route(
-      (url) => /^\/hostRuleChunk\.[0-9a-f]+\.js$/.test(url.pathname),
-      (route) => {
-        chunks.push(route);
-      },
-    );
+    for (const kind of ['submit', 'hostRule'] as const) {
+      await page.route(
+        (url) => CHUNK_FILES[kind].test(url.pathname),
+        (route) => {
+          chunks[kind].push(route);
+        },
+      );
+    }
     // After a success the page leaves for `/`. Answered 204 No Content,
     // which keeps the current document (HTML's navigate algorithm), so
     // `success` stays on screen as the visitor sees it until the home page
@@ -134,28 +165,35 @@ export const signUpDriver: PageDriver<SignUpInput> = {
         );
       case 'submit':
         return page.locator('#signup-form button[type="submit"]').click();
+      case 'xstate.done.actor.loadRules':
+      case 'xstate.error.actor.loadRules': {
+        const route = await takeHeld(
+          page,
+          heldChunks.get(page)?.submit ?? [],
+          'submit chunk request',
+        );
+        return e.type === 'xstate.done.actor.loadRules'
+          ? route.continue()
+          : route.abort('internetdisconnected');
+      }
       case 'xstate.done.actor.loadHostRule':
       case 'xstate.error.actor.loadHostRule': {
-        const held = heldChunks.get(page) ?? [];
-        const deadline = Date.now() + WAIT_MS;
-        while (held.length === 0 && Date.now() < deadline) {
-          await page.waitForTimeout(20);
-        }
-        const route = held.shift();
-        if (!route) throw new Error('the page fetched no host rule chunk');
+        const route = await takeHeld(
+          page,
+          heldChunks.get(page)?.hostRule ?? [],
+          'host rule chunk request',
+        );
         return e.type === 'xstate.done.actor.loadHostRule'
           ? route.continue()
           : route.abort('internetdisconnected');
       }
       case 'xstate.done.actor.submitSignUp':
       case 'xstate.error.actor.submitSignUp': {
-        const held = heldSignUps.get(page) ?? [];
-        const deadline = Date.now() + WAIT_MS;
-        while (held.length === 0 && Date.now() < deadline) {
-          await page.waitForTimeout(20);
-        }
-        const route = held.shift();
-        if (!route) throw new Error('the page sent no sign-up request');
+        const route = await takeHeld(
+          page,
+          heldSignUps.get(page) ?? [],
+          'sign-up request',
+        );
         const reply = replyFor(e);
         if (reply.kind === 'network-error') return route.abort('failed');
         if (reply.kind === 'timeout') return route.abort('timedout');
@@ -187,6 +225,7 @@ export const consentDriver: PageDriver<ConsentInput> = {
         storedConsent: cookie,
         storedRevision: input.storedRevision?.toString() ?? null,
       }),
+      ...(input.gpcSignal && { gpc: 'property' as const }),
     };
   },
   prepare: async () => {},

@@ -5,7 +5,11 @@
 import type { AnyMachineSnapshot } from 'xstate';
 import type { ConsentInput } from '../../machines/consentMachine';
 import type { SignUpContext, SignUpInput } from '../../machines/signUpMachine';
-import { consentModel, describeConsentInput } from '../model/consentModel';
+import {
+  consentLook,
+  consentModel,
+  describeConsentInput,
+} from '../model/consentModel';
 import { planPaths } from '../model/planner';
 import { signUpModel } from '../model/signUpModel';
 import type { AtlasMachine } from './plan';
@@ -33,13 +37,19 @@ export function signUpAtlas(): AtlasMachine<SignUpInput> {
   };
 }
 
-/** The consent machine: each choice with the modal open and closed. */
+/**
+ * The consent machine: each choice with the modal open and closed, and the
+ * looks its model's paths must reach (scripts/model/consentModel.ts
+ * `consentLook`): the rejection the browser's Global Privacy Control made,
+ * the modal asking again for an outdated choice, a choice made over the
+ * signal, and a stored one it yields to.
+ */
 export function consentAtlas(): AtlasMachine<ConsentInput> {
   return {
     name: 'consentMachine',
     model: consentModel,
     paths: planPaths(consentModel),
     describeInput: describeConsentInput,
-    variant: () => undefined,
+    variant: consentLook,
   };
 }

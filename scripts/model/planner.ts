@@ -7,12 +7,16 @@
  *
  * Each path is the shortest path to a state plus one more event; the
  * planner keeps a small set of them (greedy set cover) that together walk
- * every (transition, event case) pair the traversal can reach. Walked
+ * every (transition, event case) pair the traversal can reach, and reach
+ * every look of a state the model names ({@link ModelSpec.look}). Walked
  * transitions are measured by replaying the events on a running actor and
  * reading its inspection events, never inferred from the graph.
  */
 import {
+  getInitialSnapshot,
+  getNextSnapshot,
   type ActorLogic,
+  type AnyActorLogic,
   type AnyMachineSnapshot,
   type AnyStateMachine,
   type EventObject,
@@ -44,6 +48,12 @@ export interface ModelSpec<TInput> {
   abstract: (snapshot: AnyMachineSnapshot) => string;
   /** A short, stable name for an event case. */
   caseName: (event: EventObject) => string;
+  /**
+   * Looks of states that some path must reach besides every transition
+   * (e.g. a rejection the browser's signal made, not the visitor): the
+   * look of a snapshot, or undefined for none. Absent: transitions only.
+   */
+  look?: (snapshot: AnyMachineSnapshot) => string | undefined;
 }
 
 export interface PlannedPath<TInput> {
@@ -53,7 +63,11 @@ export interface PlannedPath<TInput> {
   covers: string[];
 }
 
-/** Items a replay walks: each transition, and each with its event case. */
+/**
+ * Items a replay walks: each transition, each with its event case, and
+ * each look ({@link ModelSpec.look}) of a state it reaches, as
+ * `look: <state value> ⟨<look>⟩`.
+ */
 export function replayCoverage<TInput>(
   spec: ModelSpec<TInput>,
   input: TInput,
@@ -63,7 +77,31 @@ export function replayCoverage<TInput>(
   return [
     ...record.transitions,
     ...record.taken.map(({ key, event }) => `${key} ⟨${spec.caseName(event)}⟩`),
+    ...looksReached(spec, input, events),
   ];
+}
+
+/** The looks of the snapshots a path passes, as coverage items. */
+function looksReached<TInput>(
+  spec: ModelSpec<TInput>,
+  input: TInput,
+  events: EventObject[],
+): string[] {
+  const { look } = spec;
+  if (!look) return [];
+  const logic: AnyActorLogic = spec.machine;
+  let snapshot = getInitialSnapshot(logic, input) as AnyMachineSnapshot;
+  const snapshots = [snapshot];
+  for (const event of events) {
+    snapshot = getNextSnapshot(logic, snapshot, event) as AnyMachineSnapshot;
+    snapshots.push(snapshot);
+  }
+  return snapshots.flatMap((reached) => {
+    const name = look(reached);
+    return name === undefined
+      ? []
+      : [`look: ${JSON.stringify(reached.value)} ⟨${name}⟩`];
+  });
 }
 
 /**

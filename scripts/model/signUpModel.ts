@@ -6,9 +6,11 @@
 import { fromPromise, type AnyMachineSnapshot, type EventObject } from 'xstate';
 import {
   signUpMachine,
+  type HostRule,
   type SignUpContext,
   type SignUpEvent,
   type SignUpInput,
+  type SignUpRules,
 } from '../../machines/signUpMachine';
 import {
   SignUpRejection,
@@ -16,16 +18,23 @@ import {
   type Session,
   type SignUpRequest,
 } from '../../machines/signUpContract';
-import type { HostRule } from '../../common/asciiHost';
 import { checkHostName } from '../../common/domainName';
+import { signUpRules } from '../../common/signUpRules';
 import { siteUrlNeedsIdnRule, validateSignUp } from '../../common/validation';
-import { signUpRuleActions } from '../../common/signUpRuleActions';
 import type { ModelSpec } from './planner';
 
 /** What the invoked `submitSignUp` actor reports to the machine. */
 export type SubmitOutcome =
   | { type: 'xstate.done.actor.submitSignUp'; output: Session }
   | { type: 'xstate.error.actor.submitSignUp'; error: SignUpRejection };
+
+/**
+ * What the invoked `loadRules` actor reports (D71): the submit chunk with
+ * the form's rules arrived, or could not be fetched (offline).
+ */
+export type RulesOutcome =
+  | { type: 'xstate.done.actor.loadRules'; output: SignUpRules }
+  | { type: 'xstate.error.actor.loadRules'; error: Error };
 
 /**
  * What the invoked `loadHostRule` actor reports (D58, D59): the chunk with
@@ -35,7 +44,8 @@ export type HostRuleOutcome =
   | { type: 'xstate.done.actor.loadHostRule'; output: HostRule }
   | { type: 'xstate.error.actor.loadHostRule'; error: Error };
 
-export type SignUpModelEvent = SignUpEvent | SubmitOutcome | HostRuleOutcome;
+export type SignUpModelEvent =
+  SignUpEvent | SubmitOutcome | RulesOutcome | HostRuleOutcome;
 
 /** A site whose host needs the UTS #46 rule: the chunk must arrive first. */
 export const MODEL_IDN_URL = 'bücher.de';
@@ -73,6 +83,11 @@ export const signUpCases: SignUpModelEvent[] = [
   { type: 'captcha.solve', token: 'fake-captcha-token' },
   { type: 'captcha.expire' },
   { type: 'submit' },
+  { type: 'xstate.done.actor.loadRules', output: signUpRules },
+  {
+    type: 'xstate.error.actor.loadRules',
+    error: new Error('the chunk could not be fetched'),
+  },
   { type: 'xstate.done.actor.loadHostRule', output: checkHostName },
   {
     type: 'xstate.error.actor.loadHostRule',
@@ -99,6 +114,10 @@ export function signUpCaseName(event: EventObject): string {
       return 'captcha expired';
     case 'submit':
       return 'submit';
+    case 'xstate.done.actor.loadRules':
+      return 'rules loaded';
+    case 'xstate.error.actor.loadRules':
+      return 'rules offline';
     case 'xstate.done.actor.loadHostRule':
       return 'host rule loaded';
     case 'xstate.error.actor.loadHostRule':
@@ -116,7 +135,7 @@ export function signUpCaseName(event: EventObject): string {
  * Snapshots that look the same to the visitor and lead to the same
  * behaviour count as one state: the state, the failure's kind, which
  * errors show, which rules the form breaks, whether the site URL needs
- * the host rule, and whether it has loaded.
+ * the host rule, and whether the rules and the host rule have loaded.
  */
 export function abstractSignUp(snapshot: AnyMachineSnapshot): string {
   const context = snapshot.context as SignUpContext;
@@ -131,22 +150,20 @@ export function abstractSignUp(snapshot: AnyMachineSnapshot): string {
       ),
     ).sort(),
     siteUrlNeedsIdnRule(context.values.url),
+    context.rules !== null,
     context.hostRule !== null,
   ]);
 }
 
-// The page's machine: its rules provided as the page provides them.
-const checkedSignUpMachine = signUpMachine.provide({
-  actions: signUpRuleActions,
-});
-
+// The page's machine, starting without its rules (they arrive as a chunk).
 export const signUpModel: ModelSpec<SignUpInput> = {
-  machine: checkedSignUpMachine,
-  replayLogic: checkedSignUpMachine.provide({
+  machine: signUpMachine,
+  replayLogic: signUpMachine.provide({
     actors: {
       submitSignUp: fromPromise<Session, SignUpRequest>(
         () => new Promise<never>(() => {}),
       ),
+      loadRules: fromPromise<SignUpRules>(() => new Promise<never>(() => {})),
       loadHostRule: fromPromise<HostRule>(() => new Promise<never>(() => {})),
     },
   }),

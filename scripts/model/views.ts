@@ -8,6 +8,7 @@
  * they are self-contained: no imports, no helpers from outside.
  */
 import type { AnyMachineSnapshot } from 'xstate';
+import type { ConsentContext } from '../../machines/consentMachine';
 import type { SignUpContext } from '../../machines/signUpMachine';
 
 export interface SignUpView {
@@ -194,6 +195,10 @@ export function readConsentView(): ConsentView {
   };
 }
 
+/** What the modal says of a rejection the browser's signal made (D73). */
+const SIGNAL_HONOURED_TEXT =
+  'Your browser sends a privacy signal (Global Privacy Control) asking sites not to share your data. We honour it: marketing cookies are rejected.';
+
 /**
  * @param storedCookie the consent cookie the visit started with
  */
@@ -207,16 +212,26 @@ export function expectedConsentView(
       ? 'rejected'
       : 'unset';
   const modal = snapshot.hasTag('modal');
+  // D73: the browser's signal rejects without writing a cookie, and the
+  // modal says that it is honoured.
+  const bySignal = (snapshot.context as ConsentContext).choiceSource === 'gpc';
   return {
     modal,
     currentChoice:
       modal && choice !== 'unset'
-        ? `You have ${choice} marketing cookies.`
+        ? bySignal
+          ? SIGNAL_HONOURED_TEXT
+          : `You have ${choice} marketing cookies.`
         : null,
     settingsLink: choice !== 'unset',
     tag: choice === 'accepted',
-    cookie:
-      choice === 'accepted' ? '1' : choice === 'rejected' ? '0' : storedCookie,
+    cookie: bySignal
+      ? storedCookie
+      : choice === 'accepted'
+        ? '1'
+        : choice === 'rejected'
+          ? '0'
+          : storedCookie,
     // Issue 23: denied by default, granted by a stored or a new accept,
     // denied again by a reject.
     adSignals: choice === 'accepted' ? 'granted/granted' : 'denied/denied',

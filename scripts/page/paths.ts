@@ -13,6 +13,13 @@ export const TEST_COOKIE_DOMAIN = '.vigil.test';
 export const TEST_PRODUCT_HOST = 'signup.vigil.test';
 
 /**
+ * The test pages' `CONSENT_REVISION`: raised once, as a deployment that has
+ * changed its policy, so that a choice stored under revision 1 is one made
+ * under an older policy and is asked again (D67).
+ */
+export const TEST_CONSENT_REVISION = 2;
+
+/**
  * The page builds the browser tests drive: the configuration of
  * docs/contract.md with a tag, a cookie domain and an error-report DSN, and
  * the same without a tag or a DSN (D5 in docs/decisions.md).
@@ -24,6 +31,7 @@ export const TEST_BUILDS = {
       TRACKING_TAG_URL: TEST_TAG_URL,
       COOKIE_DOMAIN: TEST_COOKIE_DOMAIN,
       SENTRY_DSN: TEST_SENTRY_DSN,
+      CONSENT_REVISION: String(TEST_CONSENT_REVISION),
     },
   },
   untagged: {
@@ -32,6 +40,7 @@ export const TEST_BUILDS = {
       TRACKING_TAG_URL: '',
       COOKIE_DOMAIN: TEST_COOKIE_DOMAIN,
       SENTRY_DSN: '',
+      CONSENT_REVISION: String(TEST_CONSENT_REVISION),
     },
   },
 } as const;

@@ -6,6 +6,8 @@ import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { SIGN_UP_PATH } from '../../machines/signUpContract';
 import { useFakeRecaptcha } from './fakeRecaptcha';
 import { useFakeTag } from './fakeTag';
+import { GPC_HEADER, GPC_INIT_SCRIPT, type GpcMode } from './gpc';
+import { TEST_CONSENT_REVISION } from './paths';
 
 export interface OpenedPage {
   context: BrowserContext;
@@ -25,11 +27,13 @@ export interface OpenOptions {
   /** A `Vigil_COOKIE_CONSENT` value stored before the visit. */
   storedConsent?: string;
   /**
-   * The `Vigil_CONSENT_REVISION` stored with it (D67): default `1`, the
-   * test page's `CONSENT_REVISION`; null for none (a choice stored before
+   * The `Vigil_CONSENT_REVISION` stored with it (D67): default the test
+   * page's `CONSENT_REVISION`; null for none (a choice stored before
    * revisions).
    */
   storedRevision?: string | null;
+  /** The browser sends Global Privacy Control, and how (D73, D74). */
+  gpc?: GpcMode;
 }
 
 export async function openSignUpPage(
@@ -39,14 +43,19 @@ export async function openSignUpPage(
     query = '',
     viewport = DESKTOP,
     storedConsent,
-    storedRevision = '1',
+    storedRevision = String(TEST_CONSENT_REVISION),
+    gpc,
   }: OpenOptions = {},
 ): Promise<OpenedPage> {
   const context = await browser.newContext({
     viewport,
     // The HTTPS test server's certificate is self-signed.
     ignoreHTTPSErrors: true,
+    ...(gpc === 'header' && {
+      extraHTTPHeaders: { [GPC_HEADER.name]: GPC_HEADER.value },
+    }),
   });
+  if (gpc === 'property') await context.addInitScript(GPC_INIT_SCRIPT);
   if (storedConsent !== undefined) {
     await context.addCookies([
       { name: 'Vigil_COOKIE_CONSENT', value: storedConsent, url: origin },
@@ -99,6 +108,19 @@ export async function fillSignUpForm(page: Page, entry: FormEntry) {
   if (entry.newsletter) await page.locator('input[name=newsletter]').check();
   if (entry.tos) await page.locator('input[name=tos]').check();
   if (entry.captcha) await page.getByTestId('fake-captcha').check();
+}
+
+/**
+ * The values the text fields hold now, as the visitor sees them.
+ *
+ * @returns [name, e-mail address, URL]
+ */
+export function typedValues(page: Page): Promise<string[]> {
+  return Promise.all(
+    (['name', 'email', 'url'] as const).map((field) =>
+      page.locator(`input[name=${field}]`).inputValue(),
+    ),
+  );
 }
 
 export function submitButton(page: Page) {

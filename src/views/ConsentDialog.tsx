@@ -45,10 +45,10 @@ export function ConsentDialog({
   const dialogRef = useRef<HTMLDivElement>(null);
   const openerRef = useRef<Element | null>(null);
 
-  // A layout effect: it runs in the commit that shows the modal and turns
-  // the page inert, before the browser moves focus out of the now inert
-  // page (the modal's chunk arrives outside any event, D64, so a passive
-  // effect would run after that and find no opener).
+  // A layout effect: it runs in the commit that shows the modal, and turns
+  // the page inert only once focus is inside the modal (the modal's chunk
+  // arrives outside any event, D64, so a passive effect would run after
+  // the browser had painted the modal without focus).
   useLayoutEffect(() => {
     const dialog = dialogRef.current;
     if (!open || !dialog) return;
@@ -58,6 +58,9 @@ export function ConsentDialog({
       openerRef.current = document.activeElement;
     }
     dialog.focus();
+    // The page behind (src/views/PageShell.tsx), which the modal follows.
+    const page = document.querySelector<HTMLElement>('.page');
+    if (page) page.inert = true;
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.key === 'Escape') {
         event.preventDefault();
@@ -69,12 +72,18 @@ export function ConsentDialog({
     document.addEventListener('keydown', onKeyDown);
     return () => {
       document.removeEventListener('keydown', onKeyDown);
+      if (page) page.inert = false;
       const opener = openerRef.current;
       if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
     };
   }, [open, consent]);
 
   if (!open) return null;
+  // D73: the rejection is the browser's signal's, not the visitor's (the
+  // machine's selectSignalHonoured: the chunk imports none of the page's
+  // modules, D64). Read at render: the source changes only with a choice,
+  // which changes the view and so renders this again.
+  const signalHonoured = consent.getSnapshot().context.choiceSource === 'gpc';
 
   return (
     <div className="consent-backdrop">
@@ -104,7 +113,9 @@ export function ConsentDialog({
           </p>
           {choice !== 'unset' && (
             <p className="consent__current">
-              You have {choice} marketing cookies.
+              {signalHonoured
+                ? 'Your browser sends a privacy signal (Global Privacy Control) asking sites not to share your data. We honour it: marketing cookies are rejected.'
+                : `You have ${choice} marketing cookies.`}
             </p>
           )}
         </div>

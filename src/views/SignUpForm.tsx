@@ -3,6 +3,7 @@ import { useRef } from 'react';
 import type { InspectionEvent } from 'xstate';
 import {
   fieldError,
+  selectAreaFailure,
   selectFieldErrors,
   selectLocked,
   selectProgress,
@@ -17,10 +18,11 @@ import { SIGN_UP_FORM_ID } from '../earlyScript';
 import { CaptchaField } from './CaptchaField';
 import { CheckboxField } from './CheckboxField';
 import { useDraftSync } from './draftSync';
-import { useEarlyInput } from './earlyInput';
+import { useEarlyInput, useLatePrefill, type LatePrefill } from './earlyInput';
 import { EmailSuggestion, useEmailSuggestion } from './EmailSuggestion';
 import { useErrorFocus } from './errorFocus';
 import { ErrorSummary } from './ErrorSummary';
+import { useFormHelp } from './formHelpLoader';
 import { TextField } from './TextField';
 
 export interface SignUpFormProps {
@@ -33,6 +35,12 @@ export interface SignUpFormProps {
   recaptchaSiteKey: string;
   /** Where the tab's sign-up draft lives (D55); none: no draft is kept. */
   draft?: DraftPlace;
+  /**
+   * The address's e-mail and site URL that the rules accept (R2.4, D71),
+   * once their chunk has judged them; absent when the address names
+   * neither.
+   */
+  latePrefill?: Promise<LatePrefill>;
 }
 
 /** What the status line announces and the submit button says, by progress. */
@@ -62,14 +70,18 @@ export function SignUpForm({
   productName,
   recaptchaSiteKey,
   draft,
+  latePrefill,
 }: SignUpFormProps) {
   const actorRef = useActorRef(machine, { input, inspect });
   const summaryRef = useErrorFocus(actorRef);
   const formRef = useRef<HTMLFormElement>(null);
   // After useErrorFocus: a held submit's errors must find its listener.
   useEarlyInput(formRef, actorRef);
+  useLatePrefill(actorRef, latePrefill);
   useDraftSync(actorRef, draft);
-  const emailSuggestion = useEmailSuggestion(formRef);
+  const help = useFormHelp(formRef);
+  const emailSuggestion = useEmailSuggestion(help);
+  const areaFailure = useSelector(actorRef, selectAreaFailure);
   const values = useSelector(actorRef, selectValues);
   const errors = useSelector(actorRef, selectFieldErrors);
   const locked = useSelector(actorRef, selectLocked);
@@ -108,7 +120,12 @@ export function SignUpForm({
         actorRef.send({ type: 'submit' });
       }}
     >
-      <ErrorSummary ref={summaryRef} actorRef={actorRef} />
+      <ErrorSummary
+        ref={summaryRef}
+        failure={areaFailure}
+        errors={errors}
+        Details={help?.ErrorDetails}
+      />
       {/* Announces the request while the submit button keeps its focus. */}
       <p className="visually-hidden" role="status">
         {text.status}
@@ -136,6 +153,7 @@ export function SignUpForm({
         below={
           <EmailSuggestion
             suggested={emailSuggestion.suggestionFor(values.email)}
+            Advice={emailSuggestion.Advice}
             locked={locked}
             onApply={(suggested) => {
               actorRef.send({

@@ -1,11 +1,12 @@
 /**
- * What the page shows of the consent actor outside the modal: its view for
- * the page (whether the modal is open, the choice, the settings link) and
- * the "Cookie settings" link. The modal itself lives in ConsentDialog.tsx,
- * a chunk of its own that the page fetches the first time the modal opens
- * (D64 in docs/decisions.md).
+ * What the page shows of the consent actor: its view (whether the modal is
+ * open, the choice, the settings link), the "Cookie settings" link, and the
+ * place of the modal. The modal itself lives in ConsentDialog.tsx, a chunk
+ * of its own that the page fetches the first time the modal opens (D64 in
+ * docs/decisions.md).
  */
 import { useSelector } from '@xstate/react';
+import { lazy, Suspense } from 'react';
 import type { ActorRefFrom } from 'xstate';
 import {
   selectChoice,
@@ -14,7 +15,6 @@ import {
   type ConsentChoice,
   type consentMachine,
 } from '../../machines/consentMachine';
-import { useHydrated } from './hydration';
 
 export type ConsentActor = ActorRefFrom<typeof consentMachine>;
 
@@ -27,20 +27,16 @@ export interface ConsentView {
 }
 
 /**
- * What the consent views show. The prerendered page knows no stored choice
- * and no address, so while React adopts it the views show its default
- * (modal closed, no choice); the actor's real state shows in the render
- * right after, which keeps the hydration free of mismatches whatever the
- * visit's cookies and address say.
+ * What the consent views show. They are never prerendered (the shell's
+ * slots for them are empty, D72), so they show the actor's state from
+ * their first render, whatever the visit's cookies and address say.
  */
 export function useConsentView(consent: ConsentActor): ConsentView {
-  const hydrated = useHydrated();
-  const open = useSelector(consent, selectModalOpen);
-  const choice = useSelector(consent, selectChoice);
-  const settingsShown = useSelector(consent, selectSettingsShown);
-  return hydrated
-    ? { open, choice, settingsShown }
-    : { open: false, choice: 'unset', settingsShown: false };
+  return {
+    open: useSelector(consent, selectModalOpen),
+    choice: useSelector(consent, selectChoice),
+    settingsShown: useSelector(consent, selectSettingsShown),
+  };
 }
 
 /** "Cookie settings": shown only once a choice exists (R4.10). */
@@ -57,4 +53,40 @@ export function ConsentSettingsLink({ consent }: { consent: ConsentActor }) {
       Cookie settings
     </button>
   );
+}
+
+/**
+ * The consent modal's component: a chunk of its own, fetched the first
+ * time the modal opens (D64 in docs/decisions.md), since most visits never
+ * open it. A chunk that cannot be fetched shows nothing: the page stays
+ * usable, and with no choice made no tag loads.
+ */
+const LazyConsentDialog = lazy(() =>
+  import('./ConsentDialog').then(
+    ({ ConsentDialog }) => ({ default: ConsentDialog }),
+    () => ({ default: () => null }),
+  ),
+);
+
+/**
+ * The consent modal in its place after the page (PageShell.tsx), while it
+ * is open; its chunk arrives on the first opening.
+ */
+export function ConsentModal({
+  consent,
+  productName,
+}: {
+  consent: ConsentActor;
+  productName: string;
+}) {
+  const view = useConsentView(consent);
+  return view.open ? (
+    <Suspense>
+      <LazyConsentDialog
+        view={view}
+        consent={consent}
+        productName={productName}
+      />
+    </Suspense>
+  ) : null;
 }

@@ -10,6 +10,7 @@ import { useEffect, useLayoutEffect, type RefObject } from 'react';
 import {
   selectValues,
   type CheckboxField,
+  type SignUpValues,
   type TextField,
 } from '../../machines/signUpMachine';
 import type { SignUpActor } from './signUpActor';
@@ -57,4 +58,35 @@ export function useEarlyInput(
   useEffect(() => {
     if (window.vigilHeldSubmit?.release()) actorRef.send({ type: 'submit' });
   }, [actorRef]);
+}
+
+/** The e-mail and site URL an address prefills, judged (src/prefill.ts). */
+export type LatePrefill = Partial<Pick<SignUpValues, 'email' | 'url'>>;
+
+/**
+ * The address's e-mail and site URL, which the form's rules judge once
+ * their chunk has arrived (R2.4, D71): each sent to the machine as typing
+ * would, unless the visitor has typed into that field meanwhile (typed
+ * text wins over a prefill, as in {@link useEarlyInput}).
+ */
+export function useLatePrefill(
+  actorRef: SignUpActor,
+  latePrefill: Promise<LatePrefill> | undefined,
+): void {
+  useEffect(() => {
+    let mounted = true;
+    void latePrefill?.then((prefill) => {
+      if (!mounted) return;
+      const values = selectValues(actorRef.getSnapshot());
+      for (const field of ['email', 'url'] as const) {
+        const value = prefill[field];
+        if (value !== undefined && values[field] === '') {
+          actorRef.send({ type: 'field.change', field, value });
+        }
+      }
+    });
+    return () => {
+      mounted = false;
+    };
+  }, [actorRef, latePrefill]);
 }

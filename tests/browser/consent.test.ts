@@ -9,6 +9,7 @@ import type { Browser, BrowserContext, Cookie, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium';
 import { FAKE_TAG_COOKIES } from '../../scripts/page/fakeTag';
+import { TEST_CONSENT_REVISION } from '../../scripts/page/paths';
 import {
   fillSignUpForm,
   openSignUpPage,
@@ -113,7 +114,7 @@ describe('a policy revision (issue 23, D67)', () => {
     const [revision] = await cookie(context, 'Vigil_CONSENT_REVISION');
     expect(consent?.value).toBe('1');
     // The test page's CONSENT_REVISION, with the consent cookie's attributes.
-    expect(revision?.value).toBe('1');
+    expect(revision?.value).toBe(String(TEST_CONSENT_REVISION));
     expect(revision?.sameSite).toBe(consent?.sameSite);
     expect(revision?.path).toBe(consent?.path);
     expect(revision?.domain).toBe(consent?.domain);
@@ -161,7 +162,7 @@ describe('proof of consent (issue 23, D68)', () => {
         fields: {
           consent_id: id?.value,
           choice: '1',
-          revision: '1',
+          revision: String(TEST_CONSENT_REVISION),
           source: 'modal',
           path: '/signup',
         },
@@ -171,7 +172,7 @@ describe('proof of consent (issue 23, D68)', () => {
         fields: {
           consent_id: id?.value,
           choice: '0',
-          revision: '1',
+          revision: String(TEST_CONSENT_REVISION),
           source: 'settings',
           path: '/signup',
         },

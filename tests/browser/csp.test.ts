@@ -255,21 +255,28 @@ describe('a full visit raises no policy violation', () => {
 });
 
 describe("the page's inline blocks", () => {
-  it('are allowed each by its hash, never by unsafe-inline', async () => {
-    const response = await fetch(`${server.origin}/signup`);
-    const html = await response.text();
-    const policy = parseContentSecurityPolicy(
-      response.headers.get('content-security-policy') ?? '',
-    );
-    const scripts = inlineBlockHashes(html, 'script');
-    const styles = inlineBlockHashes(html, 'style');
-    expect(scripts).toHaveLength(1);
-    expect(styles).toHaveLength(1);
-    expect(policy['script-src']).toEqual(expect.arrayContaining(scripts));
-    expect(policy['style-src']).toEqual(expect.arrayContaining(styles));
-    expect(policy['script-src']).not.toContain("'unsafe-inline'");
-    expect(policy['style-src']).not.toContain("'unsafe-inline'");
-  });
+  it.each([
+    ['the page', {}],
+    // D74: the copy marked for Global Privacy Control has the same blocks.
+    ['the page for Sec-GPC: 1', { 'sec-gpc': '1' }],
+  ])(
+    'are allowed each by its hash, never by unsafe-inline: %s',
+    async (_page, headers) => {
+      const response = await fetch(`${server.origin}/signup`, { headers });
+      const html = await response.text();
+      const policy = parseContentSecurityPolicy(
+        response.headers.get('content-security-policy') ?? '',
+      );
+      const scripts = inlineBlockHashes(html, 'script');
+      const styles = inlineBlockHashes(html, 'style');
+      expect(scripts).toHaveLength(1);
+      expect(styles).toHaveLength(1);
+      expect(policy['script-src']).toEqual(expect.arrayContaining(scripts));
+      expect(policy['style-src']).toEqual(expect.arrayContaining(styles));
+      expect(policy['script-src']).not.toContain("'unsafe-inline'");
+      expect(policy['style-src']).not.toContain("'unsafe-inline'");
+    },
+  );
 
   it('run and apply under the policy: the page is styled, the app starts and takes a submit', async () => {
     const visit = await startVisit(browser);

@@ -25,6 +25,10 @@ import type { AnyStateMachine } from 'xstate';
 import { consentMachine } from '../../machines/consentMachine';
 import { signUpMachine } from '../../machines/signUpMachine';
 import type { EnginePage, StoredCookie } from './support/engines/browser';
+import {
+  googleConsentCommand,
+  uetConsentCommand,
+} from './support/consentCommands';
 import { cookiesSent } from './support/engines/network';
 import { ENGINES, type Engine } from '../../scripts/engines';
 import { useEngine } from './support/engines/launch';
@@ -179,7 +183,7 @@ describe.each(ENGINES)('%s', (engine) => {
         try {
           await using(await openSignUpPage(suite, api.origin), async (page) => {
             const held = suite.network.holdSignUps();
-            const chunks = suite.network.holdHostRuleChunks();
+            const chunks = suite.network.holdChunks();
             const model = modelSnapshots(signUpModel, path);
             await expect
               .poll(() => page.evaluate(readSignUpView))
@@ -251,6 +255,7 @@ describe.each(ENGINES)('%s', (engine) => {
             storedConsent: storedCookie,
             storedRevision: path.input.storedRevision?.toString() ?? null,
           }),
+          ...(path.input.gpcSignal && { gpc: 'property' as const }),
         });
         await using(page, async () => {
           const model = modelSnapshots(consentModel, path);
@@ -278,21 +283,8 @@ describe.each(ENGINES)('%s', (engine) => {
   });
 
   describe('the ad networks’ consent signals (issue 23, D66)', () => {
-    const google = (command: string, value: string) => [
-      'consent',
-      command,
-      {
-        ad_storage: value,
-        ad_user_data: value,
-        ad_personalization: value,
-        analytics_storage: value,
-      },
-    ];
-    const uet = (command: string, value: string) => [
-      'consent',
-      command,
-      { ad_storage: value },
-    ];
+    const google = googleConsentCommand;
+    const uet = uetConsentCommand;
     /** The queues as plain JSON: dataLayer's Arguments objects as arrays. */
     function queues() {
       return {
@@ -688,6 +680,12 @@ describe.each(ENGINES)('%s', (engine) => {
           query: '?utm_source=google&utm_campaign=autumn',
         });
         await using(page, async () => {
+          // The modal's chunk arrives once it opens (D64): click what shows.
+          await waitFor(
+            page,
+            () =>
+              document.querySelector('[data-testid="consent-accept"]') !== null,
+          );
           await page.click('[data-testid="consent-accept"]');
           await expect
             .poll(

@@ -14,6 +14,7 @@ import {
   fillSignUpForm,
   openSignUpPage,
   submitButton,
+  typedValues,
   validEntry,
 } from '../../scripts/page/signUpPage';
 
@@ -30,14 +31,6 @@ function chunkRequests(page: Page): Request[] {
     }
   });
   return seen;
-}
-
-async function typedValues(page: Page) {
-  return Promise.all(
-    ['name', 'email', 'url'].map((name) =>
-      page.locator(`input[name=${name}]`).inputValue(),
-    ),
-  );
 }
 
 describe('the host rule chunk (D58, D59)', () => {

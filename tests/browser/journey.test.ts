@@ -290,11 +290,16 @@ describe.each(ENGINES)('%s', (engine) => {
         expect(firstLoad.get(WELCOME_MESSAGE)).toBe('1');
         expect(firstLoad.get(FIRST_SIGNIN)).toBe('1');
 
+        // The engine's jar takes the answer's Set-Cookie lines in its own
+        // time (Firefox applies them in its parent process): read it until
+        // it settles.
+        await expect
+          .poll(async () => names(await page.cookies()), {
+            ...POLL,
+            message: 'the login cookies replaced by the session',
+          })
+          .toEqual([SESSION]);
         const cookies = await page.cookies();
-        expect(
-          names(cookies),
-          'the login cookies replaced by the session',
-        ).toEqual([SESSION]);
         const session = named(cookies, SESSION);
         expect(session).toMatchObject({
           domain: host,
@@ -338,7 +343,12 @@ describe.each(ENGINES)('%s', (engine) => {
           signOut && cookiesSent(signOut).get(SESSION),
           'the sign-out carried the session it ends',
         ).toBe(session?.value);
-        expect(names(await page.cookies())).toEqual([]);
+        await expect
+          .poll(async () => names(await page.cookies()), {
+            ...POLL,
+            message: 'the session cookie cleared by the sign-out',
+          })
+          .toEqual([]);
         await expect(axeViolations(page)).resolves.toEqual([]);
         const loads = loadsOf('/').length;
         await page.reload();
@@ -357,10 +367,13 @@ describe.each(ENGINES)('%s', (engine) => {
         await page.goto(`${origin}/`);
         expect((await sentOnLastLoad()).get(LOGIN)).toBe(spentLogin);
         await view(noAccount('signin-refused'));
-        expect(
-          names(await page.cookies()),
-          'no session from a refused login, and the login cookie spent',
-        ).toEqual([]);
+        await expect
+          .poll(async () => names(await page.cookies()), {
+            ...POLL,
+            message:
+              'no session from a refused login, and the login cookie spent',
+          })
+          .toEqual([]);
         await expect(axeViolations(page)).resolves.toEqual([]);
         await page.click('[data-testid="signin-refused"] a[href="/signup"]');
         await expect.poll(() => page.url(), POLL).toBe(`${origin}/signup`);

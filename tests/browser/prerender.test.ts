@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium';
 import { useFakeRecaptcha } from '../../scripts/page/fakeRecaptcha';
 import { useFakeTag } from '../../scripts/page/fakeTag';
+import { TEST_CONSENT_REVISION } from '../../scripts/page/paths';
 import { DESKTOP, PHONE } from '../../scripts/page/signUpPage';
 import {
   startTestServer,
@@ -77,7 +78,11 @@ async function visit(
         url: origin,
       },
       // Made under the test page's CONSENT_REVISION (D67).
-      { name: 'Vigil_CONSENT_REVISION', value: '1', url: origin },
+      {
+        name: 'Vigil_CONSENT_REVISION',
+        value: String(TEST_CONSENT_REVISION),
+        url: origin,
+      },
     ]);
   }
   await useFakeTag(context);

@@ -107,5 +107,41 @@ describe('the atlas plan of signUpMachine', () => {
 });
 
 describe('the atlas plan of consentMachine', () => {
-  checkPlan(consentAtlas());
+  const atlas = consentAtlas();
+  checkPlan(atlas);
+
+  it('pictures the paths of issue 23: the GPC start, an outdated choice asked again, a choice over GPC, a stored choice GPC yields to', () => {
+    const shots = shotsOf(atlas, planRuns(atlas));
+    const looks = shots
+      .filter((shot) => shot.variant !== undefined)
+      .map((shot) => `${shot.stateId} ⟨${shot.variant ?? ''}⟩`);
+    expect(looks.sort()).toEqual(
+      [
+        // D73: the browser's signal rejects; the modal says it is honoured.
+        'consent.rejected.closed ⟨rejected by GPC⟩',
+        'consent.rejected.open ⟨rejected by GPC⟩',
+        // D67: an outdated choice is asked again.
+        'consent.unset.open ⟨asked again⟩',
+        // D73: an explicit choice wins over the signal.
+        'consent.accepted.closed ⟨chosen over GPC⟩',
+        'consent.rejected.closed ⟨chosen over GPC⟩',
+        // D73: so does a choice stored under the current revision.
+        'consent.accepted.closed ⟨stored choice over GPC⟩',
+        'consent.rejected.closed ⟨stored choice over GPC⟩',
+      ].sort(),
+    );
+    const shot = (id: string) => shots.find((s) => s.id === id);
+    // The GPC start is the page as it loads, no event played.
+    expect(shot('consent.rejected.closed--rejected-by-GPC')).toMatchObject({
+      input: { storedChoice: 'unset', gpcSignal: true },
+      reachedBy: [],
+    });
+    // The accept over GPC is the visitor's, from the modal the settings
+    // link opened.
+    expect(
+      shot('consent.accepted.closed--chosen-over-GPC')?.reachedBy.map(
+        (event) => event.type,
+      ),
+    ).toEqual(['settings.open', 'consent.accept']);
+  });
 });

@@ -7,17 +7,24 @@ import {
   type ConsentSignal,
   type RecordedChoice,
   type StoredChoice,
+  selectSignalHonoured,
 } from '../../machines/consentMachine';
 
 /**
  * The real machine with its effects recorded, in order; the revisions
- * default to a choice stored under the current policy (1).
+ * default to a choice stored under the current policy (1), and the browser
+ * sends no Global Privacy Control unless `gpcSignal` says so.
  */
 function startConsent(
-  given: Omit<ConsentInput, 'storedRevision' | 'revision'> &
+  given: Pick<ConsentInput, 'storedChoice' | 'utmSource'> &
     Partial<ConsentInput>,
 ) {
-  const input: ConsentInput = { storedRevision: 1, revision: 1, ...given };
+  const input: ConsentInput = {
+    storedRevision: 1,
+    revision: 1,
+    gpcSignal: false,
+    ...given,
+  };
   const effects: string[] = [];
   const actor = createActor(
     consentMachine.provide({
@@ -340,4 +347,138 @@ describe('consentMachine: the settings link reopens the modal', () => {
       expect(effects).toEqual(expected);
     },
   );
+});
+
+describe('consentMachine: Global Privacy Control (issue 23, D73)', () => {
+  const rejectionOnEntry = ['remove tag', 'delete tag cookies'];
+  /** A choice stands: the settings link shows while the modal is closed. */
+  const standing = (
+    choice: ConsentChoice,
+    open: boolean,
+    signalHonoured: boolean,
+  ) => ({ choice, open, settingsLink: !open, signalHonoured });
+
+  /**
+   * The machine with the browser's signal, and its view with whether the
+   * choice that stands is the signal's.
+   */
+  function startWithSignal(
+    given: Pick<ConsentInput, 'storedChoice' | 'utmSource'> &
+      Partial<ConsentInput>,
+  ) {
+    const started = startConsent({ ...given, gpcSignal: true });
+    return {
+      ...started,
+      seen: () => ({
+        ...started.view(),
+        signalHonoured: selectSignalHonoured(started.actor.getSnapshot()),
+      }),
+    };
+  }
+
+  it.each([
+    ['unset', undefined, 'google'],
+    ['unset', undefined, 'microsoft'],
+    ['unset', undefined, 'newsletter'],
+    ['unset', undefined, undefined],
+    // Outdated (D67): the signal answers instead of asking again.
+    ['accepted', 1, 'google'],
+    ['rejected', undefined, undefined],
+  ] as const)(
+    'GPC, stored %s under revision %s (now 2), utm_source %s: rejected by the signal, modal closed, settings link shown; nothing stored, signalled or recorded',
+    (storedChoice, storedRevision, utmSource) => {
+      const { seen, effects } = startWithSignal({
+        storedChoice,
+        storedRevision,
+        revision: 2,
+        utmSource,
+      });
+      expect(seen()).toEqual(standing('rejected', false, true));
+      // The tag is kept out as for any rejection; no cookie is written for
+      // a choice the visitor did not make.
+      expect(effects).toEqual(rejectionOnEntry);
+    },
+  );
+
+  it.each([
+    ['accepted', ['load tag']],
+    ['rejected', rejectionOnEntry],
+  ] as const)(
+    'GPC and a %s choice stored under the current revision: the visitor’s choice wins',
+    (storedChoice, entryEffects) => {
+      const { seen, effects } = startWithSignal({
+        storedChoice,
+        utmSource: 'google',
+      });
+      expect(seen()).toEqual(standing(storedChoice, false, false));
+      expect(effects).toEqual(entryEffects);
+    },
+  );
+
+  it('the settings link opens the modal on the signal’s rejection; closing it keeps that rejection and stores nothing', () => {
+    const { actor, seen, effects } = startWithSignal({
+      storedChoice: 'unset',
+      utmSource: undefined,
+    });
+    actor.send({ type: 'settings.open' });
+    expect(seen()).toEqual(standing('rejected', true, true));
+    actor.send({ type: 'modal.close' });
+    expect(seen()).toEqual(standing('rejected', false, true));
+    expect(effects).toEqual(rejectionOnEntry);
+  });
+
+  it.each([
+    [
+      'an accept wins over the signal: stored, signalled, recorded, and the tag loads',
+      'consent.accept',
+      'accepted',
+      [
+        'store accepted',
+        'signal granted',
+        'record accepted from settings',
+        'load tag',
+      ],
+    ],
+    [
+      'a reject on the signal’s rejection is the visitor’s own: stored, signalled and recorded',
+      'consent.reject',
+      'rejected',
+      ['store rejected', 'signal denied', 'record rejected from settings'],
+    ],
+  ] as const)('%s', (_title, type, choice, choiceEffects) => {
+    const { actor, seen, effects } = startWithSignal({
+      storedChoice: 'unset',
+      utmSource: 'google',
+    });
+    actor.send({ type: 'settings.open' });
+    actor.send({ type });
+    expect(seen()).toEqual(standing(choice, false, false));
+    // The choice that stands is now the visitor's own.
+    expect(actor.getSnapshot().context.choiceSource).toBe('visitor');
+    expect(effects).toEqual([...rejectionOnEntry, ...choiceEffects]);
+  });
+
+  it('a reject after an accept over the signal is the visitor’s, not the signal’s', () => {
+    const { actor, seen } = startWithSignal({
+      storedChoice: 'unset',
+      utmSource: undefined,
+    });
+    for (const type of [
+      'settings.open',
+      'consent.accept',
+      'settings.open',
+      'consent.reject',
+    ] as const) {
+      actor.send({ type });
+    }
+    expect(seen()).toEqual(standing('rejected', false, false));
+  });
+
+  it('without the signal no rejection is the signal’s', () => {
+    const { actor } = startConsent({
+      storedChoice: 'rejected',
+      utmSource: undefined,
+    });
+    expect(selectSignalHonoured(actor.getSnapshot())).toBe(false);
+  });
 });

@@ -47,7 +47,7 @@ describe('signUpMachine, machine level', () => {
     it(describePath(signUpModel, path), async () => {
       const { record, inspect } = recordTransitions(signUpMachine.id);
       walked.push(record);
-      const harness = startSignUp(path.input, inspect);
+      const harness = startSignUp(path.input, inspect, { rules: 'held' });
       const { actor, requests, cookies } = harness;
       const model = modelSnapshots(signUpModel, path);
       expect(stateOf(actor.getSnapshot())).toEqual(stateOf(model.initial));
@@ -57,7 +57,11 @@ describe('signUpMachine, machine level', () => {
         path.events as SignUpModelEvent[]
       ).entries()) {
         const before = requests.length;
-        if (step.type === 'xstate.done.actor.loadHostRule') {
+        if (step.type === 'xstate.done.actor.loadRules') {
+          harness.rulesLoads.at(-1)?.resolve(step.output);
+        } else if (step.type === 'xstate.error.actor.loadRules') {
+          harness.rulesLoads.at(-1)?.reject(step.error);
+        } else if (step.type === 'xstate.done.actor.loadHostRule') {
           harness.hostRuleLoads.at(-1)?.resolve(step.output);
         } else if (step.type === 'xstate.error.actor.loadHostRule') {
           harness.hostRuleLoads.at(-1)?.reject(step.error);
@@ -78,17 +82,19 @@ describe('signUpMachine, machine level', () => {
 
         // R4.6: one request per submit that passes validation,
         // none while a client-side error exists.
-        // A submit that waited for the host rule sends when it arrives.
+        // A submit that waited for a chunk sends when it arrives.
         const sends =
           step.type === 'submit' ||
+          step.type === 'xstate.done.actor.loadRules' ||
           step.type === 'xstate.done.actor.loadHostRule';
         expect(requests.length - before).toBe(
           sends && expected.matches('submitting') ? 1 : 0,
         );
-        // Inputs locked while the request runs, while the host rule's
-        // chunk is awaited (D58), and while leaving for `/`.
+        // Inputs locked while the request runs, while a chunk is awaited
+        // (D58, D71), and while leaving for `/`.
         expect(snapshot.hasTag('locked')).toBe(
           expected.matches('submitting') ||
+            expected.matches('awaitingRules') ||
             expected.matches('awaitingHostRule') ||
             expected.matches('success'),
         );
@@ -118,12 +124,13 @@ describe('consentMachine, machine level', () => {
       const { record, inspect } = recordTransitions(consentMachine.id);
       walked.push(record);
       const input: ConsentInput = path.input;
-      let cookie: string | null =
+      const storedCookie =
         input.storedChoice === 'accepted'
           ? '1'
           : input.storedChoice === 'rejected'
             ? '0'
             : null;
+      let cookie: string | null = storedCookie;
       let tagLoaded = false;
       let tagLoads = 0;
       let cookieDeletions = 0;
@@ -173,9 +180,11 @@ describe('consentMachine, machine level', () => {
         // R4.8, R4.9: accept → cookie 1 and the tag; reject → cookie 0,
         // no tag, and its cookies deleted (D33).
         expect(tagLoaded).toBe(accepted);
+        // D73: a rejection the browser's signal made writes no cookie.
+        const bySignal = choices === 0 && input.gpcSignal && rejected;
         if (accepted) expect(cookie).toBe('1');
         if (rejected) {
-          expect(cookie).toBe('0');
+          expect(cookie).toBe(bySignal ? storedCookie : '0');
           expect(cookieDeletions).toBeGreaterThan(0);
         }
         // D66: after a choice, the networks' last update says it; with

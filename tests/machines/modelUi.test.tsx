@@ -13,19 +13,24 @@ import { StrictMode } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InspectionEvent } from 'xstate';
 import { consentMachine } from '../../machines/consentMachine';
-import { signUpMachine } from '../../machines/signUpMachine';
+import { signUpMachine, type HostRule } from '../../machines/signUpMachine';
 import { startSignUpApp } from '../../src/app';
+import { PageShell } from '../../src/views/PageShell';
 import { readConfig } from '../../common/config';
 import { removeTrackingTag } from '../../src/trackingTag';
 import { fakeRecaptchaScript } from '../../scripts/page/fakeRecaptcha';
 import {
   consentModel,
   describeConsentInput,
+  MODEL_REVISION,
 } from '../../scripts/model/consentModel';
 import { describePath, modelSnapshots } from '../../scripts/model/modelRun';
 import { planPaths, type PlannedPath } from '../../scripts/model/planner';
 import { heldNetwork, replyFor } from '../../scripts/model/serverReplies';
-import type { HostRule } from '../../common/asciiHost';
+import { signUpRules } from '../../common/signUpRules';
+import { prefillOf, siteUrlNeedsIdnRule } from '../../common/validation';
+import type { SubmitChunk } from '../../src/chunkSlots';
+import { createSignUpClient } from '../../src/signUpClient';
 import { deferred, type Deferred } from './support/signUpHarness';
 import {
   MODEL_SESSION,
@@ -44,7 +49,10 @@ import {
   readSignUpView,
 } from '../../scripts/model/views';
 
-const config = readConfig({ TRACKING_TAG_URL: 'https://tags.example/tag.js' });
+const config = readConfig({
+  TRACKING_TAG_URL: 'https://tags.example/tag.js',
+  CONSENT_REVISION: String(MODEL_REVISION),
+});
 
 afterEach(() => {
   for (const name of Object.keys(Cookies.get())) {
@@ -55,16 +63,32 @@ afterEach(() => {
   delete window.dataLayer;
   delete window.uetq;
   localStorage.clear();
+  // The browser's Global Privacy Control, as a visit set it (D73).
+  Reflect.deleteProperty(navigator, 'globalPrivacyControl');
 });
+
+/** The chunks' fetches the page made, each waiting for the path's word. */
+interface ChunkLoads {
+  submit: Deferred<SubmitChunk>[];
+  hostRule: Deferred<HostRule>[];
+}
+
+/** The submit chunk as its entry (src/submitChunk.ts) hands it over. */
+const SUBMIT_CHUNK: SubmitChunk = {
+  rules: signUpRules,
+  prefillOf,
+  siteUrlNeedsIdnRule,
+  createSignUpClient,
+};
 
 /** Renders the page as src/main.tsx does, with jsdom and a held network. */
 async function renderPage(search: string) {
   const signUp = recordTransitions(signUpMachine.id);
   const consent = recordTransitions(consentMachine.id);
   const network = heldNetwork();
-  // The host rule's chunk is held like the network, until the path says
-  // whether it arrived (D58) or not (D59).
-  const chunkLoads: Deferred<{ checkHostName: HostRule }>[] = [];
+  // The chunks are held like the network, until the path says whether
+  // they arrived (D58, D71) or not (D59).
+  const chunkLoads: ChunkLoads = { submit: [], hostRule: [] };
   const navigations: string[] = [];
   const addresses: string[] = [];
   const app = startSignUpApp({
@@ -76,9 +100,14 @@ async function renderPage(search: string) {
     replaceAddress: (path) => addresses.push(path),
     navigate: (path) => navigations.push(path),
     fetch: network.fetch,
+    importSubmitChunk: () => {
+      const load = deferred<SubmitChunk>();
+      chunkLoads.submit.push(load);
+      return load.promise;
+    },
     importHostRule: () => {
-      const load = deferred<{ checkHostName: HostRule }>();
-      chunkLoads.push(load);
+      const load = deferred<HostRule>();
+      chunkLoads.hostRule.push(load);
       return load.promise;
     },
     inspect: (event: InspectionEvent) => {
@@ -86,7 +115,16 @@ async function renderPage(search: string) {
       consent.inspect(event);
     },
   });
-  render(<StrictMode>{app.element}</StrictMode>);
+  render(
+    <StrictMode>
+      <PageShell
+        productName={config.productName}
+        form={app.form}
+        settings={app.settings}
+        modal={app.modal}
+      />
+    </StrictMode>,
+  );
   await loadFakeCaptcha();
   return {
     user: userEvent.setup(),
@@ -131,7 +169,7 @@ const LABELS = {
 async function performSignUp(
   user: UserEvent,
   network: ReturnType<typeof heldNetwork>,
-  chunkLoads: Deferred<{ checkHostName: HostRule }>[],
+  chunkLoads: ChunkLoads,
   event: SignUpModelEvent,
 ) {
   switch (event.type) {
@@ -179,14 +217,28 @@ async function performSignUp(
     case 'xstate.error.actor.submitSignUp':
       await act(async () => network.answer(replyFor(event)));
       return;
+    case 'xstate.done.actor.loadRules': {
+      const load = chunkLoads.submit.at(-1);
+      if (!load) throw new Error('the page fetched no submit chunk');
+      await act(async () =>
+        load.resolve({ ...SUBMIT_CHUNK, rules: event.output }),
+      );
+      return;
+    }
+    case 'xstate.error.actor.loadRules': {
+      const load = chunkLoads.submit.at(-1);
+      if (!load) throw new Error('the page fetched no submit chunk');
+      await act(async () => load.reject(event.error));
+      return;
+    }
     case 'xstate.done.actor.loadHostRule': {
-      const load = chunkLoads.at(-1);
+      const load = chunkLoads.hostRule.at(-1);
       if (!load) throw new Error('the page fetched no host rule');
-      await act(async () => load.resolve({ checkHostName: event.output }));
+      await act(async () => load.resolve(event.output));
       return;
     }
     case 'xstate.error.actor.loadHostRule': {
-      const load = chunkLoads.at(-1);
+      const load = chunkLoads.hostRule.at(-1);
       if (!load) throw new Error('the page fetched no host rule');
       await act(async () => load.reject(event.error));
       return;
@@ -256,7 +308,14 @@ describe('consentMachine, UI level (React in jsdom)', () => {
           });
         }
       }
-      const { utmSource } = path.input;
+      const { utmSource, gpcSignal } = path.input;
+      if (gpcSignal) {
+        // As a browser that sends GPC defines it (GPC specification).
+        Object.defineProperty(navigator, 'globalPrivacyControl', {
+          get: () => true,
+          configurable: true,
+        });
+      }
       const page = await renderPage(
         utmSource ? `?utm_source=${utmSource}` : '',
       );

@@ -1,11 +1,11 @@
 /**
  * The questions the views ask the machines (the selectors exported beside
  * them), answered in every state the views meet, and the form's rules as
- * the provided actions the sign-up machine cannot run without.
+ * the data the sign-up machine judges a form with and cannot send without.
  */
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { requestOf } from '../../common/signUpRuleActions';
+import { requestOf } from '../../common/signUpRules';
 import { messages } from '../../common/validation';
 import {
   consentMachine,
@@ -24,7 +24,8 @@ import {
   signUpMachine,
   type SignUpContext,
 } from '../../machines/signUpMachine';
-import { startSignUp } from './support/signUpHarness';
+import { signUpRules } from '../../common/signUpRules';
+import { startSignUp, VALID_FORM } from './support/signUpHarness';
 
 describe('sign-up selectors (R4.1, R8.1 to R8.3, D43)', () => {
   it('editing: unlocked, no failure area', () => {
@@ -77,15 +78,19 @@ describe('sign-up selectors (R4.1, R8.1 to R8.3, D43)', () => {
   });
 });
 
-describe('the form rules reach the machine only when provided', () => {
-  it('without them a submit stops the actor with an error, never sends', () => {
-    const actor = createActor(signUpMachine, { input: {} });
-    const errors: unknown[] = [];
-    actor.subscribe({ error: (error) => errors.push(error) });
-    actor.start();
+describe('the form rules reach the machine only as data (D71)', () => {
+  it('given none and no loader, a submit ends in a general failure and sends nothing', async () => {
+    const actor = createActor(signUpMachine, { input: {} }).start();
     actor.send({ type: 'submit' });
-    expect(actor.getSnapshot().status).toBe('error');
-    expect(String(errors[0])).toMatch(/checkForm was not provided/);
+    expect(actor.getSnapshot().value).toBe('awaitingRules');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const snapshot = actor.getSnapshot();
+    expect(snapshot.value).toBe('failure');
+    expect(snapshot.context.failure).toEqual({
+      kind: 'general',
+      reason: 'network',
+    });
+    expect(snapshot.context.request).toBeNull();
   });
 
   const context = (values: Partial<SignUpContext['values']>, token = 'tok') =>
@@ -103,8 +108,9 @@ describe('the form rules reach the machine only when provided', () => {
       failure: null,
       utmCampaign: undefined,
       request: null,
+      rules: null,
       hostRule: null,
-      awaitsHostRule: false,
+      awaiting: null,
     }) satisfies SignUpContext;
 
   it('requestOf: trimmed name and e-mail, https:// added (R5.5), no campaign unless kept', () => {
@@ -146,6 +152,7 @@ describe('consent selectors (R4.7, R4.10)', () => {
           storedRevision: 1,
           revision: 1,
           utmSource: 'google',
+          gpcSignal: false,
         },
       }).start();
       for (const event of events) actor.send(event);
@@ -161,4 +168,43 @@ describe('consent selectors (R4.7, R4.10)', () => {
       expect(selectSettingsShown(snapshot)).toBe(inState !== 'unset');
     },
   );
+});
+
+describe('the actors the page provides', () => {
+  /** The error each actor failed with, in order, after `form` is submitted. */
+  async function actorErrors(url: string, withRules: boolean) {
+    const errors: string[] = [];
+    const actor = createActor(signUpMachine, {
+      input: withRules ? { rules: signUpRules } : {},
+      inspect: (event) => {
+        if (
+          event.type === '@xstate.event' &&
+          event.event.type.startsWith('xstate.error.actor.')
+        ) {
+          errors.push(String((event.event as { error?: unknown }).error));
+        }
+      },
+    }).start();
+    for (const field of ['name', 'email'] as const) {
+      actor.send({ type: 'field.change', field, value: VALID_FORM[field] });
+    }
+    actor.send({ type: 'field.change', field: 'url', value: url });
+    actor.send({ type: 'checkbox.change', field: 'tos', checked: true });
+    actor.send({ type: 'captcha.solve', token: 'token' });
+    actor.send({ type: 'submit' });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    return errors;
+  }
+
+  it('fail, until provided, with an error naming the actor', async () => {
+    await expect(actorErrors('example.com', false)).resolves.toEqual([
+      'Error: loadRules was not provided',
+    ]);
+    await expect(actorErrors('bücher.de', true)).resolves.toEqual([
+      'Error: loadHostRule was not provided',
+    ]);
+    await expect(actorErrors('example.com', true)).resolves.toEqual([
+      'Error: submitSignUp was not provided',
+    ]);
+  });
 });

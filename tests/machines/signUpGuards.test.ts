@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { signUpRuleActions } from '../../common/signUpRuleActions';
+import { signUpRules } from '../../common/signUpRules';
 import { signUpMachine } from '../../machines/signUpMachine';
 import { SignUpRejection, type Failure } from '../../machines/signUpContract';
 import { messages } from '../../common/validation';
@@ -53,10 +53,9 @@ describe('signUpMachine: what ends a failure (D22)', () => {
 
 describe('signUpMachine with its rules but none of the page’s effects', () => {
   it('a request it was not given a client for fails as unexpected', async () => {
-    const actor = createActor(
-      signUpMachine.provide({ actions: signUpRuleActions }),
-      { input: {} },
-    ).start();
+    const actor = createActor(signUpMachine, {
+      input: { rules: signUpRules },
+    }).start();
     for (const field of ['name', 'email', 'url'] as const) {
       actor.send({ type: 'field.change', field, value: VALID_FORM[field] });
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SignUpRejection } from '../../machines/signUpContract';
+import { signUpRules } from '../../common/signUpRules';
 import { messages } from '../../common/validation';
 import { startSignUp, VALID_FORM } from './support/signUpHarness';
 
@@ -256,5 +257,95 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
     snapshot = harness.actor.getSnapshot();
     expect(snapshot.value).toBe('submitting');
     expect(harness.requests[1]?.request.captchaToken).toBe('tok-2');
+  });
+});
+
+describe('signUpMachine: the form’s rules arrive as a chunk (D71)', () => {
+  function startWithoutRules() {
+    return startSignUp({}, undefined, { rules: 'held' });
+  }
+
+  it('a submit before they arrive waits, locked, sends nothing, and is carried out once they do', async () => {
+    const harness = startWithoutRules();
+    harness.fillValidForm();
+    harness.actor.send({ type: 'submit' });
+    const waiting = harness.actor.getSnapshot();
+    expect(waiting.value).toBe('awaitingRules');
+    expect(waiting.hasTag('locked')).toBe(true);
+    expect(waiting.context.errors).toEqual({});
+    expect(harness.requests).toHaveLength(0);
+    expect(harness.rulesLoads).toHaveLength(1);
+
+    harness.rulesLoads[0]?.resolve(signUpRules);
+    await harness.settle();
+    expect(harness.actor.getSnapshot().value).toBe('submitting');
+    expect(harness.requests.map(({ request }) => request.name)).toEqual([
+      'Ada Lovelace',
+    ]);
+  });
+
+  it('a form with errors shows them once the rules arrive, and sends nothing', async () => {
+    const harness = startWithoutRules();
+    harness.actor.send({ type: 'submit' });
+    harness.rulesLoads[0]?.resolve(signUpRules);
+    await harness.settle();
+    const snapshot = harness.actor.getSnapshot();
+    expect(snapshot.value).toBe('idle');
+    expect(snapshot.context.errors).toMatchObject({
+      name: messages.nameRequired,
+      tos: messages.tosRequired,
+    });
+    expect(harness.requests).toHaveLength(0);
+  });
+
+  it('when they cannot be fetched: one general error, every value kept, unlocked; the next submit fetches them again', async () => {
+    const harness = startWithoutRules();
+    harness.fillValidForm();
+    harness.actor.send({ type: 'submit' });
+    harness.rulesLoads[0]?.reject(new TypeError('Failed to fetch'));
+    await harness.settle();
+    let snapshot = harness.actor.getSnapshot();
+    expect(snapshot.value).toBe('failure');
+    expect(snapshot.context.failure).toEqual({
+      kind: 'general',
+      reason: 'network',
+    });
+    expect(snapshot.context.errors).toEqual({});
+    expect(snapshot.hasTag('locked')).toBe(false);
+    expect(snapshot.context.values).toEqual({
+      ...VALID_FORM,
+      newsletter: false,
+      tos: true,
+    });
+    // No request was sent, so the captcha's token is still good.
+    expect(snapshot.context.captchaToken).toBe('captcha-token');
+    expect(harness.captchaResets).toBe(0);
+    expect(harness.requests).toHaveLength(0);
+
+    harness.actor.send({ type: 'submit' });
+    expect(harness.actor.getSnapshot().value).toBe('awaitingRules');
+    expect(harness.rulesLoads).toHaveLength(2);
+    harness.rulesLoads[1]?.resolve(signUpRules);
+    await harness.settle();
+    snapshot = harness.actor.getSnapshot();
+    expect(snapshot.value).toBe('submitting');
+    expect(snapshot.context.failure).toBeNull();
+    expect(harness.requests).toHaveLength(1);
+  });
+
+  it('a rejection made by another copy of the contract (the chunk’s) keeps its failure', async () => {
+    const harness = startSignUp();
+    harness.fillValidForm();
+    harness.actor.send({ type: 'submit' });
+    // What the client in the submit chunk throws: its own SignUpRejection.
+    const fromChunk = Object.assign(new Error('sign-up failed: rateLimited'), {
+      name: 'SignUpRejection',
+      failure: { kind: 'rateLimited' },
+    });
+    harness.requests[0]?.answer.reject(fromChunk);
+    await harness.settle();
+    expect(harness.actor.getSnapshot().context.failure).toEqual({
+      kind: 'rateLimited',
+    });
   });
 });

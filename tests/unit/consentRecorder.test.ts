@@ -1,7 +1,8 @@
 /**
- * Sending the proof of a consent choice (src/consentRecorder.ts; issue 23,
- * D68): with `navigator.sendBeacon`, `fetch` with `keepalive` where there
- * is none or it refuses; a record that could not be sent is kept and sent
+ * Sending the proof of a consent choice (src/consentRecorder.ts with its
+ * sender, src/consentSender.ts; issue 23, D68): with `navigator.sendBeacon`,
+ * `fetch` with `keepalive` where there is none or it refuses; a record that
+ * could not be sent, or whose sender could not be fetched, is kept and sent
  * on the next load; nothing ever throws at the visitor. The browser's
  * beacon and network are the edge: replaced by fakes here, real in
  * tests/browser/consent.test.ts.
@@ -13,6 +14,7 @@ import {
   PENDING_RECORDS_MAX,
   type ConsentRecorderOptions,
 } from '../../src/consentRecorder';
+import * as sender from '../../src/consentSender';
 
 const KEY = 'Vigil_CONSENT_PENDING';
 
@@ -33,6 +35,8 @@ function recorder(overrides: Partial<ConsentRecorderOptions>) {
     apiOrigin: 'https://api.vigil.example',
     pendingKey: KEY,
     storage: () => localStorage,
+    // The sender's chunk, arrived.
+    loadSender: async () => sender,
     ...overrides,
   });
 }
@@ -156,5 +160,29 @@ describe('a consent record', () => {
     recorder({ sendBeacon }).sendPending();
     await settled();
     expect(sendBeacon).not.toHaveBeenCalled();
+  });
+
+  it('whose sender cannot be fetched (offline) is kept, and sent on the next load', async () => {
+    const sendBeacon = vi.fn(() => true);
+    const offline = recorder({
+      sendBeacon,
+      loadSender: () => Promise.reject(new TypeError('Failed to fetch')),
+    });
+    expect(() => offline.record(record(4))).not.toThrow();
+    await settled();
+    expect(sendBeacon).not.toHaveBeenCalled();
+    expect(pending()).toEqual([record(4)]);
+
+    recorder({ sendBeacon }).sendPending();
+    await settled();
+    expect(sendBeacon).toHaveBeenCalledTimes(1);
+    expect(localStorage.getItem(KEY)).toBeNull();
+  });
+
+  it('fetches no sender when nothing is kept', async () => {
+    const loadSender = vi.fn(async () => sender);
+    recorder({ loadSender }).sendPending();
+    await settled();
+    expect(loadSender).not.toHaveBeenCalled();
   });
 });

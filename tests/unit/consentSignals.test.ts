@@ -2,11 +2,14 @@
  * The ad networks' consent signals (src/consentSignals.ts; issue 23, D66):
  * Google Consent Mode v2 commands on `dataLayer` as `gtag()` pushes them
  * (an Arguments object), Microsoft UET's on `uetq` as its documentation
- * pushes them (three values), defaults once, updates after each choice.
+ * pushes them (three values), defaults once, updates after each choice;
+ * and the browser's Global Privacy Control signal as the page reads it
+ * (D73, D74).
  */
 import { describe, expect, it } from 'vitest';
 import {
   cookieValue,
+  sendsGpc,
   signalConsentDefault,
   signalConsentUpdate,
   type SignalWindow,
@@ -97,5 +100,47 @@ describe('cookieValue', () => {
     ['', undefined],
   ])('%j → %j', (cookies, value) => {
     expect(cookieValue(cookies, 'Vigil_COOKIE_CONSENT')).toBe(value);
+  });
+});
+
+describe('sendsGpc: the browser’s Global Privacy Control (D73, D74)', () => {
+  /**
+   * A window on the page as the service sent it (parsed by jsdom), in a
+   * browser whose navigator has the property, or lacks it (undefined).
+   */
+  function browserWindow(html: string, property: boolean | undefined) {
+    const document = new DOMParser().parseFromString(html, 'text/html');
+    const navigator =
+      property === undefined ? {} : { globalPrivacyControl: property };
+    return { document, navigator } as unknown as Window;
+  }
+  const plainPage = '<!doctype html><html lang=en><title>Sign up</title>';
+  // What the service sends for a request with `Sec-GPC: 1`.
+  const markedPage =
+    '<!doctype html><html data-gpc lang=en><title>Sign up</title>';
+
+  it.each([
+    ['navigator.globalPrivacyControl is true', true, plainPage, true],
+    ['it is false and the page is not marked', false, plainPage, false],
+    [
+      'the browser lacks it, the page is not marked',
+      false,
+      plainPage,
+      undefined,
+    ],
+    [
+      'the request carried Sec-GPC: 1, no property',
+      true,
+      markedPage,
+      undefined,
+    ],
+    [
+      'the request carried Sec-GPC: 1, the property false',
+      true,
+      markedPage,
+      false,
+    ],
+  ] as const)('%s: GPC %s', (_case, expected, html, property) => {
+    expect(sendsGpc(browserWindow(html, property))).toBe(expected);
   });
 });

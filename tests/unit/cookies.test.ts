@@ -6,13 +6,16 @@ import {
   DEFAULT_LIFETIME_DAYS,
 } from '../../common/cookieNames';
 import {
-  candidateCookieDomains,
   cookieAttributes,
   cookieDomainFor,
   createCookieJar,
-  TRACKER_COOKIE,
   type CookieJarOptions,
 } from '../../src/cookies';
+import {
+  candidateCookieDomains,
+  deleteTrackerCookies,
+  TRACKER_COOKIE,
+} from '../../src/trackerCookies';
 
 function clearCookies() {
   for (const name of Object.keys(Cookies.get())) {
@@ -421,7 +424,7 @@ describe('tracker cookies', () => {
     }
     Cookies.set('Vigil_COOKIE_CONSENT', '0', { path: '/' });
     Cookies.set('_gallery', 'keep', { path: '/' });
-    const deleted = createCookieJar(onLocalhost).deleteTrackerCookies();
+    const deleted = deleteTrackerCookies('localhost', undefined);
     expect(deleted.sort()).toEqual(
       ['_fbp', '_ga', '_ga_X1', '_gcl_au', '_gid', '_uetsid'].sort(),
     );
@@ -434,11 +437,14 @@ describe('tracker cookies', () => {
   it('tries host-only, every parent domain and the product domain', () => {
     Cookies.set('_ga', 'x', { path: '/' });
     const remove = vi.spyOn(Cookies, 'remove');
-    createCookieJar({
-      productName: 'Vigil',
-      cookieDomain: '.vigil.example',
-      hostname: 'signup.vigil.example',
-    }).deleteTrackerCookies();
+    deleteTrackerCookies(
+      'signup.vigil.example',
+      cookieDomainFor({
+        productName: 'Vigil',
+        cookieDomain: '.vigil.example',
+        hostname: 'signup.vigil.example',
+      }),
+    );
     expect(remove.mock.calls).toEqual([
       ['_ga', { path: '/' }],
       ['_ga', { path: '/', domain: 'signup.vigil.example' }],
@@ -450,11 +456,14 @@ describe('tracker cookies', () => {
   it('outside the product domain (localhost) tries no Domain the browser would refuse', () => {
     Cookies.set('_ga', 'x', { path: '/' });
     const remove = vi.spyOn(Cookies, 'remove');
-    createCookieJar({
-      productName: 'Vigil',
-      cookieDomain: '.vigil.example',
-      hostname: 'localhost',
-    }).deleteTrackerCookies();
+    deleteTrackerCookies(
+      'localhost',
+      cookieDomainFor({
+        productName: 'Vigil',
+        cookieDomain: '.vigil.example',
+        hostname: 'localhost',
+      }),
+    );
     expect(remove.mock.calls).toEqual([['_ga', { path: '/' }]]);
   });
 });

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { signUpMachine } from '../../machines/signUpMachine';
 import type { Session, SignUpRequest } from '../../machines/signUpContract';
-import { signUpRuleActions } from '../../common/signUpRuleActions';
+import { signUpRules } from '../../common/signUpRules';
 import type { DraftPlace } from '../../src/draft';
 import { useDraftSync } from '../../src/views/draftSync';
 
@@ -46,10 +46,9 @@ function startForm() {
           }),
       ),
     },
-    actions: { ...signUpRuleActions },
   });
   const actor = createActor(machine, {
-    input: { values: { name: 'Ada Lovelace' } },
+    input: { values: { name: 'Ada Lovelace' }, rules: signUpRules },
   }).start();
   return { actor, answer: (session: Session) => answer(session) };
 }

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import validator from 'validator';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isValidEmail } from '../../common/validation';
+import { isValidEmail } from '../../common/emailAddress';
 import {
   EMAIL_HTML_VS_VALIDATOR,
   EMAIL_VALIDATOR_OPTIONS,

@@ -1,12 +1,36 @@
 import { describe, expect, it } from 'vitest';
+import { prefillOf } from '../../common/validation';
 import { readAddressParameters } from '../../src/prefill';
 
+/**
+ * What the page prefills (R2.3 to R2.7): the name at once, the e-mail and
+ * the site URL once the form's rules have judged them (D71).
+ */
+function read(search: string) {
+  const { values, unchecked, utmSource, utmCampaign } =
+    readAddressParameters(search);
+  return {
+    values: { ...values, ...prefillOf(unchecked) },
+    utmSource,
+    utmCampaign,
+  };
+}
+
 describe('readAddressParameters', () => {
+  it('leaves the e-mail and the url, trimmed, for the rules to judge', () => {
+    expect(
+      readAddressParameters('?name=Ada&email=%20ada@&url=%20localhost%20'),
+    ).toEqual({
+      values: { name: 'Ada' },
+      unchecked: { email: 'ada@', url: 'localhost' },
+      utmSource: undefined,
+      utmCampaign: undefined,
+    });
+  });
+
   it('prefills name, e-mail and url from the address', () => {
     expect(
-      readAddressParameters(
-        '?name=Ada%20Lovelace&email=ada%40example.com&url=example.com',
-      ),
+      read('?name=Ada%20Lovelace&email=ada%40example.com&url=example.com'),
     ).toEqual({
       values: {
         name: 'Ada Lovelace',
@@ -19,24 +43,19 @@ describe('readAddressParameters', () => {
   });
 
   it('decodes "+" as a space and percent-escapes as UTF-8', () => {
-    expect(readAddressParameters('?name=Zo%C3%AB+O%27Brien').values.name).toBe(
-      "Zoë O'Brien",
-    );
+    expect(read('?name=Zo%C3%AB+O%27Brien').values.name).toBe("Zoë O'Brien");
   });
 
   it('keeps a URL with its protocol, path and query', () => {
     expect(
-      readAddressParameters(
-        '?url=' + encodeURIComponent('https://example.com/status?x=1'),
-      ).values.url,
+      read('?url=' + encodeURIComponent('https://example.com/status?x=1'))
+        .values.url,
     ).toBe('https://example.com/status?x=1');
   });
 
   it('trims the e-mail and the url', () => {
     expect(
-      readAddressParameters(
-        '?email=%20ada@example.com%20&url=%20example.com%09',
-      ).values,
+      read('?email=%20ada@example.com%20&url=%20example.com%09').values,
     ).toEqual({ email: 'ada@example.com', url: 'example.com' });
   });
 
@@ -48,7 +67,7 @@ describe('readAddressParameters', () => {
     'ada@exa mple.com',
     '"ada"@example.com',
   ])('does not prefill the invalid e-mail %j', (email) => {
-    const { values } = readAddressParameters(
+    const { values } = read(
       `?name=Ada&email=${encodeURIComponent(email)}&url=example.com`,
     );
     expect(values).toEqual({ name: 'Ada', url: 'example.com' });
@@ -67,7 +86,7 @@ describe('readAddressParameters', () => {
     'example',
     'exa mple.com',
   ])('does not prefill the invalid url %j', (url) => {
-    const { values } = readAddressParameters(
+    const { values } = read(
       `?name=Ada&email=ada@example.com&url=${encodeURIComponent(url)}`,
     );
     expect(values).toEqual({ name: 'Ada', email: 'ada@example.com' });
@@ -75,9 +94,7 @@ describe('readAddressParameters', () => {
   });
 
   it('reads utm_source and utm_campaign', () => {
-    const parameters = readAddressParameters(
-      '?utm_source=google&utm_campaign=spring-sale',
-    );
+    const parameters = read('?utm_source=google&utm_campaign=spring-sale');
     expect(parameters.utmSource).toBe('google');
     expect(parameters.utmCampaign).toBe('spring-sale');
     expect(parameters.values).toEqual({});
@@ -85,7 +102,7 @@ describe('readAddressParameters', () => {
 
   it('reads the UTM values alongside the prefill', () => {
     expect(
-      readAddressParameters(
+      read(
         '?name=Ada&utm_source=microsoft&email=ada@example.com&utm_campaign=q3',
       ),
     ).toEqual({
@@ -98,7 +115,7 @@ describe('readAddressParameters', () => {
   it.each(['', '?', '?foo=bar&utm_medium=email'])(
     'returns nothing for %j',
     (search) => {
-      expect(readAddressParameters(search)).toEqual({
+      expect(read(search)).toEqual({
         values: {},
         utmSource: undefined,
         utmCampaign: undefined,
@@ -108,9 +125,7 @@ describe('readAddressParameters', () => {
 
   it('ignores blank values', () => {
     expect(
-      readAddressParameters(
-        '?name=%20%20&email=&url=%20&utm_source=&utm_campaign=%20%09',
-      ),
+      read('?name=%20%20&email=&url=%20&utm_source=&utm_campaign=%20%09'),
     ).toEqual({ values: {}, utmSource: undefined, utmCampaign: undefined });
   });
 
@@ -124,9 +139,7 @@ describe('readAddressParameters', () => {
     ['spring%0Asale', undefined],
     ['spring%E2%80%8Bsale', undefined],
   ])('reads utm_campaign=%s as %j', (query, campaign) => {
-    expect(readAddressParameters(`?utm_campaign=${query}`).utmCampaign).toBe(
-      campaign,
-    );
+    expect(read(`?utm_campaign=${query}`).utmCampaign).toBe(campaign);
   });
 
   it.each([
@@ -136,8 +149,6 @@ describe('readAddressParameters', () => {
     ['<img src=x onerror=alert(1)>'],
     ['&lt;Ada&gt;'],
   ])('keeps markup in the name %j as plain text', (name) => {
-    expect(
-      readAddressParameters(`?name=${encodeURIComponent(name)}`).values.name,
-    ).toBe(name);
+    expect(read(`?name=${encodeURIComponent(name)}`).values.name).toBe(name);
   });
 });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  failureOf,
   SignUpRejection,
   type Failure,
   type Session,
   type SignUpRequest,
 } from '../../machines/signUpContract';
+import { failureOf } from '../../machines/signUpMachine';
 import {
   createSignUpClient,
   decideSignUpAnswer,

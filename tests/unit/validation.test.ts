@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CAMPAIGN_MAX_LENGTH, keptCampaign } from '../../common/campaign';
+import { isValidEmail } from '../../common/emailAddress';
 import {
-  CAMPAIGN_MAX_LENGTH,
   checkSiteUrl as checkSiteUrlWith,
-  isValidEmail,
-  keptCampaign,
   messages,
   siteUrlNeedsIdnRule,
   validateSignUp,
@@ -357,6 +356,7 @@ describe('keptCampaign', () => {
 
   it.each<[string, unknown]>([
     ['201 characters', 'x'.repeat(201)],
+    ['201 characters beyond U+FFFF', '😀'.repeat(201)],
     ['blank', ' \t '],
     ['empty', ''],
     ['a NUL', 'a\u0000b'],

@@ -4,12 +4,13 @@
  * keyboard typing (tests/browser/engines.test.ts). The sign-up request is
  * held by the tests' proxy until the path says how it ends: a success goes
  * on to the local API, a failure gets its reply in the API's place; so is
- * the host rule's chunk (D58): it arrives, or the connection fails (D59).
+ * each of the page's chunks (D58, D71): it arrives, or the connection
+ * fails (D59).
  */
 import { expect } from 'vitest';
 import type { EventObject } from 'xstate';
 import type { EnginePage } from './engines/browser';
-import type { HeldChunk, HeldSignUp } from './engines/network';
+import type { HeldChunk, HeldChunks, HeldSignUp } from './engines/network';
 import { replyFor } from '../../../scripts/model/serverReplies';
 import type { SignUpModelEvent } from '../../../scripts/model/signUpModel';
 
@@ -40,7 +41,7 @@ export async function performSignUp(
   page: EnginePage,
   held: HeldSignUp[],
   event: SignUpModelEvent,
-  chunks: HeldChunk[] = [],
+  chunks: HeldChunks = { submit: [], hostRule: [] },
 ) {
   switch (event.type) {
     case 'field.change':
@@ -64,11 +65,21 @@ export async function performSignUp(
       return;
     case 'submit':
       return page.click('#signup-form button[type="submit"]');
+    case 'xstate.done.actor.loadRules':
+    case 'xstate.error.actor.loadRules': {
+      // The chunk was asked for on the first typing, or by the submit.
+      await expect.poll(() => chunks.submit.length).toBeGreaterThan(0);
+      const chunk = chunks.submit.shift() as HeldChunk;
+      chunk.settle(
+        event.type === 'xstate.done.actor.loadRules' ? 'pass' : 'fail',
+      );
+      return;
+    }
     case 'xstate.done.actor.loadHostRule':
     case 'xstate.error.actor.loadHostRule': {
       // The chunk was asked for when the host was typed, or by the submit.
-      await expect.poll(() => chunks.length).toBeGreaterThan(0);
-      const chunk = chunks.shift() as HeldChunk;
+      await expect.poll(() => chunks.hostRule.length).toBeGreaterThan(0);
+      const chunk = chunks.hostRule.shift() as HeldChunk;
       chunk.settle(
         event.type === 'xstate.done.actor.loadHostRule' ? 'pass' : 'fail',
       );

@@ -1,14 +1,15 @@
 /**
  * Runs the real sign-up machine with its effects replaced through
- * `machine.provide`: the HTTP call answers when the test says so, and the
- * cookie and navigation actions are recorded.
+ * `machine.provide`: the HTTP call and the chunks answer when the test says
+ * so, and the cookie and navigation actions are recorded.
  */
-import type { HostRule } from '../../../common/asciiHost';
-import { signUpRuleActions } from '../../../common/signUpRuleActions';
+import { signUpRules } from '../../../common/signUpRules';
 import { createActor, fromPromise, type InspectionEvent } from 'xstate';
 import {
   signUpMachine,
+  type HostRule,
   type SignUpInput,
+  type SignUpRules,
 } from '../../../machines/signUpMachine';
 import {
   type Session,
@@ -38,11 +39,21 @@ export const VALID_FORM = {
   url: ' example.com/status ',
 } as const;
 
+/**
+ * @param input the machine's input; the form's rules are added to it
+ *   unless `options.rules` is `held`
+ * @param options.rules `given` (the default): the machine starts with the
+ *   form's rules, as once their chunk has arrived; `held`: it starts
+ *   without them, and each load waits in `rulesLoads` for the test (D71)
+ */
 export function startSignUp(
   input: SignUpInput = {},
   inspect?: (event: InspectionEvent) => void,
+  options: { rules: 'given' | 'held' } = { rules: 'given' },
 ) {
   const requests: { request: SignUpRequest; answer: Deferred<Session> }[] = [];
+  /** Each time the machine asked for the form's rules' chunk (D71). */
+  const rulesLoads: Deferred<SignUpRules>[] = [];
   /** Each time the machine asked for the host rule's chunk (D58). */
   const hostRuleLoads: Deferred<HostRule>[] = [];
   const cookies: Session[] = [];
@@ -57,6 +68,11 @@ export function startSignUp(
           return answer.promise;
         },
       ),
+      loadRules: fromPromise<SignUpRules>(() => {
+        const load = deferred<SignUpRules>();
+        rulesLoads.push(load);
+        return load.promise;
+      }),
       loadHostRule: fromPromise<HostRule>(() => {
         const load = deferred<HostRule>();
         hostRuleLoads.push(load);
@@ -64,7 +80,6 @@ export function startSignUp(
       }),
     },
     actions: {
-      ...signUpRuleActions,
       setLoginCookies: (_, session: Session) => {
         cookies.push(session);
       },
@@ -73,7 +88,10 @@ export function startSignUp(
       },
     },
   });
-  const actor = createActor(machine, { input, inspect });
+  const actor = createActor(machine, {
+    input: options.rules === 'given' ? { rules: signUpRules, ...input } : input,
+    inspect,
+  });
   actor.on('captcha.reset', () => {
     captchaResets += 1;
   });
@@ -82,6 +100,7 @@ export function startSignUp(
   return {
     actor,
     requests,
+    rulesLoads,
     hostRuleLoads,
     cookies,
     get navigations() {

@@ -10,20 +10,28 @@ import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { scratchDatabase } from '../../../scripts/page/scratchDatabase';
 import { buildServer, type ServerOptions } from '../../../server/app';
+import { GPC_PAGE_FILE } from '../../../server/pageRoutes';
 
 export const FORM = 'application/x-www-form-urlencoded';
 
 let distDir: string | undefined;
 
-/** One folder with an index.html, the same for every run (nothing piles up). */
+/** The placeholder page, and its copy for `Sec-GPC: 1` (D74). */
+export const PLACEHOLDER_PAGE =
+  '<!doctype html><title>Create your account</title>';
+export const PLACEHOLDER_GPC_PAGE =
+  '<!doctype html><html data-gpc><title>Create your account</title>';
+
+/**
+ * One folder with an index.html and its copy for GPC, the same for every
+ * run (nothing piles up).
+ */
 function placeholderDist(): string {
   if (!distDir) {
     distDir = join(tmpdir(), 'vigil-server-test-page');
     mkdirSync(distDir, { recursive: true });
-    writeFileSync(
-      join(distDir, 'index.html'),
-      '<!doctype html><title>Create your account</title>',
-    );
+    writeFileSync(join(distDir, 'index.html'), PLACEHOLDER_PAGE);
+    writeFileSync(join(distDir, GPC_PAGE_FILE), PLACEHOLDER_GPC_PAGE);
   }
   return distDir;
 }

@@ -118,15 +118,45 @@ export interface HeldSignUp extends SeenSignUp {
 }
 
 /**
- * A request for the host rule's chunk (D58), held until the test says
- * whether it arrives (`pass`) or the network fails (`fail`, D59).
+ * A request for one of the page's chunks (D58, D71), held until the test
+ * says whether it arrives (`pass`) or the network fails (`fail`, D59).
  */
 export interface HeldChunk {
   settle: (outcome: 'pass' | 'fail') => void;
 }
 
-/** The host rule's chunk, with or without a retry's query. */
-const HOST_RULE_CHUNK = /^\/hostRuleChunk\.[0-9a-f]+\.js$/;
+/**
+ * The held requests for each chunk: the submit chunk (the form's rules
+ * and the API client) and the host rule's, in the order they came.
+ */
+export interface HeldChunks {
+  submit: HeldChunk[];
+  hostRule: HeldChunk[];
+}
+
+/** The chunks' files, with or without a retry's query. */
+const CHUNKS = {
+  submit: /^\/submitChunk\.[0-9a-f]+\.js$/,
+  hostRule: /^\/hostRuleChunk\.[0-9a-f]+\.js$/,
+} as const;
+
+/** Which chunk a path names, if any. */
+function chunkOf(pathname: string): keyof HeldChunks | undefined {
+  return (Object.keys(CHUNKS) as (keyof HeldChunks)[]).find((kind) =>
+    CHUNKS[kind].test(pathname),
+  );
+}
+
+/** Where the proxy serves the init scripts, on each page's own origin. */
+export const INIT_SCRIPT_PATH = '/__test-init.js';
+
+/** After the `<html>` start tag, or at the start: before every script. */
+function withInitScript(html: string): string {
+  const tag = `<script src="${INIT_SCRIPT_PATH}"></script>`;
+  const start = /<html(?:\s[^>]*)?>/i.exec(html);
+  const at = start ? start.index + start[0].length : 0;
+  return `${html.slice(0, at)}${tag}${html.slice(at)}`;
+}
 
 export interface NetworkEdge {
   /** The proxy's port on 127.0.0.1. */
@@ -147,16 +177,33 @@ export interface NetworkEdge {
    */
   holdSignUps: () => HeldSignUp[];
   /**
-   * From now until the next reset, holds each request for the host rule's
-   * chunk until the test settles it; they queue up in the returned array.
+   * From now until the next reset, holds each request for a chunk until
+   * the test settles it; they queue up in the returned arrays.
    */
-  holdHostRuleChunks: () => HeldChunk[];
+  holdChunks: () => HeldChunks;
   /**
    * From now until `release` (or the next reset), holds every request for
    * a script of this machine's pages: the page runs as on a slow
    * connection, before its app script has arrived.
    */
   holdPageScripts: () => HeldScripts;
+  /**
+   * From now until the next reset, runs `source` before any script of each
+   * page this machine serves, as a browser's init script (Playwright's
+   * `addInitScript`) or an extension's content script at `document_start`
+   * would: the proxy serves it from the page's own origin ({@link
+   * INIT_SCRIPT_PATH}, which the page's CSP allows as `'self'`) and puts it
+   * first in each HTML answer, fetched again each time (no-store, no
+   * revalidation). Classic WebDriver (WebKit) has no init scripts, so the
+   * same way serves all three engines.
+   */
+  addInitScript: (source: string) => void;
+  /**
+   * From now until the next reset, adds the header to every request the
+   * engine sends to this machine (recorded with it in
+   * {@link NetworkEdge.exchanges}), as a browser that always sends it would.
+   */
+  addRequestHeader: (name: string, value: string) => void;
   /**
    * From now until the next reset, answers `GET /` on this machine's hosts
    * with an empty page instead of the service's first sign-in, which would
@@ -190,7 +237,9 @@ const isProductHost = (host: string) =>
   host === TEST_COOKIE_DOMAIN.replace(/^\./, '');
 
 /** Where a request to a product host really goes: this machine. */
-function toThisMachine(request: CompletedRequest): CallbackRequestResult {
+function toThisMachine(
+  request: Pick<CompletedRequest, 'url' | 'headers'>,
+): CallbackRequestResult {
   const url = new URL(request.url);
   if (!isProductHost(url.hostname)) return {};
   const host = url.host;
@@ -222,7 +271,7 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
   const unanswered = new Map<string, SeenExchange>();
   let tagRequests = 0;
   let held: HeldSignUp[] | undefined;
-  let heldChunks: HeldChunk[] | undefined;
+  let heldChunks: HeldChunks | undefined;
   // The chunk URLs whose connection was reset: an engine's resend of one is
   // reset again, as a network that is down would.
   let failedChunks = new Set<string>();
@@ -233,6 +282,8 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
   let scriptsHeld: { count: number; released: Promise<void> } | undefined;
   let appPageStubbed = false;
   let releaseScripts = () => {};
+  let initScripts: string[] = [];
+  let extraHeaders: Record<string, string> = {};
 
   await proxy
     .forGet(RECAPTCHA_SCRIPT_PATTERN)
@@ -266,15 +317,42 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
       // The local servers' certificates are self-signed.
       ignoreHostHttpsErrors: true,
       beforeRequest: async (request) => {
+        const headers = { ...request.headers, ...extraHeaders };
+        if (initScripts.length > 0) {
+          // The page must come whole, with the init script put in.
+          delete headers['if-none-match'];
+          delete headers['if-modified-since'];
+        }
         const exchange: SeenExchange = {
           method: request.method,
           url: request.url,
-          headers: request.headers,
+          headers,
         };
         exchanges.push(exchange);
         unanswered.set(request.id, exchange);
-        const forward = toThisMachine(request);
+        const changed =
+          initScripts.length > 0 || Object.keys(extraHeaders).length > 0;
+        const forward: CallbackRequestResult = changed
+          ? { headers, ...toThisMachine({ url: request.url, headers }) }
+          : toThisMachine(request);
         const url = new URL(request.url);
+        if (
+          initScripts.length > 0 &&
+          request.method === 'GET' &&
+          url.pathname === INIT_SCRIPT_PATH
+        ) {
+          unanswered.delete(request.id);
+          return {
+            response: {
+              statusCode: 200,
+              headers: {
+                'content-type': 'text/javascript; charset=utf-8',
+                'cache-control': 'no-store',
+              },
+              body: initScripts.join(';\n'),
+            },
+          };
+        }
         if (
           scriptsHeld &&
           request.method === 'GET' &&
@@ -284,16 +362,13 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
           await scriptsHeld.released;
           return forward;
         }
-        if (
-          heldChunks &&
-          request.method === 'GET' &&
-          HOST_RULE_CHUNK.test(url.pathname)
-        ) {
+        const chunk = chunkOf(url.pathname);
+        if (heldChunks && request.method === 'GET' && chunk) {
           if (failedChunks.has(request.url)) {
             unanswered.delete(request.id);
             return { response: 'reset' };
           }
-          const queue = heldChunks;
+          const queue = heldChunks[chunk];
           const outcome = await new Promise<'pass' | 'fail'>((settle) => {
             waiting.add(settle);
             queue.push({
@@ -348,7 +423,7 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
         unanswered.delete(request.id);
         return answer(outcome);
       },
-      beforeResponse: (response, request) => {
+      beforeResponse: async (response, request) => {
         const exchange = unanswered.get(request.id);
         unanswered.delete(request.id);
         if (exchange) {
@@ -358,6 +433,21 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
             text: async () => (await response.body.getText()) ?? '',
           };
         }
+        const type = String(response.headers['content-type'] ?? '');
+        if (initScripts.length === 0 || !type.startsWith('text/html')) {
+          return undefined;
+        }
+        // mockttp encodes the new body as the answer's content-encoding.
+        const {
+          etag: _etag,
+          'last-modified': _modified,
+          ...headers
+        } = response.headers;
+        return {
+          statusCode: response.statusCode,
+          headers: { ...headers, 'cache-control': 'no-store' },
+          body: withInitScript((await response.body.getText()) ?? ''),
+        };
       },
     });
   // Nothing else leaves this machine.
@@ -376,8 +466,8 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
       held = [];
       return held;
     },
-    holdHostRuleChunks: () => {
-      heldChunks = [];
+    holdChunks: () => {
+      heldChunks = { submit: [], hostRule: [] };
       return heldChunks;
     },
     holdPageScripts: () => {
@@ -396,11 +486,19 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
       releaseScripts = release;
       return { waiting: () => hold.count, release };
     },
+    addInitScript: (source) => {
+      initScripts.push(source);
+    },
+    addRequestHeader: (name, value) => {
+      extraHeaders[name.toLowerCase()] = value;
+    },
     keepLoginCookies: () => {
       appPageStubbed = true;
     },
     reset: () => {
       appPageStubbed = false;
+      initScripts = [];
+      extraHeaders = {};
       signUps = [];
       exchanges = [];
       unanswered.clear();

@@ -7,6 +7,12 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AxeResults } from 'axe-core';
 import { expect } from 'vitest';
+import {
+  GPC_HEADER,
+  GPC_INIT_SCRIPT,
+  type GpcMode,
+} from '../../../../scripts/page/gpc';
+import { TEST_CONSENT_REVISION } from '../../../../scripts/page/paths';
 import { DESKTOP } from '../../../../scripts/page/signUpPage';
 import type { EnginePage, Viewport } from './browser';
 import type { EngineSuite } from './launch';
@@ -18,10 +24,15 @@ export interface VisitOptions {
   /** A `Vigil_COOKIE_CONSENT` value stored before the visit. */
   storedConsent?: string;
   /**
-   * The `Vigil_CONSENT_REVISION` stored with it (D67): default `1`, the
-   * test page's `CONSENT_REVISION`; null for none.
+   * The `Vigil_CONSENT_REVISION` stored with it (D67): default the test
+   * page's `CONSENT_REVISION`; null for none.
    */
   storedRevision?: string | null;
+  /**
+   * The browser sends Global Privacy Control, and how (D73, D74): through
+   * the tests' proxy, the same in every engine.
+   */
+  gpc?: GpcMode;
 }
 
 /**
@@ -36,10 +47,15 @@ export async function openSignUpPage(
     query = '',
     viewport = DESKTOP,
     storedConsent,
-    storedRevision = '1',
+    storedRevision = String(TEST_CONSENT_REVISION),
+    gpc,
   }: VisitOptions = {},
 ): Promise<EnginePage> {
   suite.network.reset();
+  if (gpc === 'property') suite.network.addInitScript(GPC_INIT_SCRIPT);
+  if (gpc === 'header') {
+    suite.network.addRequestHeader(GPC_HEADER.name, GPC_HEADER.value);
+  }
   const page = await suite.browser.newPage(viewport);
   try {
     if (storedConsent !== undefined) {
