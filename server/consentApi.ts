@@ -11,7 +11,7 @@ import { CONSENT_RECORD_PATH } from '../common/consentRecord';
 import { SIGN_UP_CODES } from '../machines/signUpContract';
 import type { ConsentRecordsRepository } from './consentRecords';
 import { networkOf, readConsentRecord, storedUserAgent } from './consentRules';
-import { checkFormContentType, FormBodyError, parseFormBody } from './formBody';
+import { acceptFormBodies } from './formBody';
 import { refusal, type UntrustedBody } from './signUpRules';
 
 /** A record is about 150 bytes; a kilobyte leaves room and nothing more. */
@@ -39,20 +39,7 @@ export async function registerConsentApi(
     // Form encoding only, as the sign-up API (server/signUpApi.ts): what
     // navigator.sendBeacon sends for URLSearchParams, which needs no CORS
     // preflight when `API_ORIGIN` is another origin.
-    api.removeAllContentTypeParsers();
-    api.addContentTypeParser(
-      '*',
-      { parseAs: 'buffer', bodyLimit: CONSENT_BODY_LIMIT_BYTES },
-      (request, body, done) => {
-        try {
-          checkFormContentType(request.headers['content-type']);
-          // parseAs 'buffer': the '*' overload's type also allows a string.
-          done(null, parseFormBody(body as Buffer));
-        } catch (error) {
-          done(error as FormBodyError, undefined);
-        }
-      },
-    );
+    await acceptFormBodies(api, CONSENT_BODY_LIMIT_BYTES);
 
     api.post(
       CONSENT_RECORD_PATH,

@@ -1,12 +1,14 @@
 /**
- * A strict reader of the sign-up request body (docs/contract.md "HTTP":
- * `application/x-www-form-urlencoded`). It splits and decodes like the
- * WHATWG URL standard's application/x-www-form-urlencoded parser (`&`, the
- * first `=`, `+` for a space, percent-escapes as UTF-8), but refuses what
- * that parser silently repairs with U+FFFD: bytes that are not UTF-8, and
- * percent-escapes that are malformed or decode to something that is not
- * UTF-8. A repaired body would create an account with a garbled name.
+ * The APIs' request bodies (docs/contract.md "HTTP": UTF-8
+ * `application/x-www-form-urlencoded` only). `@fastify/formbody` reads them
+ * (body limit, UTF-8 decoding) and the platform's WHATWG parser,
+ * `URLSearchParams`, splits and decodes them. What stays ours is the
+ * strictness those two lack (D78 in docs/decisions.md): the media type's
+ * charset, and a refusal of what they would silently repair with U+FFFD,
+ * because a repaired body would create an account with a garbled name.
  */
+import fastifyFormbody from '@fastify/formbody';
+import type { FastifyInstance } from 'fastify';
 import type { FormBody } from './signUpRules';
 
 /** Why a body or its content type cannot be read. */
@@ -32,7 +34,9 @@ const PARAMETER =
 /**
  * Checks a Content-Type header: the form media type, with no charset or
  * `charset=utf-8` (WHATWG URL: the form encoding is always UTF-8, and a
- * body declared in another charset would be misread).
+ * body declared in another charset would be misread). Fastify matches the
+ * media type alone and skips parameters it cannot read, so the parameters
+ * are checked here, strictly.
  *
  * @param header the request's Content-Type
  * @throws FormBodyError (`media type`) for anything else, or a malformed one
@@ -64,45 +68,89 @@ export function checkFormContentType(header: string | undefined): void {
   }
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-function decodeComponent(text: string): string {
+/**
+ * The `parser` of `@fastify/formbody`: the WHATWG URL standard's
+ * application/x-www-form-urlencoded parser (`URLSearchParams`), once the
+ * body is known to need no repair. `Buffer#toString` replaces bytes that
+ * are not UTF-8 with U+FFFD, that parser does the same for escapes that do
+ * not decode as UTF-8 and keeps a malformed escape as it is; this refuses
+ * all three instead.
+ *
+ * A key sent more than once becomes an array of its values, in order. The
+ * record has no prototype, so keys like `__proto__` or `constructor` are
+ * plain fields.
+ *
+ * @param text the body as `@fastify/formbody` hands it over: its bytes
+ *   decoded as UTF-8 by `Buffer#toString`, which replaces each ill-formed
+ *   sequence with U+FFFD
+ * @returns the fields
+ * @throws FormBodyError (`encoding`) when the text holds a U+FFFD (bytes
+ *   that were not UTF-8, or a U+FFFD sent unescaped, which the standard's
+ *   serializer never does: it escapes every code point above U+007E), or
+ *   when a percent-escape is malformed or not UTF-8
+ */
+export function parseFormBody(text: string): FormBody {
+  if (text.includes('\uFFFD')) {
+    throw new FormBodyError('encoding', 'body is not UTF-8');
+  }
   try {
     // decodeURIComponent throws a URIError for a malformed escape and for
-    // escapes that are not UTF-8 (ECMA-262 "Decode"); nothing is replaced.
-    return decodeURIComponent(text.replaceAll('+', ' '));
+    // escapes that are not UTF-8 (ECMA-262 "Decode"). `&`, `=` and `+` are
+    // never part of an escape, so the whole body decodes if and only if
+    // every name and value does.
+    decodeURIComponent(text);
   } catch {
     throw new FormBodyError('encoding', 'malformed percent-encoding');
   }
-}
-
-/**
- * Parses a form body into the fields the API reads; a key sent more than
- * once becomes an array of its values, in order. The record has no
- * prototype, so keys like `__proto__` or `constructor` are plain fields.
- *
- * @param bytes the raw body
- * @returns the fields
- * @throws FormBodyError (`encoding`) when the bytes are not UTF-8 or a
- *   percent-escape is malformed or not UTF-8
- */
-export function parseFormBody(bytes: Uint8Array): FormBody {
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw new FormBodyError('encoding', 'body is not UTF-8');
-  }
   const fields: FormBody = Object.create(null) as FormBody;
-  for (const pair of text.split('&')) {
-    if (pair === '') continue;
-    const equals = pair.indexOf('=');
-    const name = decodeComponent(equals < 0 ? pair : pair.slice(0, equals));
-    const value = equals < 0 ? '' : decodeComponent(pair.slice(equals + 1));
+  // The constructor drops a leading `?` (it also takes a URL's query); after
+  // an `&`, an empty sequence the parser skips, the body is read as it is.
+  for (const [name, value] of new URLSearchParams(`&${text}`)) {
     const seen = fields[name];
     if (seen === undefined) fields[name] = value;
     else if (Array.isArray(seen)) seen.push(value);
     else fields[name] = [seen, value];
   }
   return fields;
+}
+
+/**
+ * Makes `api` (a plugin context of its own) read form bodies only, up to
+ * `bodyLimit` bytes: a bigger body gets 413 whatever its type, any other
+ * content type (or none) 415, a form body that needs repair 400
+ * (server/errorAnswer.ts). Fastify's JSON and text parsers are removed.
+ *
+ * @param api the API's context
+ * @param bodyLimit the largest body read, in bytes
+ */
+export async function acceptFormBodies(
+  api: FastifyInstance,
+  bodyLimit: number,
+): Promise<void> {
+  api.removeAllContentTypeParsers();
+  await api.register(fastifyFormbody, { bodyLimit, parser: parseFormBody });
+  // The form's parameters, before its body is read (after the rate limit,
+  // which counts every request: D39).
+  api.addHook('preParsing', async (request) => {
+    if (request.mediaType === FORM_MEDIA_TYPE) {
+      checkFormContentType(request.headers['content-type']);
+    }
+  });
+  // Every other content type, or none: refused once the limit has been
+  // checked, so that an oversized body is 413 whatever its type.
+  api.addContentTypeParser(
+    '*',
+    { parseAs: 'buffer', bodyLimit },
+    (request, _body, done) => {
+      done(
+        new FormBodyError(
+          'media type',
+          request.headers['content-type'] === undefined
+            ? 'no content type'
+            : `not ${FORM_MEDIA_TYPE}`,
+        ),
+        undefined,
+      );
+    },
+  );
 }

@@ -12,7 +12,7 @@ import {
   SIGN_UP_PATH,
   type SignUpAnswer,
 } from '../machines/signUpContract';
-import { checkFormContentType, FormBodyError, parseFormBody } from './formBody';
+import { acceptFormBodies } from './formBody';
 import { AccountLimitError, type AccountsRepository } from './accounts';
 import { readSignUp, refusal, type UntrustedBody } from './signUpRules';
 
@@ -50,24 +50,10 @@ export async function registerSignUpApi(
   app: FastifyInstance,
   options: SignUpApiOptions,
 ): Promise<void> {
-  // The API in a context of its own: it reads form encoding only (docs/contract.md,
-  // "HTTP"), so Fastify's JSON and text parsers are removed and one parser
-  // takes every content type, refusing all but UTF-8 form encoding (415).
+  // The API in a context of its own: it reads form encoding only
+  // (docs/contract.md, "HTTP"; server/formBody.ts).
   await app.register(async (api) => {
-    api.removeAllContentTypeParsers();
-    api.addContentTypeParser(
-      '*',
-      { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES },
-      (request, body, done) => {
-        try {
-          checkFormContentType(request.headers['content-type']);
-          // parseAs 'buffer': the '*' overload's type also allows a string.
-          done(null, parseFormBody(body as Buffer));
-        } catch (error) {
-          done(error as FormBodyError, undefined);
-        }
-      },
-    );
+    await acceptFormBodies(api, BODY_LIMIT_BYTES);
 
     api.post(
       SIGN_UP_PATH,

@@ -143,6 +143,11 @@ describe('content type', () => {
       'application/x-www-form-urlencoded; charset=iso-8859-1',
       valid().toString(),
     ],
+    [
+      'form with a charset without a value',
+      'application/x-www-form-urlencoded; charset',
+      valid().toString(),
+    ],
     ['a malformed type', 'application/', valid().toString()],
     ['a made-up type', 'vigil/signup', valid().toString()],
   ])('refuses %s with 415', async (_case, contentType, payload) => {
@@ -290,6 +295,8 @@ describe('invalid UTF-8 creates no account', () => {
     ['escaped Latin-1', 'Ren%E9'],
     ['escaped surrogate', 'A%ED%A0%80'],
     ['malformed escape', 'Ada%G1'],
+    // Valid UTF-8, but the mark of a repair; no serializer sends it raw.
+    ['raw U+FFFD', 'Ada\uFFFD'],
   ])('%s: 400, and the e-mail stays free', async (_case, name) => {
     const { email, payload } = withName(name);
     await expect(post(payload)).resolves.toEqual({

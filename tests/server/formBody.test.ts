@@ -18,6 +18,9 @@ const bytes = (...parts: (string | number[])[]) =>
     ),
   );
 
+/** A body as @fastify/formbody hands it to the parser: `Buffer#toString`. */
+const read = (body: Buffer) => parseFormBody(body.toString());
+
 function problem(run: () => unknown): string | undefined {
   try {
     run();
@@ -31,7 +34,7 @@ function problem(run: () => unknown): string | undefined {
 describe('parseFormBody', () => {
   it('reads fields, + as a space, escapes as UTF-8, empty and bare names', () => {
     expect({
-      ...parseFormBody(
+      ...read(
         bytes('name=Zo%C3%AB+O%27Brien&email=a%40b.co&&flag&empty=&a=b=c'),
       ),
     }).toEqual({
@@ -44,11 +47,15 @@ describe('parseFormBody', () => {
   });
 
   it('reads raw UTF-8 as well as escaped', () => {
-    expect(parseFormBody(bytes('name=李小龍 😀')).name).toBe('李小龍 😀');
+    expect(read(bytes('name=李小龍 😀')).name).toBe('李小龍 😀');
+  });
+
+  it('reads an escaped U+FFFD: the text itself is UTF-8', () => {
+    expect(read(bytes('name=Ada%EF%BF%BD')).name).toBe('Ada\uFFFD');
   });
 
   it('keeps every value of a repeated key, in order', () => {
-    expect(parseFormBody(bytes('name=a&x=1&name=b&name=c')).name).toEqual([
+    expect(read(bytes('name=a&x=1&name=b&name=c')).name).toEqual([
       'a',
       'b',
       'c',
@@ -56,7 +63,7 @@ describe('parseFormBody', () => {
   });
 
   it('has no prototype: __proto__ and constructor are plain fields', () => {
-    const body = parseFormBody(bytes('__proto__=x&constructor=y&toString=z'));
+    const body = read(bytes('__proto__=x&constructor=y&toString=z'));
     expect(Object.getPrototypeOf(body)).toBeNull();
     expect(Object.keys(body)).toEqual(['__proto__', 'constructor', 'toString']);
     expect(body.constructor).toBe('y');
@@ -75,8 +82,9 @@ describe('parseFormBody', () => {
     ['an escaped surrogate', bytes('name=%ED%A0%80')],
     ['an escaped truncated sequence', bytes('name=%E2%82')],
     ['a bad escape in a key', bytes('na%2me=Ada')],
+    ['a U+FFFD sent unescaped', bytes('name=Ada\uFFFD')],
   ])('refuses %s', (_case, body) => {
-    expect(problem(() => parseFormBody(body))).toBe('encoding');
+    expect(problem(() => read(body))).toBe('encoding');
   });
 
   it('agrees with URLSearchParams on every well-formed body', () => {
@@ -94,7 +102,7 @@ describe('parseFormBody', () => {
         ),
         (pairs) => {
           const encoded = new URLSearchParams(pairs).toString();
-          const parsed = parseFormBody(Buffer.from(encoded));
+          const parsed = parseFormBody(encoded);
           const whatwg = new URLSearchParams(encoded);
           for (const key of new Set(whatwg.keys())) {
             const values = whatwg.getAll(key);
