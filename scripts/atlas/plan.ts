@@ -4,7 +4,7 @@
  *
  * Every state node of a machine gets at least one picture ("shot"). A shot
  * is taken where a planned path (scripts/model/planner.ts) first reaches
- * the state, so the path of events beside it is one the model tests walk.
+ * the state, so the path of events beside it is one the model tests take.
  * Some states look different with different context, and get one shot per
  * look ({@link AtlasMachine.variant}: the failure's kind, whether errors
  * show).

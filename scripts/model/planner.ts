@@ -6,7 +6,7 @@
  * its actor scope executes no action).
  *
  * Each path is the shortest path to a state plus one more event; the
- * planner keeps a small set of them (greedy set cover) that together walk
+ * planner keeps a small set of them (greedy set cover) that together cover
  * every (transition, event case) pair the traversal can reach, and reach
  * every look of a state the model names ({@link ModelSpec.look}). Walked
  * transitions are measured by replaying the events on a running actor and
@@ -59,12 +59,12 @@ export interface ModelSpec<TInput> {
 export interface PlannedPath<TInput> {
   input: TInput;
   events: EventObject[];
-  /** The (transition, event case) pairs and transitions this path walks. */
+  /** The (transition, event case) pairs and transitions this path covers. */
   covers: string[];
 }
 
 /**
- * Items a replay walks: each transition, each with its event case, and
+ * Items a replay covers: each transition, each with its event case, and
  * each look ({@link ModelSpec.look}) of a state it reaches, as
  * `look: <state value> ⟨<look>⟩`.
  */
@@ -105,7 +105,7 @@ function looksReached<TInput>(
 }
 
 /**
- * @returns paths that together walk everything reachable with the cases,
+ * @returns paths that together cover everything reachable with the cases,
  *   each with its input and events, shortest first within equal coverage
  */
 export function planPaths<TInput>(

@@ -3,7 +3,7 @@
  * and a recorder of the transitions a running actor takes, read from its
  * inspection events (`@xstate.microstep` carries the transition
  * definitions it took). Together they make a coverage figure that cannot
- * lie: a transition added to a machine without a path that walks it fails
+ * lie: a transition added to a machine without a path that covers it fails
  * the suite.
  */
 import {
@@ -110,22 +110,22 @@ export function replayTransitions(
   return record;
 }
 
-/** `walked X of Y transitions in N paths`, and what was not walked. */
-export function coverage(defined: string[], walked: Iterable<string>) {
-  const seen = new Set(walked);
+/** `covered X of Y transitions in N paths`, and what was not covered. */
+export function coverage(defined: string[], covered: Iterable<string>) {
+  const seen = new Set(covered);
   const missing = defined.filter((key) => !seen.has(key));
   return {
-    walked: defined.length - missing.length,
+    covered: defined.length - missing.length,
     total: defined.length,
     missing,
   };
 }
 
 /**
- * Prints `<machine id>: walked X of Y transitions in N paths (<level>)`
- * and returns the transitions no path walked (a test expects none).
+ * Prints `<machine id>: covered X of Y transitions in N paths (<level>)`
+ * and returns the transitions no path covered (a test expects none).
  */
-export function reportWalked(
+export function reportCoverage(
   machine: AnyStateMachine,
   records: TransitionRecord[],
   paths: number,
@@ -136,7 +136,7 @@ export function reportWalked(
     records.flatMap((record) => record.transitions),
   );
   console.log(
-    `${machine.id}Machine: walked ${result.walked} of ${result.total} transitions in ${paths} paths (${level})`,
+    `${machine.id}Machine: covered ${result.covered} of ${result.total} transitions in ${paths} paths (${level})`,
   );
   return result.missing;
 }

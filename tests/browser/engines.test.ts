@@ -5,7 +5,7 @@
  * Each engine runs:
  *
  * - the model-based paths of both machines, generated from the real
- *   machines (scripts/model/planner.ts): every transition is walked;
+ *   machines (scripts/model/planner.ts): every transition is covered;
  *   after every step the page must show what the model's state calls for,
  *   and axe-core (WCAG 2.2 AA) must find nothing where each path ends;
  * - a keyboard-only sign-up; the error summary taking focus, its links,
@@ -53,7 +53,7 @@ import {
 } from '../../scripts/model/signUpModel';
 import {
   replayTransitions,
-  reportWalked,
+  reportCoverage,
   type TransitionRecord,
 } from '../../scripts/model/transitions';
 import {
@@ -144,23 +144,23 @@ function horizontalOverflow() {
 
 /**
  * The test that prints the coverage line of a machine in an engine and
- * fails unless every planned path passed and every transition was walked.
+ * fails unless every planned path passed and every transition was covered.
  * A path counts once the page passed it.
  */
-function itWalksEveryTransition(
+function itCoversEveryTransition(
   machine: AnyStateMachine,
-  walked: TransitionRecord[],
+  covered: TransitionRecord[],
   planned: number,
   engine: Engine,
 ) {
-  it('walks every transition of the machine', () => {
-    const missing = reportWalked(
+  it('covers every transition of the machine', () => {
+    const missing = reportCoverage(
       machine,
-      walked,
-      walked.length,
+      covered,
+      covered.length,
       `browser level, ${engine}`,
     );
-    expect(walked).toHaveLength(planned);
+    expect(covered).toHaveLength(planned);
     expect(missing).toEqual([]);
   });
 }
@@ -169,7 +169,7 @@ describe.each(ENGINES)('%s', (engine) => {
   const suite = useEngine(engine);
 
   describe('signUpMachine, browser level (built page, local API)', () => {
-    const walked: TransitionRecord[] = [];
+    const covered: TransitionRecord[] = [];
 
     for (const path of signUpPaths) {
       it(describePath(signUpModel, path), async () => {
@@ -228,17 +228,17 @@ describe.each(ENGINES)('%s', (engine) => {
         } finally {
           if (api !== suite.server) await api.close();
         }
-        walked.push(
+        covered.push(
           replayTransitions(signUpModel.replayLogic, path.input, path.events),
         );
       });
     }
 
-    itWalksEveryTransition(signUpMachine, walked, signUpPaths.length, engine);
+    itCoversEveryTransition(signUpMachine, covered, signUpPaths.length, engine);
   });
 
   describe('consentMachine, browser level (built page)', () => {
-    const walked: TransitionRecord[] = [];
+    const covered: TransitionRecord[] = [];
 
     for (const path of consentPaths) {
       it(describePath(consentModel, path, describeConsentInput), async () => {
@@ -273,13 +273,18 @@ describe.each(ENGINES)('%s', (engine) => {
           await expect(axeViolations(page)).resolves.toEqual([]);
           expect(page.uncaughtErrors?.() ?? []).toEqual([]);
         });
-        walked.push(
+        covered.push(
           replayTransitions(consentModel.replayLogic, path.input, path.events),
         );
       });
     }
 
-    itWalksEveryTransition(consentMachine, walked, consentPaths.length, engine);
+    itCoversEveryTransition(
+      consentMachine,
+      covered,
+      consentPaths.length,
+      engine,
+    );
   });
 
   describe('the ad networks’ consent signals (issue 23, D66)', () => {

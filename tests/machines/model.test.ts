@@ -4,7 +4,7 @@
  * its effects recorded; after every step the actor's state and context must
  * equal what the machine definition computes, and the effects must be the
  * ones docs/requirements.md asks for. Every transition the machines define
- * must be walked.
+ * must be covered.
  */
 import { describe, expect, it } from 'vitest';
 import { createActor, type AnyMachineSnapshot } from 'xstate';
@@ -30,7 +30,7 @@ import {
 } from '../../scripts/model/signUpModel';
 import {
   recordTransitions,
-  reportWalked,
+  reportCoverage,
   type TransitionRecord,
 } from '../../scripts/model/transitions';
 
@@ -41,12 +41,12 @@ const stateOf = (snapshot: AnyMachineSnapshot) => ({
 
 describe('signUpMachine, machine level', () => {
   const paths = planPaths(signUpModel);
-  const walked: TransitionRecord[] = [];
+  const covered: TransitionRecord[] = [];
 
   for (const path of paths) {
     it(describePath(signUpModel, path), async () => {
       const { record, inspect } = recordTransitions(signUpMachine.id);
-      walked.push(record);
+      covered.push(record);
       const harness = startSignUp(path.input, inspect, { rules: 'held' });
       const { actor, requests, cookies } = harness;
       const model = modelSnapshots(signUpModel, path);
@@ -108,21 +108,21 @@ describe('signUpMachine, machine level', () => {
     });
   }
 
-  it('walks every transition the machine defines', () => {
+  it('covers every transition the machine defines', () => {
     expect(
-      reportWalked(signUpMachine, walked, paths.length, 'machine level'),
+      reportCoverage(signUpMachine, covered, paths.length, 'machine level'),
     ).toEqual([]);
   });
 });
 
 describe('consentMachine, machine level', () => {
   const paths = planPaths(consentModel);
-  const walked: TransitionRecord[] = [];
+  const covered: TransitionRecord[] = [];
 
   for (const path of paths) {
     it(describePath(consentModel, path, describeConsentInput), () => {
       const { record, inspect } = recordTransitions(consentMachine.id);
-      walked.push(record);
+      covered.push(record);
       const input: ConsentInput = path.input;
       const storedCookie =
         input.storedChoice === 'accepted'
@@ -220,9 +220,9 @@ describe('consentMachine, machine level', () => {
     });
   }
 
-  it('walks every transition the machine defines', () => {
+  it('covers every transition the machine defines', () => {
     expect(
-      reportWalked(consentMachine, walked, paths.length, 'machine level'),
+      reportCoverage(consentMachine, covered, paths.length, 'machine level'),
     ).toEqual([]);
   });
 });

@@ -39,7 +39,7 @@ import {
 } from '../../scripts/model/signUpModel';
 import {
   recordTransitions,
-  reportWalked,
+  reportCoverage,
   type TransitionRecord,
 } from '../../scripts/model/transitions';
 import {
@@ -132,7 +132,7 @@ async function renderPage(search: string) {
     chunkLoads,
     navigations,
     addresses,
-    walked: { signUp: signUp.record, consent: consent.record },
+    covered: { signUp: signUp.record, consent: consent.record },
   };
 }
 
@@ -248,12 +248,12 @@ async function performSignUp(
 
 describe('signUpMachine, UI level (React in jsdom)', () => {
   const paths = planPaths(signUpModel);
-  const walked: TransitionRecord[] = [];
+  const covered: TransitionRecord[] = [];
 
   for (const path of paths) {
     it(describePath(signUpModel, path), async () => {
       const page = await renderPage('');
-      walked.push(page.walked.signUp);
+      covered.push(page.covered.signUp);
       const model = modelSnapshots(signUpModel, path);
       expect(page.addresses).toEqual(['/signup']);
       expect(readSignUpView()).toEqual(expectedSignUpView(model.initial));
@@ -278,16 +278,16 @@ describe('signUpMachine, UI level (React in jsdom)', () => {
     });
   }
 
-  it('walks every transition the machine defines', () => {
+  it('covers every transition the machine defines', () => {
     expect(
-      reportWalked(signUpMachine, walked, paths.length, 'UI level'),
+      reportCoverage(signUpMachine, covered, paths.length, 'UI level'),
     ).toEqual([]);
   });
 });
 
 describe('consentMachine, UI level (React in jsdom)', () => {
   const paths = planPaths(consentModel);
-  const walked: TransitionRecord[] = [];
+  const covered: TransitionRecord[] = [];
 
   const stored = (path: PlannedPath<{ storedChoice: string }>) =>
     path.input.storedChoice === 'accepted'
@@ -319,7 +319,7 @@ describe('consentMachine, UI level (React in jsdom)', () => {
       const page = await renderPage(
         utmSource ? `?utm_source=${utmSource}` : '',
       );
-      walked.push(page.walked.consent);
+      covered.push(page.covered.consent);
       const model = modelSnapshots(consentModel, path);
       // The modal's component arrives as a chunk of its own (D64).
       await waitFor(() =>
@@ -355,9 +355,9 @@ describe('consentMachine, UI level (React in jsdom)', () => {
     });
   }
 
-  it('walks every transition the machine defines', () => {
+  it('covers every transition the machine defines', () => {
     expect(
-      reportWalked(consentMachine, walked, paths.length, 'UI level'),
+      reportCoverage(consentMachine, covered, paths.length, 'UI level'),
     ).toEqual([]);
   });
 });

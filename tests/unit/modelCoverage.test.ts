@@ -42,7 +42,7 @@ describe('model coverage', () => {
       'toy.b --always--> toy.c',
     ]);
     expect(coverage(definedTransitions(toy), record.transitions)).toEqual({
-      walked: 2,
+      covered: 2,
       total: 4,
       missing: ['toy.a --go [inline guard]--> toy.c', 'toy.a --poke--> (self)'],
     });
