@@ -460,15 +460,15 @@ export function selectProgress(snapshot: SignUpSnapshot): SignUpProgress {
  * an e-mail address in use (D43) and every general failure (R8.3) in the
  * general area, each with its own message.
  */
-export type AreaFailure = Exclude<Failure['kind'], 'invalidName'>;
+export type FormLevelFailure = Exclude<Failure['kind'], 'invalidName'>;
 
 /**
  * The failure shown in a message area, or null. A refused name shows at
  * the name field instead, as a field error (R8.2).
  */
-export function selectAreaFailure(
+export function selectFormLevelFailure(
   snapshot: SignUpSnapshot,
-): AreaFailure | null {
+): FormLevelFailure | null {
   const failure = snapshot.context.failure;
   return failure && failure.kind !== 'invalidName' ? failure.kind : null;
 }

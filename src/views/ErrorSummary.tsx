@@ -1,9 +1,12 @@
 import { forwardRef } from 'react';
-import type { AreaFailure, FieldErrors } from '../../machines/signUpMachine';
+import type {
+  FormLevelFailure,
+  FieldErrors,
+} from '../../machines/signUpMachine';
 import type { ErrorDetails } from './formHelp';
 
 /** The message area each failure is shown in (R8.1, R8.3; D43). */
-const AREA_TEST_IDS: Record<AreaFailure, string> = {
+const AREA_TEST_IDS: Record<FormLevelFailure, string> = {
   general: 'error-general',
   emailInUse: 'error-general',
   rateLimited: 'error-rate-limit',
@@ -11,7 +14,7 @@ const AREA_TEST_IDS: Record<AreaFailure, string> = {
 
 export interface ErrorSummaryProps {
   /** The failure of the sign-up's request shown in a message area, if any. */
-  failure: AreaFailure | null;
+  failure: FormLevelFailure | null;
   /** Field → message, for every field in error. */
   errors: FieldErrors;
   /**

@@ -3,7 +3,7 @@ import { useRef } from 'react';
 import type { InspectionEvent } from 'xstate';
 import {
   fieldError,
-  selectAreaFailure,
+  selectFormLevelFailure,
   selectFieldErrors,
   selectLocked,
   selectProgress,
@@ -81,7 +81,7 @@ export function SignUpForm({
   useDraftSync(actorRef, draft);
   const help = useFormHelp(formRef);
   const emailSuggestion = useEmailSuggestion(help);
-  const areaFailure = useSelector(actorRef, selectAreaFailure);
+  const formLevelFailure = useSelector(actorRef, selectFormLevelFailure);
   const values = useSelector(actorRef, selectValues);
   const errors = useSelector(actorRef, selectFieldErrors);
   const locked = useSelector(actorRef, selectLocked);
@@ -122,7 +122,7 @@ export function SignUpForm({
     >
       <ErrorSummary
         ref={summaryRef}
-        failure={areaFailure}
+        failure={formLevelFailure}
         errors={errors}
         Details={help?.ErrorDetails}
       />

@@ -8,7 +8,10 @@
  * a module both shared would be kept whole there.
  */
 import type { MouseEvent } from 'react';
-import type { AreaFailure, FieldErrors } from '../../machines/signUpMachine';
+import type {
+  FormLevelFailure,
+  FieldErrors,
+} from '../../machines/signUpMachine';
 
 export { suggestEmail } from '../emailSuggestion';
 
@@ -55,7 +58,7 @@ const ERROR_TARGETS = [
  * ErrorSummary.tsx). An e-mail address in use has a message of its own
  * there (D43), which says what to do and nothing about the account.
  */
-const FAILURE_TEXTS: Record<AreaFailure, string> = {
+const FAILURE_TEXTS: Record<FormLevelFailure, string> = {
   general:
     'Your account was not created: something went wrong on our side or on the way. Check your details and try again in a moment.',
   emailInUse:
@@ -80,7 +83,7 @@ function focusTarget(event: MouseEvent<HTMLAnchorElement>, id: string) {
 
 export interface ErrorDetailsProps {
   /** The failure of the sign-up's request shown in a message area, if any. */
-  failure: AreaFailure | null;
+  failure: FormLevelFailure | null;
   /** Field → message, for every field in error. */
   errors: FieldErrors;
 }

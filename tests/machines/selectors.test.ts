@@ -18,7 +18,7 @@ import {
 import { SignUpRejection, type Failure } from '../../machines/signUpContract';
 import {
   fieldError,
-  selectAreaFailure,
+  selectFormLevelFailure,
   selectLocked,
   selectProgress,
   signUpMachine,
@@ -33,7 +33,7 @@ describe('sign-up selectors (R4.1, R8.1 to R8.3, D43)', () => {
     const snapshot = actor.getSnapshot();
     expect(selectProgress(snapshot)).toBe('editing');
     expect(selectLocked(snapshot)).toBe(false);
-    expect(selectAreaFailure(snapshot)).toBeNull();
+    expect(selectFormLevelFailure(snapshot)).toBeNull();
   });
 
   it('sending: locked; signed up: still locked while the browser leaves', async () => {
@@ -64,7 +64,7 @@ describe('sign-up selectors (R4.1, R8.1 to R8.3, D43)', () => {
       const snapshot = harness.actor.getSnapshot();
       expect(selectProgress(snapshot)).toBe('editing');
       expect(selectLocked(snapshot)).toBe(false);
-      expect(selectAreaFailure(snapshot)).toBe(area);
+      expect(selectFormLevelFailure(snapshot)).toBe(area);
       expect(fieldError(snapshot.context.errors, 'name')).toBe(nameError);
     },
   );
