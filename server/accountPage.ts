@@ -18,7 +18,7 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** What `/` shows; each kind has its own page hook (docs/contract.md). */
+/** What `/` shows; each kind has its own test selector (docs/contract.md). */
 export type AccountPageView =
   | {
       kind: 'signedIn';

@@ -24,7 +24,7 @@ import {
   type DraftPlace,
 } from './draft';
 
-/** The sign-up form's id: a page hook that tests and tools rely on. */
+/** The sign-up form's id: a test selector that tests and tools rely on. */
 export const SIGN_UP_FORM_ID = 'signup-form';
 
 /** The hand-over from the inline script to the app. */

@@ -1,7 +1,7 @@
 /**
  * The marketing/analytics tag (R1.3, R4.8 and R4.9 in
  * docs/requirements.md): one `<script>` element,
- * `script[data-testid=tracking-tag]` (docs/contract.md "Page hooks"), loaded
+ * `script[data-testid=tracking-tag]` (docs/contract.md "Test selectors"), loaded
  * only after consent.
  */
 

@@ -1,6 +1,6 @@
 /**
  * Drives the sign-up page in Chromium through the hooks of docs/contract.md
- * ("Page hooks"), with Google's reCAPTCHA script replaced by the local fake.
+ * ("Test selectors"), with Google's reCAPTCHA script replaced by the local fake.
  */
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { SIGN_UP_PATH } from '../../machines/signUpContract';

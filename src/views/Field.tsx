@@ -8,7 +8,7 @@ import type { CheckboxField, TextField } from '../../machines/signUpMachine';
 
 /** The props of every field: a form control and what the machine says of it. */
 export interface FieldProps<TName extends string, TValue> {
-  /** The input's `name` and `id` (page hooks, docs/contract.md). */
+  /** The input's `name` and `id` (test selectors, docs/contract.md). */
   name: TName;
   label: string;
   value: TValue;
@@ -20,8 +20,8 @@ export interface FieldProps<TName extends string, TValue> {
 }
 
 /**
- * The page hooks of the fields' errors, written out so that the contract's
- * ids can be found here as they are (docs/contract.md#page-hooks). The
+ * The test selectors of the fields' errors, written out so that the contract's
+ * ids can be found here as they are (docs/contract.md#test-selectors). The
  * newsletter box is never in error (R5.10); its id is never rendered.
  */
 export const ERROR_IDS = {

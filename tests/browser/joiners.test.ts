@@ -29,7 +29,7 @@ function freshAddress(engine: Engine, site: number): string {
   return `ada.${engine}.${site}.${Date.now().toString(36)}@example.com`;
 }
 
-/** The text of a page hook, whitespace collapsed; null when absent. */
+/** The text of a test selector, whitespace collapsed; null when absent. */
 const hookText = (hook: string) => {
   const element = document.querySelector(`[data-testid="${hook}"]`);
   return element

@@ -23,7 +23,7 @@
  * And on the product host, after signing out, Back shows no account data.
  *
  * What the pages must show comes from what the first sign-in must do (the
- * page hooks `account-name`, `account-email`, `account-site`,
+ * test selectors `account-name`, `account-email`, `account-site`,
  * `welcome-message`, `sign-out`, `signed-out`, `signin-refused`), not from
  * the service's output.
  */
@@ -59,7 +59,7 @@ const ORIGINS = [
   { where: 'the product host over HTTPS', https: true },
 ] as const;
 
-/** What `/` shows, read through its page hooks. */
+/** What `/` shows, read through its test selectors. */
 interface AccountView {
   path: string;
   /** The hooks present, sorted. */

@@ -75,7 +75,7 @@ function visit(cookie: string, host = 'localhost') {
   return app.inject({ method: 'GET', url: '/', headers: { cookie, host } });
 }
 
-/** The text of the element with a page hook, or undefined when absent. */
+/** The text of the element with a test selector, or undefined when absent. */
 function hook(html: string, testId: string): string | undefined {
   const match = new RegExp(
     `<(\\w+)[^>]*data-testid="${testId}"[^>]*>([\\s\\S]*?)</\\1>`,
