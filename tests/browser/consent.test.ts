@@ -354,6 +354,47 @@ describe('the settings link and the dialog', () => {
     await expect(page.locator(TAG).count()).resolves.toBe(1);
     await context.close();
   });
+  it('is modal: a click on the page behind reaches nothing and does not close it; Escape does, giving focus back', async () => {
+    const { context, page } = await openSignUpPage(browser, server.origin, {
+      storedConsent: '0',
+    });
+    const name = page.locator('#signup-form input[name="name"]');
+    const box = await name.boundingBox();
+    if (!box) throw new Error('no name field');
+    await settingsLink(page).click();
+    await modal(page).waitFor();
+    await expect(
+      modal(page).evaluate((dialog) => dialog.matches(':modal')),
+    ).resolves.toBe(true);
+    // The page behind is inert (HTML, "blocked by a modal dialog"); the
+    // pointer lands on the dialog's ::backdrop, which does not close it
+    // (no light dismiss: only the machine does).
+    const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+    const dialogBox = await modal(page).boundingBox();
+    // The point is on the backdrop, beside the dialog.
+    expect(
+      dialogBox &&
+        x >= dialogBox.x &&
+        x <= dialogBox.x + dialogBox.width &&
+        y >= dialogBox.y &&
+        y <= dialogBox.y + dialogBox.height,
+    ).toBe(false);
+    await page.mouse.click(x, y);
+    await page.keyboard.type('Ada');
+    await expect(name.inputValue()).resolves.toBe('');
+    await expect(modal(page).isVisible()).resolves.toBe(true);
+    await expect(
+      page.evaluate(() => document.activeElement?.closest('dialog') !== null),
+    ).resolves.toBe(true);
+    await page.keyboard.press('Escape');
+    await expect(modal(page).count()).resolves.toBe(0);
+    await expect(
+      page.evaluate(() => document.activeElement?.getAttribute('data-testid')),
+    ).resolves.toBe('consent-settings');
+    const [consent] = await cookie(context, 'Vigil_COOKIE_CONSENT');
+    expect(consent?.value).toBe('0');
+    await context.close();
+  });
 });
 
 describe('the campaign cookie', () => {
