@@ -80,7 +80,7 @@ export function ConsentDialog({
   return (
     // The dialog itself takes focus on open (APG), hence tabIndex -1. The
     // role and aria-modal are the element's own; they are written out for
-    // the page's hooks, `[role=dialog][data-testid=consent-modal]`
+    // the contract's test selector, `[role=dialog][data-testid=consent-modal]`
     // (docs/contract.md), which outside tools select it by.
     // eslint-disable-next-line jsx-a11y/no-redundant-roles
     <dialog
