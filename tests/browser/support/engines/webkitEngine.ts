@@ -212,15 +212,18 @@ function webkitPage(session: WebKitSession): EnginePage {
     setCookie: (name, value) => session.setCookies({ name, value, path: '/' }),
     setViewport: async ({ width, height }) => {
       // The window includes MiniBrowser's toolbar: size it, then correct
-      // by the difference between the window and its viewport.
+      // it by what the viewport lacks, from the window's size as it really
+      // is (the first resize may not have taken effect yet, or may have
+      // been clamped), until the viewport is the one asked for.
       await session.setWindowSize(width, height);
-      const [innerWidth = width, innerHeight = height] = await session.execute(
-        () => [window.innerWidth, window.innerHeight],
-      );
-      if (innerWidth !== width || innerHeight !== height) {
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const [innerWidth = width, innerHeight = height] =
+          await session.execute(() => [window.innerWidth, window.innerHeight]);
+        if (innerWidth === width && innerHeight === height) return;
+        const outer = await session.getWindowSize();
         await session.setWindowSize(
-          width + (width - innerWidth),
-          height + (height - innerHeight),
+          Math.max(1, outer.width + width - innerWidth),
+          Math.max(1, outer.height + height - innerHeight),
         );
       }
     },
