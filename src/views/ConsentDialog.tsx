@@ -27,7 +27,7 @@ import type { ConsentActor, ConsentView } from './consentView';
  * @param consent the actor the visitor's answers are sent to
  */
 export function ConsentDialog({
-  view: { open, choice },
+  view: { open, choice, signalHonoured },
   consent,
   productName,
 }: {
@@ -70,12 +70,6 @@ export function ConsentDialog({
       if (dialog.open) dialog.close();
     };
   }, [open, consent]);
-
-  // D73: the rejection is the browser's signal's, not the visitor's (the
-  // machine's selectSignalHonoured: the chunk imports none of the page's
-  // modules, D64). Read at render: the source changes only with a choice,
-  // which changes the view and so renders this again.
-  const signalHonoured = consent.getSnapshot().context.choiceSource === 'gpc';
 
   return (
     // The dialog itself takes focus on open (APG), hence tabIndex -1. The

@@ -12,6 +12,7 @@ import {
   selectChoice,
   selectModalOpen,
   selectSettingsShown,
+  selectSignalHonoured,
   type ConsentChoice,
   type consentMachine,
 } from '../../machines/consentMachine';
@@ -24,6 +25,8 @@ export interface ConsentView {
   choice: ConsentChoice;
   /** The "Cookie settings" link shows. */
   settingsShown: boolean;
+  /** The rejection is the browser's privacy signal's, not the visitor's (D73). */
+  signalHonoured: boolean;
 }
 
 /**
@@ -36,6 +39,7 @@ export function useConsentView(consent: ConsentActor): ConsentView {
     open: useSelector(consent, selectModalOpen),
     choice: useSelector(consent, selectChoice),
     settingsShown: useSelector(consent, selectSettingsShown),
+    signalHonoured: useSelector(consent, selectSignalHonoured),
   };
 }
 
