@@ -2,7 +2,7 @@
  * The form's rules (common/validation.ts) in the shape the sign-up machine
  * judges a form with (`SignUpRules` of machines/signUpMachine.ts), so that
  * the machine imports no rule. The page loads this module as a chunk of its
- * own once the visitor starts typing (src/rulesChunk.ts, D71 in
+ * own once the visitor starts typing (src/submitChunk.ts, D71 in
  * docs/decisions.md); the tests give the machine the same rules.
  */
 import type {

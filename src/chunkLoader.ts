@@ -1,6 +1,6 @@
 /**
  * Loads the chunks the page fetches after its first load (D58, D71 in
- * docs/decisions.md): the form's rules (src/rulesChunk.ts), fetched once
+ * docs/decisions.md): the form's rules (src/submitChunk.ts), fetched once
  * the visitor starts typing, and the UTS #46 host rule with `tr46`
  * (src/hostRuleChunk.ts), fetched when the site URL holds a host with a
  * non-ASCII character or an `xn--` label.

@@ -3,7 +3,7 @@
  * misspelling of a common mail domain (`ada@gmial.com`) gets the address
  * with that domain (`ada@gmail.com`). The page loads this module, and the
  * spell checker with it, as a chunk of its own after the first paint
- * (src/views/emailSuggestion.tsx): it is never in the initial JavaScript.
+ * (src/views/formHelp.tsx): it is never in the initial JavaScript.
  *
  * The domains, the distance (Sift3) and its thresholds are
  * `@zootools/email-spell-checker`'s defaults (a maintained rewrite of
