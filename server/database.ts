@@ -141,6 +141,28 @@ function openPostgres(url: string, log: DatabaseLog): Kysely<Schema> {
   pool.on('error', (error) =>
     log(`A database connection failed while idle: ${error.message}`),
   );
+  pool.on('connect', (client) => {
+    // Nor may one that drops while a request holds it: the pool listens to
+    // idle connections only, and an 'error' nobody listens to is thrown.
+    client.on('error', (error) =>
+      log(`A database connection failed while in use: ${error.message}`),
+    );
+    // A FATAL (or PANIC) error ends the session on the server's side
+    // (PostgreSQL's protocol, "Message Flow"), though its socket may close
+    // a while later. End ours now, so the pool drops the connection when
+    // it is given back instead of handing it to the next request. The
+    // severity is localised by the server's lc_messages; SQLSTATE class 57P
+    // (operator intervention: shutdown, termination) is not.
+    client.connection.on('errorMessage', (message: pg.DatabaseError) => {
+      if (
+        message.severity === 'FATAL' ||
+        message.severity === 'PANIC' ||
+        message.code?.startsWith('57P')
+      ) {
+        void client.end();
+      }
+    });
+  });
   return new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
 }
 

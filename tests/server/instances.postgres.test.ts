@@ -3,9 +3,11 @@
  * (docs/contract.md "Configuration": `DATABASE_URL`; D47): they start
  * together and apply each migration once, count one rate limit, make one
  * account of simultaneous sign-ups with one address, and survive the
- * database failing under them. PostgreSQL only: an embedded data directory
- * belongs to one process (tests/server/process.test.ts).
+ * database failing under them, even when a killed connection's socket
+ * closes late (a relay holds the close back). PostgreSQL only: an embedded
+ * data directory belongs to one process (tests/server/process.test.ts).
  */
+import { connect, createServer, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,8 +111,49 @@ describe('two instances on one database', () => {
   });
 });
 
+/**
+ * A TCP relay in front of the database server that passes every byte at once
+ * but hands on the server's end of a connection only after `lingerMs`: a
+ * loaded machine, where a backend's FATAL message arrives well before its
+ * socket closes.
+ *
+ * @returns the relay's port, and `close` to stop it
+ */
+async function lingeringRelay(
+  target: { host: string; port: number },
+  lingerMs: number,
+): Promise<{ port: number; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const relay = createServer((client) => {
+    const upstream = connect(target.port, target.host);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => socket.destroy());
+      socket.on('close', () => sockets.delete(socket));
+    }
+    client.on('data', (chunk) => upstream.write(chunk));
+    upstream.on('data', (chunk) => client.write(chunk));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => setTimeout(() => client.end(), lingerMs));
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const address = relay.address();
+  if (address === null || typeof address === 'string') {
+    throw new Error('the relay listens on a TCP port');
+  }
+  return {
+    port: address.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        relay.close(() => resolve());
+      }),
+  };
+}
+
 describe('the database failing under the service', () => {
   let server: EmbeddedPostgresServer;
+  let relay: Awaited<ReturnType<typeof lingeringRelay>>;
   let app: FastifyInstance;
   let url: string;
 
@@ -118,11 +161,22 @@ describe('the database failing under the service', () => {
     // A server of its own: this test stops it.
     server = await startEmbeddedPostgres();
     url = await server.createDatabase('outage');
-    app = await apiServer({ database: { engine: 'postgres', url } });
+    const direct = new URL(url);
+    relay = await lingeringRelay(
+      { host: direct.hostname, port: Number(direct.port) },
+      500,
+    );
+    const relayed = new URL(url);
+    relayed.hostname = '127.0.0.1';
+    relayed.port = String(relay.port);
+    app = await apiServer({
+      database: { engine: 'postgres', url: relayed.toString() },
+    });
   });
 
   afterAll(async () => {
     await app.close();
+    await relay.close();
     await server.stop();
   });
 
@@ -186,6 +240,9 @@ describe('the database failing under the service', () => {
     } finally {
       await blocker.end();
     }
-    expect((await signUpThrough(app)).statusCode).toBe(200);
+    // The ended connection's socket is still open (the relay holds its
+    // close back): the next sign-up must not be given that connection.
+    const next = await signUpThrough(app);
+    expect(next.statusCode, next.body).toBe(200);
   });
 });
