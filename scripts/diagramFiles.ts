@@ -1,21 +1,15 @@
 /**
  * What `npm run diagrams` writes, computed without writing it, so the
  * staleness test (`tests/unit/diagrams.test.ts`) compares the same thing:
- * for each machine its Mermaid text (`docs/diagrams/<name>.mmd`), an SVG of
- * it (`docs/diagrams/<name>.svg`, rendered offline by `beautiful-mermaid`),
- * and the README's block between `<!-- diagram:<name> -->` and
- * `<!-- /diagram -->`.
+ * for each machine its Mermaid text (`docs/diagrams/<name>.mmd`) and the
+ * README's block between `<!-- diagram:<name> -->` and `<!-- /diagram -->`.
+ * The state atlas draws the same text as an SVG ({@link renderSvg}; D79 in
+ * docs/decisions.md).
  */
 import { renderMermaidSVG } from 'beautiful-mermaid';
 import type { AnyStateMachine } from 'xstate';
 import { consentMachine } from '../machines/consentMachine';
 import { signUpMachine } from '../machines/signUpMachine';
-import {
-  labelClashes,
-  placeLabels,
-  widenLabels,
-  withConcreteColours,
-} from './diagramSvg';
 import { toMermaid, type MermaidOptions } from './mermaid';
 
 /** Where the diagrams live, relative to the project root. */
@@ -58,60 +52,27 @@ export interface DiagramFile {
 }
 
 /**
- * The SVG of a Mermaid text, the same in every SVG viewer: beautiful-mermaid's
- * default light theme with its colours made concrete and its web-font
- * `@import` removed, so that opening the file fetches nothing (the text
- * falls back to the system sans-serif), and its edge labels sized for a wide
- * fallback font and drawn over nothing (scripts/diagramSvg.ts). Tries the
- * layouts of {@link LAYOUTS} in order and keeps the first whose labels are
- * clean. Synchronous and deterministic for a given renderer version.
- * @throws Error listing the clashes when no layout is clean
+ * The SVG of a Mermaid text for the state atlas, drawn offline by
+ * beautiful-mermaid with its default theme. Its web-font `@import` is
+ * removed, so opening the atlas fetches nothing. The SVG's colours are CSS
+ * custom properties, which browsers resolve.
+ *
+ * @param mermaid a `stateDiagram-v2` text ({@link diagramMermaid})
+ * @returns the SVG markup, each state's group carrying its Mermaid id
  */
 export function renderSvg(mermaid: string): string {
-  let clashes: string[] = [];
-  for (const layout of LAYOUTS) {
-    const svg = placeLabels(
-      widenLabels(
-        withConcreteColours(
-          renderMermaidSVG(mermaid, layout).replace(
-            /^\s*@import url\([^)]*\);\n/gm,
-            '',
-          ),
-        ),
-      ),
-    );
-    clashes = labelClashes(svg);
-    if (clashes.length === 0) return svg.trimEnd() + '\n';
-  }
-  throw new Error(
-    `every layout draws a label over something:\n${clashes.join('\n')}`,
-  );
+  return renderMermaidSVG(mermaid).replace(/^\s*@import url\([^)]*\);\n/gm, '');
 }
 
-/**
- * The layouts tried, in order (px between states side by side, and between
- * layers): the renderer's default first, then roomier ones, which give the
- * labels more places to go.
- */
-export const LAYOUTS: readonly { nodeSpacing: number; layerSpacing: number }[] =
-  [
-    { nodeSpacing: 28, layerSpacing: 48 },
-    { nodeSpacing: 28, layerSpacing: 64 },
-    { nodeSpacing: 28, layerSpacing: 96 },
-    { nodeSpacing: 48, layerSpacing: 96 },
-    { nodeSpacing: 72, layerSpacing: 96 },
-    { nodeSpacing: 96, layerSpacing: 96 },
-  ];
-
-/** The README block of one diagram: its Mermaid text and a link to its SVG. */
+/** The README block of one diagram: its Mermaid text and where it lives. */
 export function readmeBlock(name: string, mermaid: string): string {
   return [
     '```mermaid',
     mermaid.trimEnd(),
     '```',
     '',
-    `Generated from \`machines/${name}.ts\`; as an SVG: ` +
-      `[${DIAGRAM_DIR}/${name}.svg](${DIAGRAM_DIR}/${name}.svg).`,
+    `Generated from \`machines/${name}.ts\`; the Mermaid text alone: ` +
+      `[${DIAGRAM_DIR}/${name}.mmd](${DIAGRAM_DIR}/${name}.mmd).`,
   ].join('\n');
 }
 
@@ -143,7 +104,7 @@ export function withDiagramBlocks(
 
 /**
  * Every file `npm run diagrams` writes, with the content it writes: the
- * `.mmd` and `.svg` of each machine, then the README (given as it is now)
+ * `.mmd` of each machine, then the README (given as it is now)
  * with its diagram blocks regenerated.
  */
 export function diagramFiles(readme: string): DiagramFile[] {
@@ -152,10 +113,6 @@ export function diagramFiles(readme: string): DiagramFile[] {
   for (const { name, machine, options } of DIAGRAMS) {
     const mermaid = toMermaid(machine, options);
     files.push({ path: `${DIAGRAM_DIR}/${name}.mmd`, content: mermaid });
-    files.push({
-      path: `${DIAGRAM_DIR}/${name}.svg`,
-      content: renderSvg(mermaid),
-    });
     blocks.set(name, readmeBlock(name, mermaid));
   }
   files.push({ path: 'README.md', content: withDiagramBlocks(readme, blocks) });

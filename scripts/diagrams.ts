@@ -1,7 +1,6 @@
 /**
  * `npm run diagrams`: draws the machines from their objects and writes
- * `docs/diagrams/<name>.mmd`, `docs/diagrams/<name>.svg` and the README's
- * diagram blocks (see `scripts/diagramFiles.ts`). Files already up to date
+ * `docs/diagrams/<name>.mmd` and the README's diagram blocks (see `scripts/diagramFiles.ts`). Files already up to date
  * are left alone. With `--check` it writes nothing and exits 1 when any file
  * is stale (the unit test `tests/unit/diagrams.test.ts` checks the same).
  */
