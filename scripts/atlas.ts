@@ -7,14 +7,16 @@
  * Options:
  * - `--out DIR`: write the atlas there instead;
  * - `--page-screenshot FILE`: also save a PNG of the atlas page's top
- *   (1280 × 1600 CSS px), e.g. `docs/atlas-screenshot.png`.
+ *   (1280 × 1600 CSS px), e.g. `docs/atlas-screenshot.png`;
+ * - `--reflow`: also picture every state at WCAG 1.4.10's reflow widths,
+ *   320 CSS px and 1280 px at 200 % zoom (about twice the time).
  *
  * Needs Chromium (scripts/engines.ts says what to install if it is missing).
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildAtlas } from './atlas/shoot';
+import { buildAtlas, DEFAULT_WIDTHS, type Width } from './atlas/shoot';
 import { launchChromium } from './engines';
 import { buildTestPage } from './page/buildPage';
 import { PROJECT_ROOT } from './page/paths';
@@ -24,8 +26,12 @@ const { values } = parseArgs({
   options: {
     out: { type: 'string', default: 'atlas' },
     'page-screenshot': { type: 'string' },
+    reflow: { type: 'boolean', default: false },
   },
 });
+const widths: Width[] = values.reflow
+  ? [...DEFAULT_WIDTHS, 'reflow320', 'zoom200']
+  : [...DEFAULT_WIDTHS];
 const outDir = resolve(PROJECT_ROOT, values.out);
 const started = Date.now();
 
@@ -33,12 +39,17 @@ buildTestPage('tagged');
 const browser = await launchChromium();
 const server = await startTestServer();
 try {
-  const manifest = await buildAtlas(browser, server.origin, outDir, (line) =>
-    console.log(line),
+  const manifest = await buildAtlas(
+    browser,
+    server.origin,
+    outDir,
+    (line) => console.log(line),
+    undefined,
+    widths,
   );
   const shots = manifest.machines.reduce((n, m) => n + m.shots.length, 0);
   console.log(
-    `wrote ${resolve(outDir, 'index.html')}: ${shots} states pictured at 2 widths, in the light and the dark scheme, in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    `wrote ${resolve(outDir, 'index.html')}: ${shots} states pictured at ${widths.length} widths, in the light and the dark scheme, in ${((Date.now() - started) / 1000).toFixed(0)} s`,
   );
   const pageShot = values['page-screenshot'];
   if (pageShot) {

@@ -22,6 +22,8 @@ export interface AtlasDiagram {
 const WIDTH_NAMES: Record<Width, string> = {
   desktop: 'Desktop, 1280 px',
   phone: 'Phone, 375 px',
+  reflow320: 'Reflow, 320 px',
+  zoom200: '1280 px at 200 % zoom',
 };
 
 const APPEARANCE_NAMES: Record<Appearance, string> = {
@@ -115,10 +117,14 @@ function shotHtml(shot: ShotRecord, final: boolean): string {
   );
   const pictures = appearances
     .map(({ appearance, files }) =>
-      (['desktop', 'phone'] as const)
+      (Object.keys(WIDTH_NAMES) as Width[])
+        .flatMap((width) => {
+          const file = files[width];
+          return file === undefined ? [] : [{ width, file }];
+        })
         .map(
-          (width) =>
-            `<figure class="${width}"><a href="${files[width]}"><img src="${files[width]}" alt="The page in ${escapeHtml(relative(shot.stateId))}${shot.variant ? ` (${escapeHtml(shot.variant)})` : ''}, ${WIDTH_NAMES[width]}, ${APPEARANCE_NAMES[appearance]}" loading="lazy"></a><figcaption>${WIDTH_NAMES[width]}, ${APPEARANCE_NAMES[appearance]}</figcaption></figure>`,
+          ({ width, file }) =>
+            `<figure class="${width}"><a href="${file}"><img src="${file}" alt="The page in ${escapeHtml(relative(shot.stateId))}${shot.variant ? ` (${escapeHtml(shot.variant)})` : ''}, ${WIDTH_NAMES[width]}, ${APPEARANCE_NAMES[appearance]}" loading="lazy"></a><figcaption>${WIDTH_NAMES[width]}, ${APPEARANCE_NAMES[appearance]}</figcaption></figure>`,
         )
         .join(''),
     )
@@ -194,6 +200,8 @@ dd ol { margin: 0; padding-left: 1.6em; }
 figure { margin: 0; }
 figure.desktop img { width: 360px; }
 figure.phone img { width: 130px; }
+figure.reflow320 img { width: 112px; }
+figure.zoom200 img { width: 180px; }
 figure img { display: block; border: 1px solid #d1d9e0; height: auto; }
 figcaption { font-size: 0.8rem; color: #59636e; }
 `;

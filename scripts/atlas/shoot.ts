@@ -1,7 +1,7 @@
 /**
  * Builds the state atlas into a directory: a picture of every state of both
- * machines at a phone and a desktop width, in the light and the dark
- * scheme, and in forced colours for {@link FORCED_COLOURS_SHOTS}, taken in
+ * machines at a phone and a desktop width (and, on request, at WCAG 1.4.10's
+ * reflow widths), in the light and the dark scheme, and in forced colours for {@link FORCED_COLOURS_SHOTS}, taken in
  * Chromium on the built page along the planned model paths
  * (scripts/atlas/plan.ts), a manifest of them, and the page that shows
  * them beside the machines' diagrams (scripts/atlas/html.ts). Nothing on
@@ -13,7 +13,7 @@
  *
  * Layout of `outDir`:
  * - `index.html`: the atlas;
- * - `shots/<shot id>.<phone|desktop>[.dark|.forced].png`: the pictures
+ * - `shots/<shot id>.<width>[.dark|.forced].png`: the pictures
  *   (the whole page, or the viewport while a modal dialog shows);
  * - `diagrams/<name>.svg`: the diagrams at full size;
  * - `atlas.json`: the {@link AtlasManifest}.
@@ -40,9 +40,21 @@ import {
   type Shot,
 } from './plan';
 
-/** The widths pictured: scripts/page/signUpPage.ts's phone and desktop. */
-export const WIDTHS = { phone: PHONE, desktop: DESKTOP } as const;
+/**
+ * The widths the atlas can picture: scripts/page/signUpPage.ts's phone and
+ * desktop, and WCAG 1.4.10's reflow cases: 320 CSS px, and 1280 × 900 at
+ * 200 % zoom (640 × 450).
+ */
+export const WIDTHS = {
+  phone: PHONE,
+  desktop: DESKTOP,
+  reflow320: { width: 320, height: 640 },
+  zoom200: { width: 640, height: 450 },
+} as const;
 export type Width = keyof typeof WIDTHS;
+
+/** The widths pictured unless asked otherwise. */
+export const DEFAULT_WIDTHS: readonly Width[] = ['phone', 'desktop'];
 
 /**
  * How the page is pictured: the light scheme, the dark scheme
@@ -82,12 +94,15 @@ export interface ShotRecord {
   from: string;
   /** The events that reached the state, e.g. `name: Ada Lovelace`. */
   events: string[];
-  /** Paths relative to the atlas directory, by appearance and width. */
+  /**
+   * Paths relative to the atlas directory, by appearance and width: one
+   * for each width the atlas was built with.
+   */
   files: {
-    light: Record<Width, string>;
-    dark: Record<Width, string>;
+    light: Partial<Record<Width, string>>;
+    dark: Partial<Record<Width, string>>;
     /** Only for {@link FORCED_COLOURS_SHOTS}. */
-    forced?: Record<Width, string>;
+    forced?: Partial<Record<Width, string>>;
   };
   /**
    * What the {@link Audit} found in the dark scheme, `<width>: <line>`;
@@ -97,6 +112,8 @@ export interface ShotRecord {
 }
 
 export interface AtlasManifest {
+  /** The widths pictured, in the order the atlas shows them. */
+  widths: Width[];
   machines: { name: string; machineId: string; shots: ShotRecord[] }[];
 }
 
@@ -147,9 +164,20 @@ const fileOf = (
 ) =>
   `shots/${shot.id}.${width}${appearance === 'light' ? '' : `.${appearance}`}.png`;
 
+/** A shot's files in one appearance, by width. */
+const filesOf = (
+  widths: readonly Width[],
+  shot: { id: string },
+  appearance?: Appearance,
+): Partial<Record<Width, string>> =>
+  Object.fromEntries(
+    widths.map((width) => [width, fileOf(shot, width, appearance)]),
+  );
+
 /** What a build of the atlas passes down to each picture. */
 interface Session {
   outDir: string;
+  widths: readonly Width[];
   audit: Audit | undefined;
   /** What the audit found, by shot id, `<width>: <line>`. */
   audited: Map<string, string[]>;
@@ -204,11 +232,8 @@ async function shootPrerender(
   shot: { id: string },
   query: string,
 ) {
-  for (const [width, viewport] of Object.entries(WIDTHS) as [
-    Width,
-    (typeof WIDTHS)[Width],
-  ][]) {
-    const context = await browser.newContext({ viewport });
+  for (const width of session.widths) {
+    const context = await browser.newContext({ viewport: WIDTHS[width] });
     try {
       const page = await context.newPage();
       await offline(page);
@@ -282,7 +307,7 @@ async function shootMachine<TInput>(
 ) {
   const runs = planRuns(entry.atlas);
   for (const run of runs) {
-    for (const width of Object.keys(WIDTHS) as Width[]) {
+    for (const width of session.widths) {
       await playRun(browser, origin, session, entry, run, width);
     }
     for (const shot of run.shots.filter((s) => s.moment === 'prerender')) {
@@ -310,16 +335,10 @@ async function shootMachine<TInput>(
     leadsTo: shot.leadsTo,
     ...reachOf(entry.atlas, shot),
     files: {
-      light: { phone: fileOf(shot, 'phone'), desktop: fileOf(shot, 'desktop') },
-      dark: {
-        phone: fileOf(shot, 'phone', 'dark'),
-        desktop: fileOf(shot, 'desktop', 'dark'),
-      },
+      light: filesOf(session.widths, shot),
+      dark: filesOf(session.widths, shot, 'dark'),
       ...(FORCED_COLOURS_SHOTS.includes(shot.id) && {
-        forced: {
-          phone: fileOf(shot, 'phone', 'forced'),
-          desktop: fileOf(shot, 'desktop', 'forced'),
-        },
+        forced: filesOf(session.widths, shot, 'forced'),
       }),
     },
     darkAudit: session.audit ? (session.audited.get(shot.id) ?? []) : null,
@@ -349,6 +368,7 @@ function job<TInput>(entry: Entry<TInput>) {
  * @param log receives one line per browser run, and the audit's cost
  * @param audit run on every shot at each width in the dark scheme; its
  *   findings go into the manifest (`darkAudit`)
+ * @param widths the widths to picture ({@link WIDTHS}), in the order shown
  * @throws Error when the page does not show a state the model calls for
  */
 export async function buildAtlas(
@@ -357,8 +377,15 @@ export async function buildAtlas(
   outDir: string,
   log: (line: string) => void = () => {},
   audit?: Audit,
+  widths: readonly Width[] = DEFAULT_WIDTHS,
 ): Promise<AtlasManifest> {
-  const session: Session = { outDir, audit, audited: new Map(), auditMs: 0 };
+  const session: Session = {
+    outDir,
+    widths,
+    audit,
+    audited: new Map(),
+    auditMs: 0,
+  };
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(join(outDir, 'shots'), { recursive: true });
   mkdirSync(join(outDir, 'diagrams'), { recursive: true });
@@ -366,7 +393,7 @@ export async function buildAtlas(
     job({ atlas: signUpAtlas(), driver: signUpDriver }),
     job({ atlas: consentAtlas(), driver: consentDriver }),
   ];
-  const manifest: AtlasManifest = { machines: [] };
+  const manifest: AtlasManifest = { widths: [...widths], machines: [] };
   const diagrams: AtlasDiagram[] = [];
   for (const { name, machine, shoot } of jobs) {
     const shots = await shoot(browser, origin, session, log);
@@ -378,7 +405,7 @@ export async function buildAtlas(
   if (audit) {
     const runs = manifest.machines.reduce((n, m) => n + m.shots.length, 0);
     log(
-      `dark-scheme audit: ${runs * Object.keys(WIDTHS).length} runs in ${(session.auditMs / 1000).toFixed(1)} s`,
+      `dark-scheme audit: ${runs * widths.length} runs in ${(session.auditMs / 1000).toFixed(1)} s`,
     );
   }
   writeFileSync(

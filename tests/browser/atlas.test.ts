@@ -19,6 +19,7 @@ import { eventLabel, stateNodesOf } from '../../scripts/mermaid';
 import { MODEL_FAILURES } from '../../scripts/model/signUpModel';
 import {
   buildAtlas,
+  DEFAULT_WIDTHS,
   FORCED_COLOURS_SHOTS,
   WIDTHS,
   type AtlasManifest,
@@ -120,9 +121,9 @@ describe.each(DIAGRAMS)('the atlas of $name', ({ machine }) => {
       const shots = shotsOf().filter((shot) => shot.nodes.includes(node.id));
       expect(shots.length, `no picture of ${node.id}`).toBeGreaterThan(0);
       for (const shot of shots) {
-        for (const width of Object.keys(WIDTHS) as Width[]) {
+        for (const width of manifest.widths) {
           for (const files of [shot.files.light, shot.files.dark]) {
-            const file = join(outDir, files[width]);
+            const file = join(outDir, files[width] ?? '');
             expect(existsSync(file), `${files[width]} is missing`).toBe(true);
             const size = pngSize(file);
             expect(size.width).toBe(WIDTHS[width].width);
@@ -163,15 +164,23 @@ describe.each(DIAGRAMS)('the atlas of $name', ({ machine }) => {
 describe('the atlas in every appearance', () => {
   const allShots = (): ShotRecord[] =>
     manifest.machines.flatMap((m) => m.shots);
-  const widths = Object.keys(WIDTHS) as Width[];
+  const widths: readonly Width[] = DEFAULT_WIDTHS;
+
+  it('pictures the default widths, the phone and the desktop', () => {
+    expect(manifest.widths).toEqual(['phone', 'desktop']);
+  });
 
   it('the dark pictures show a dark page, the light ones a light page', async () => {
     const shots = allShots();
     const dark = await cornerLuminance(
-      shots.flatMap((s) => widths.map((w) => join(outDir, s.files.dark[w]))),
+      shots.flatMap((s) =>
+        widths.map((w) => join(outDir, s.files.dark[w] ?? '')),
+      ),
     );
     const light = await cornerLuminance(
-      shots.flatMap((s) => widths.map((w) => join(outDir, s.files.light[w]))),
+      shots.flatMap((s) =>
+        widths.map((w) => join(outDir, s.files.light[w] ?? '')),
+      ),
     );
     expect(dark).toHaveLength(shots.length * widths.length);
     // The canvas: #0b1120 (under the dialog's backdrop, darker still).
