@@ -35,8 +35,8 @@ export default defineConfig({
           // Several instances on one database need a PostgreSQL server.
           exclude: ['tests/server/**/*.postgres.test.ts'],
           globalSetup: [
-            'scripts/page/serverBundleSetup.ts',
-            'scripts/page/pgliteSetup.ts',
+            'tests/support/page/serverBundleSetup.ts',
+            'tests/support/page/pgliteSetup.ts',
           ],
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -50,8 +50,8 @@ export default defineConfig({
           // The embedded data directory's own tests.
           exclude: ['tests/server/**/*.pglite.test.ts'],
           globalSetup: [
-            'scripts/page/serverBundleSetup.ts',
-            'scripts/page/postgresSetup.ts',
+            'tests/support/page/serverBundleSetup.ts',
+            'tests/support/page/postgresSetup.ts',
           ],
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -63,8 +63,8 @@ export default defineConfig({
           environment: 'node',
           include: ['tests/browser/**/*.test.ts'],
           globalSetup: [
-            'scripts/page/buildPage.ts',
-            'scripts/page/pgliteSetup.ts',
+            'tests/support/page/buildPage.ts',
+            'tests/support/page/pgliteSetup.ts',
           ],
           testTimeout: 60_000,
           hookTimeout: 120_000,
@@ -84,8 +84,8 @@ export default defineConfig({
             'tests/browser/signup.test.ts',
           ],
           globalSetup: [
-            'scripts/page/buildPage.ts',
-            'scripts/page/postgresSetup.ts',
+            'tests/support/page/buildPage.ts',
+            'tests/support/page/postgresSetup.ts',
           ],
           testTimeout: 60_000,
           hookTimeout: 120_000,

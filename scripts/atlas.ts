@@ -1,6 +1,6 @@
 /**
  * `npm run atlas`: builds the page (the tagged test configuration of
- * scripts/page/paths.ts), serves it with the local API, and writes the state
+ * tests/support/page/paths.ts), serves it with the local API, and writes the state
  * atlas (scripts/atlas/shoot.ts) into `atlas/` (git-ignored): open
  * `atlas/index.html`, no network needed.
  *
@@ -18,9 +18,9 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildAtlas, DEFAULT_WIDTHS, type Width } from './atlas/shoot';
 import { launchChromium } from './engines';
-import { buildTestPage } from './page/buildPage';
-import { PROJECT_ROOT } from './page/paths';
-import { startTestServer } from './page/testServer';
+import { buildTestPage } from '../tests/support/page/buildPage';
+import { PROJECT_ROOT } from '../tests/support/page/paths';
+import { startTestServer } from '../tests/support/page/testServer';
 
 const { values } = parseArgs({
   options: {

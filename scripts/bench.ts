@@ -42,7 +42,7 @@ import { readConfig } from '../common/config';
 import { buildPage, hashSource } from './build';
 import { jsComposition, STACK_PACKAGES } from './bundleBytes';
 import { findEngine } from './engines';
-import { scratchDatabase } from './page/scratchDatabase';
+import { scratchDatabase } from '../tests/support/page/scratchDatabase';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist');

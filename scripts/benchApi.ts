@@ -21,7 +21,10 @@ import { accountsRepository } from '../server/accounts';
 import { openDatabase, type DatabaseSettings } from '../server/database';
 import { buildServerBundle, SERVER_BUNDLE } from './buildServer';
 import { freePort, startEmbeddedPostgres } from './embeddedPostgres';
-import { scratchDatabase, TEST_DATABASE_URL } from './page/scratchDatabase';
+import {
+  scratchDatabase,
+  TEST_DATABASE_URL,
+} from '../tests/support/page/scratchDatabase';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const CLIENTS = [1, 8, 32];

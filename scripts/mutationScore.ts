@@ -20,7 +20,7 @@ import type {
   FileResult,
   MutationTestResult,
 } from 'mutation-testing-report-schema';
-import { PROJECT_ROOT } from './page/paths';
+import { PROJECT_ROOT } from '../tests/support/page/paths';
 
 const DEFAULT_REPORT = resolve(PROJECT_ROOT, 'reports/mutation/mutation.json');
 

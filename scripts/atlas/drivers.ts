@@ -2,10 +2,10 @@
  * Plays the atlas's model paths on the built page in Chromium (Playwright),
  * as a visitor would: typing, clicking, Escape. The sign-up request is held
  * until the path says how it ends, and then answered with the reply that
- * makes the page's client decide that outcome (scripts/model/serverReplies.ts);
+ * makes the page's client decide that outcome (tests/support/model/serverReplies.ts);
  * the browser's trip to `/` after a success gets no page (204), so the
  * page stays on screen in `success`. Before each picture the page must show what the
- * model's state calls for (scripts/model/views.ts).
+ * model's state calls for (tests/support/model/views.ts).
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Page, Route } from 'playwright-core';
@@ -13,15 +13,15 @@ import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import type { ConsentInput } from '../../machines/consentMachine';
 import type { SignUpInput } from '../../machines/signUpMachine';
 import { SIGN_UP_PATH } from '../../machines/signUpContract';
-import { replyFor } from '../model/serverReplies';
-import type { SignUpModelEvent } from '../model/signUpModel';
+import { replyFor } from '../../tests/support/model/serverReplies';
+import type { SignUpModelEvent } from '../../tests/support/model/signUpModel';
 import {
   expectedConsentView,
   expectedSignUpView,
   readConsentView,
   readSignUpView,
-} from '../model/views';
-import type { OpenOptions } from '../page/signUpPage';
+} from '../../tests/support/model/views';
+import type { OpenOptions } from '../../tests/support/page/signUpPage';
 
 /** How one machine's paths are played on the page. */
 export interface PageDriver<TInput> {

@@ -1,9 +1,9 @@
 /**
  * What the state atlas pictures, and along which model paths: computed from
- * the machines and their test models (scripts/model), without a browser.
+ * the machines and their test models (tests/support/model), without a browser.
  *
  * Every state node of a machine gets at least one picture ("shot"). A shot
- * is taken where a planned path (scripts/model/planner.ts) first reaches
+ * is taken where a planned path (tests/support/model/planner.ts) first reaches
  * the state, so the path of events beside it is one the model tests take.
  * Some states look different with different context, and get one shot per
  * look ({@link AtlasMachine.variant}: the failure's kind, whether errors
@@ -24,7 +24,7 @@ import {
   type EventObject,
   type InspectionEvent,
 } from 'xstate';
-import type { ModelSpec, PlannedPath } from '../model/planner';
+import type { ModelSpec, PlannedPath } from '../../tests/support/model/planner';
 import { eventLabel, stateNodesOf } from '../mermaid';
 
 /** One machine of the atlas, with the model whose paths reach its states. */
@@ -32,7 +32,7 @@ export interface AtlasMachine<TInput> {
   /** The diagram's name (scripts/diagramFiles.ts `DIAGRAMS`). */
   name: string;
   model: ModelSpec<TInput>;
-  /** The planned paths of `model` (scripts/model/planner.ts `planPaths`). */
+  /** The planned paths of `model` (tests/support/model/planner.ts `planPaths`). */
   paths: PlannedPath<TInput>[];
   /** e.g. `stored unset, utm_source=google`; empty for a single input. */
   describeInput: (input: TInput) => string;
@@ -117,7 +117,7 @@ interface Step {
 /**
  * The machine's snapshot after starting and after each event of the path,
  * with the momentary states each step passed through (read from the
- * actor's inspection events, as scripts/model/transitions.ts does).
+ * actor's inspection events, as tests/support/model/transitions.ts does).
  */
 function stepsOf<TInput>(
   model: ModelSpec<TInput>,

@@ -23,10 +23,14 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { AnyMachineSnapshot } from 'xstate';
 import { diagramMermaid, renderSvg } from '../diagramFiles';
-import { modelSnapshots } from '../model/modelRun';
-import { RECAPTCHA_SCRIPT_PATTERN } from '../page/fakeRecaptcha';
-import { TEST_TAG_URL } from '../page/paths';
-import { DESKTOP, PHONE, openSignUpPage } from '../page/signUpPage';
+import { modelSnapshots } from '../../tests/support/model/modelRun';
+import { RECAPTCHA_SCRIPT_PATTERN } from '../../tests/support/page/fakeRecaptcha';
+import { TEST_TAG_URL } from '../../tests/support/page/paths';
+import {
+  DESKTOP,
+  PHONE,
+  openSignUpPage,
+} from '../../tests/support/page/signUpPage';
 import { consentDriver, signUpDriver, type PageDriver } from './drivers';
 import { atlasHtml, type AtlasDiagram } from './html';
 import { consentAtlas, signUpAtlas } from './machines';
@@ -41,7 +45,7 @@ import {
 } from './plan';
 
 /**
- * The widths the atlas can picture: scripts/page/signUpPage.ts's phone and
+ * The widths the atlas can picture: tests/support/page/signUpPage.ts's phone and
  * desktop, and WCAG 1.4.10's reflow cases: 320 CSS px, and 1280 × 900 at
  * 200 % zoom (640 × 450).
  */
@@ -128,7 +132,7 @@ const isLocal = (url: URL) =>
 /**
  * Nothing leaves the machine: requests to other hosts (error reports, say)
  * fail, except Google's reCAPTCHA script and the tag, which the fakes of
- * scripts/page answer (registered by `openSignUpPage`).
+ * tests/support/page answer (registered by `openSignUpPage`).
  */
 async function offline(page: Page) {
   await page.context().route(
@@ -364,7 +368,7 @@ function job<TInput>(entry: Entry<TInput>) {
  *
  * @param browser Chromium (scripts/engines.ts `launchChromium`)
  * @param origin where the built page is served with its API
- *   (scripts/page/testServer.ts), e.g. `http://localhost:43123`
+ *   (tests/support/page/testServer.ts), e.g. `http://localhost:43123`
  * @param log receives one line per browser run, and the audit's cost
  * @param audit run on every shot at each width in the dark scheme; its
  *   findings go into the manifest (`darkAudit`)

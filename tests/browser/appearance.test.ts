@@ -24,7 +24,7 @@ import {
   DESKTOP,
   openSignUpPage,
   type OpenOptions,
-} from '../../scripts/page/signUpPage';
+} from '../support/page/signUpPage';
 import { axeViolationsIn } from './support/axe';
 import { useChromiumAndServer } from './support/browserSuite';
 

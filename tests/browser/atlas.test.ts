@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyStateNode } from 'xstate';
 import { DIAGRAMS } from '../../scripts/diagramFiles';
 import { eventLabel, stateNodesOf } from '../../scripts/mermaid';
-import { MODEL_FAILURES } from '../../scripts/model/signUpModel';
+import { MODEL_FAILURES } from '../support/model/signUpModel';
 import {
   buildAtlas,
   DEFAULT_WIDTHS,

@@ -22,11 +22,8 @@ import {
   SENTRY_CHUNK,
   type JsComposition,
 } from '../../scripts/bundleBytes';
-import { TEST_BUILDS } from '../../scripts/page/paths';
-import {
-  startTestServer,
-  type TestServer,
-} from '../../scripts/page/testServer';
+import { TEST_BUILDS } from '../support/page/paths';
+import { startTestServer, type TestServer } from '../support/page/testServer';
 
 /** The budgets, in bytes (KiB = 1024 bytes). */
 export const BUDGETS = {

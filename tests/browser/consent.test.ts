@@ -8,18 +8,15 @@
 import type { Browser, BrowserContext, Cookie, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium';
-import { FAKE_TAG_COOKIES } from '../../scripts/page/fakeTag';
-import { TEST_CONSENT_REVISION } from '../../scripts/page/paths';
+import { FAKE_TAG_COOKIES } from '../support/page/fakeTag';
+import { TEST_CONSENT_REVISION } from '../support/page/paths';
 import {
   fillSignUpForm,
   openSignUpPage,
   submitButton,
   validEntry,
-} from '../../scripts/page/signUpPage';
-import {
-  startTestServer,
-  type TestServer,
-} from '../../scripts/page/testServer';
+} from '../support/page/signUpPage';
+import { startTestServer, type TestServer } from '../support/page/testServer';
 
 const DAY_SECONDS = 24 * 60 * 60;
 const TAG = 'script[data-testid=tracking-tag]';

@@ -20,7 +20,7 @@
 import { describe, expect, it } from 'vitest';
 import { CONSENT_RECORD_PATH } from '../../common/consentRecord';
 import { ENGINES } from '../../scripts/engines';
-import { TEST_CONSENT_REVISION } from '../../scripts/page/paths';
+import { TEST_CONSENT_REVISION } from '../support/page/paths';
 import {
   googleConsentCommand,
   uetConsentCommand,

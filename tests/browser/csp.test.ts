@@ -22,24 +22,21 @@ import {
 } from '../../server/securityHeaders';
 import { SIGN_UP_PATH } from '../../machines/signUpContract';
 import { launchChromium } from './support/chromium';
-import { useFakeRecaptcha } from '../../scripts/page/fakeRecaptcha';
-import { useFakeTag } from '../../scripts/page/fakeTag';
+import { useFakeRecaptcha } from '../support/page/fakeRecaptcha';
+import { useFakeTag } from '../support/page/fakeTag';
 import { readConfig } from '../../common/config';
 import {
   TEST_BUILDS,
   TEST_SENTRY_DSN,
   TEST_TAG_URL,
-} from '../../scripts/page/paths';
+} from '../support/page/paths';
 import {
   DESKTOP,
   fillSignUpForm,
   submitButton,
   validEntry,
-} from '../../scripts/page/signUpPage';
-import {
-  startTestServer,
-  type TestServer,
-} from '../../scripts/page/testServer';
+} from '../support/page/signUpPage';
+import { startTestServer, type TestServer } from '../support/page/testServer';
 
 /** What the page's listener keeps of a `securitypolicyviolation` event. */
 interface Violation {

@@ -10,9 +10,9 @@ import type { BrowserContext, Page, Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../machines/signUpContract';
 import { useChromiumAndServer } from './support/browserSuite';
-import { useFakeRecaptcha } from '../../scripts/page/fakeRecaptcha';
-import { useFakeTag } from '../../scripts/page/fakeTag';
-import { DESKTOP, validEntry } from '../../scripts/page/signUpPage';
+import { useFakeRecaptcha } from '../support/page/fakeRecaptcha';
+import { useFakeTag } from '../support/page/fakeTag';
+import { DESKTOP, validEntry } from '../support/page/signUpPage';
 
 const suite = useChromiumAndServer();
 

@@ -5,7 +5,7 @@
  * Each engine runs:
  *
  * - the model-based paths of both machines, generated from the real
- *   machines (scripts/model/planner.ts): every transition is covered;
+ *   machines (tests/support/model/planner.ts): every transition is covered;
  *   after every step the page must show what the model's state calls for,
  *   and axe-core (WCAG 2.2 AA) must find nothing where each path ends;
  * - a keyboard-only sign-up; the error summary taking focus, its links,
@@ -44,31 +44,28 @@ import { performConsent, performSignUp, typeInto } from './support/modelDriver';
 import {
   consentModel,
   describeConsentInput,
-} from '../../scripts/model/consentModel';
-import { describePath, modelSnapshots } from '../../scripts/model/modelRun';
-import { planPaths } from '../../scripts/model/planner';
+} from '../support/model/consentModel';
+import { describePath, modelSnapshots } from '../support/model/modelRun';
+import { planPaths } from '../support/model/planner';
 import {
   signUpCases,
   signUpModel,
   type SignUpModelEvent,
-} from '../../scripts/model/signUpModel';
+} from '../support/model/signUpModel';
 import {
   replayTransitions,
   reportCoverage,
   type TransitionRecord,
-} from '../../scripts/model/transitions';
+} from '../support/model/transitions';
 import {
   expectedConsentView,
   expectedSignUpView,
   readConsentView,
   readSignUpView,
-} from '../../scripts/model/views';
-import { PROJECT_ROOT, TEST_COOKIE_DOMAIN } from '../../scripts/page/paths';
-import { DESKTOP, validEntry } from '../../scripts/page/signUpPage';
-import {
-  startTestServer,
-  type TestServer,
-} from '../../scripts/page/testServer';
+} from '../support/model/views';
+import { PROJECT_ROOT, TEST_COOKIE_DOMAIN } from '../support/page/paths';
+import { DESKTOP, validEntry } from '../support/page/signUpPage';
+import { startTestServer, type TestServer } from '../support/page/testServer';
 import {
   browserVerdictScript,
   nodeVerdicts,

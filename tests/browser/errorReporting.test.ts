@@ -7,17 +7,14 @@
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium';
-import { TEST_SENTRY_DSN } from '../../scripts/page/paths';
+import { TEST_SENTRY_DSN } from '../support/page/paths';
 import {
   fillSignUpForm,
   openSignUpPage,
   submitButton,
   validEntry,
-} from '../../scripts/page/signUpPage';
-import {
-  startTestServer,
-  type TestServer,
-} from '../../scripts/page/testServer';
+} from '../support/page/signUpPage';
+import { startTestServer, type TestServer } from '../support/page/testServer';
 
 const SENTRY_ORIGIN = new URL(TEST_SENTRY_DSN).origin;
 

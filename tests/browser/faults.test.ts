@@ -15,7 +15,7 @@ import {
   submitButton,
   validEntry,
   type FormEntry,
-} from '../../scripts/page/signUpPage';
+} from '../support/page/signUpPage';
 
 const suite = useChromiumAndServer();
 

@@ -16,7 +16,7 @@ import {
   submitButton,
   typedValues,
   validEntry,
-} from '../../scripts/page/signUpPage';
+} from '../support/page/signUpPage';
 
 const suite = useChromiumAndServer();
 

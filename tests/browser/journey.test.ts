@@ -30,10 +30,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../machines/signUpContract';
 import { ENGINES, type Engine } from '../../scripts/engines';
-import {
-  startTestServer,
-  type TestServer,
-} from '../../scripts/page/testServer';
+import { startTestServer, type TestServer } from '../support/page/testServer';
 import type { EnginePage, StoredCookie } from './support/engines/browser';
 import { useEngine } from './support/engines/launch';
 import {

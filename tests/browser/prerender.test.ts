@@ -11,14 +11,11 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium';
-import { useFakeRecaptcha } from '../../scripts/page/fakeRecaptcha';
-import { useFakeTag } from '../../scripts/page/fakeTag';
-import { TEST_CONSENT_REVISION } from '../../scripts/page/paths';
-import { DESKTOP, PHONE } from '../../scripts/page/signUpPage';
-import {
-  startTestServer,
-  type TestServer,
-} from '../../scripts/page/testServer';
+import { useFakeRecaptcha } from '../support/page/fakeRecaptcha';
+import { useFakeTag } from '../support/page/fakeTag';
+import { TEST_CONSENT_REVISION } from '../support/page/paths';
+import { DESKTOP, PHONE } from '../support/page/signUpPage';
+import { startTestServer, type TestServer } from '../support/page/testServer';
 
 /** What the init script keeps in the page. */
 interface PrerenderProbe {

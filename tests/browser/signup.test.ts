@@ -14,8 +14,8 @@ import {
   typedValues,
   validEntry,
   type FormEntry,
-} from '../../scripts/page/signUpPage';
-import { startTestServer } from '../../scripts/page/testServer';
+} from '../support/page/signUpPage';
+import { startTestServer } from '../support/page/testServer';
 
 const suite = useChromiumAndServer();
 

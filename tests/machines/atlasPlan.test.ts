@@ -15,7 +15,7 @@ import {
 import { consentAtlas, signUpAtlas } from '../../scripts/atlas/machines';
 import { planRuns, shotsOf, type AtlasMachine } from '../../scripts/atlas/plan';
 import { stateNodesOf } from '../../scripts/mermaid';
-import { MODEL_FAILURES } from '../../scripts/model/signUpModel';
+import { MODEL_FAILURES } from '../support/model/signUpModel';
 
 /** Left by an unguarded eventless transition: never on screen. */
 const isMomentary = (node: AnyStateNode) =>

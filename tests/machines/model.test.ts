@@ -1,6 +1,6 @@
 /**
  * Model-based tests, machine level: paths generated from the real machines
- * (scripts/model/planner.ts) run on a live actor of each machine with
+ * (tests/support/model/planner.ts) run on a live actor of each machine with
  * its effects recorded; after every step the actor's state and context must
  * equal what the machine definition computes, and the effects must be the
  * ones docs/requirements.md asks for. Every transition the machines define
@@ -20,19 +20,19 @@ import { startSignUp } from './support/signUpHarness';
 import {
   consentModel,
   describeConsentInput,
-} from '../../scripts/model/consentModel';
-import { describePath, modelSnapshots } from '../../scripts/model/modelRun';
-import { planPaths } from '../../scripts/model/planner';
+} from '../support/model/consentModel';
+import { describePath, modelSnapshots } from '../support/model/modelRun';
+import { planPaths } from '../support/model/planner';
 import {
   MODEL_SESSION,
   signUpModel,
   type SignUpModelEvent,
-} from '../../scripts/model/signUpModel';
+} from '../support/model/signUpModel';
 import {
   recordTransitions,
   reportCoverage,
   type TransitionRecord,
-} from '../../scripts/model/transitions';
+} from '../support/model/transitions';
 
 const stateOf = (snapshot: AnyMachineSnapshot) => ({
   value: snapshot.value,

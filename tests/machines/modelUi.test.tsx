@@ -3,7 +3,7 @@
  * (src/app.tsx, React in jsdom). Events become what a visitor does (typing,
  * ticking, the fake captcha, Escape) or what the network answers (a fake
  * `fetch`); after every step the page must show what the model's state
- * calls for (scripts/model/views.ts). Transitions are read from the
+ * calls for (tests/support/model/views.ts). Transitions are read from the
  * page's own actors through their inspection events.
  */
 import { act, render, screen, waitFor } from '@testing-library/react';
@@ -18,15 +18,15 @@ import { startSignUpApp } from '../../src/app';
 import { PageShell } from '../../src/views/PageShell';
 import { readConfig } from '../../common/config';
 import { removeTrackingTag } from '../../src/trackingTag';
-import { fakeRecaptchaScript } from '../../scripts/page/fakeRecaptcha';
+import { fakeRecaptchaScript } from '../support/page/fakeRecaptcha';
 import {
   consentModel,
   describeConsentInput,
   MODEL_REVISION,
-} from '../../scripts/model/consentModel';
-import { describePath, modelSnapshots } from '../../scripts/model/modelRun';
-import { planPaths, type PlannedPath } from '../../scripts/model/planner';
-import { heldNetwork, replyFor } from '../../scripts/model/serverReplies';
+} from '../support/model/consentModel';
+import { describePath, modelSnapshots } from '../support/model/modelRun';
+import { planPaths, type PlannedPath } from '../support/model/planner';
+import { heldNetwork, replyFor } from '../support/model/serverReplies';
 import { signUpRules } from '../../common/signUpRules';
 import { prefillOf, siteUrlNeedsIdnRule } from '../../common/validation';
 import type { SubmitChunk } from '../../src/chunkSlots';
@@ -36,18 +36,18 @@ import {
   MODEL_SESSION,
   signUpModel,
   type SignUpModelEvent,
-} from '../../scripts/model/signUpModel';
+} from '../support/model/signUpModel';
 import {
   recordTransitions,
   reportCoverage,
   type TransitionRecord,
-} from '../../scripts/model/transitions';
+} from '../support/model/transitions';
 import {
   expectedConsentView,
   expectedSignUpView,
   readConsentView,
   readSignUpView,
-} from '../../scripts/model/views';
+} from '../support/model/views';
 
 const config = readConfig({
   TRACKING_TAG_URL: 'https://tags.example/tag.js',

@@ -19,7 +19,7 @@ import {
 } from './support/apiServer';
 import { SIGN_UP_PATH } from '../../machines/signUpContract';
 import { MIGRATIONS } from '../../server/migrations/index';
-import { scratchDatabase } from '../../scripts/page/scratchDatabase';
+import { scratchDatabase } from '../support/page/scratchDatabase';
 import {
   startEmbeddedPostgres,
   type EmbeddedPostgresServer,

@@ -15,7 +15,7 @@ import {
   type ServiceProcess,
 } from './support/serviceProcess';
 import { SIGN_UP_PATH } from '../../machines/signUpContract';
-import { scratchDatabase } from '../../scripts/page/scratchDatabase';
+import { scratchDatabase } from '../support/page/scratchDatabase';
 import type { DatabaseSettings } from '../../server/database';
 
 interface Acknowledged {

@@ -7,7 +7,7 @@
  */
 import type { FastifyRateLimitStore } from '@fastify/rate-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scratchDatabase } from '../../scripts/page/scratchDatabase';
+import { scratchDatabase } from '../support/page/scratchDatabase';
 import { openDatabase, type Database } from '../../server/database';
 import type { KyselyPlugin } from 'kysely';
 import {

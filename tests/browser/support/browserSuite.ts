@@ -8,7 +8,7 @@ import { launchChromium } from './chromium';
 import {
   startTestServer,
   type TestServer,
-} from '../../../scripts/page/testServer';
+} from '../../support/page/testServer';
 
 export function useChromiumAndServer(): {
   browser: Browser;

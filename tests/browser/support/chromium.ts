@@ -1,6 +1,6 @@
 /**
  * Chromium for the browser tests that are about Chromium alone, with the
- * tests' product domain (scripts/page/paths.ts) mapped to this machine.
+ * tests' product domain (tests/support/page/paths.ts) mapped to this machine.
  */
 import type { Browser } from 'playwright-core';
 import { launchChromium as launchSystemChromium } from '../../../scripts/engines';

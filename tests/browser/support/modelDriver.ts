@@ -11,8 +11,8 @@ import { expect } from 'vitest';
 import type { EventObject } from 'xstate';
 import type { EnginePage } from './engines/browser';
 import type { HeldChunk, HeldChunks, HeldSignUp } from './engines/network';
-import { replyFor } from '../../../scripts/model/serverReplies';
-import type { SignUpModelEvent } from '../../../scripts/model/signUpModel';
+import { replyFor } from '../../support/model/serverReplies';
+import type { SignUpModelEvent } from '../../support/model/signUpModel';
 
 const isChecked = (page: EnginePage, selector: string) =>
   page.evaluate(

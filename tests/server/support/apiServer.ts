@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
-import { scratchDatabase } from '../../../scripts/page/scratchDatabase';
+import { scratchDatabase } from '../../support/page/scratchDatabase';
 import { buildServer, type ServerOptions } from '../../../server/app';
 import { GPC_PAGE_FILE } from '../../../server/pageRoutes';
 
@@ -38,7 +38,7 @@ function placeholderDist(): string {
 
 /**
  * Builds the server (not listening) over a placeholder page and a scratch
- * database of the run's engine (scripts/page/scratchDatabase.ts).
+ * database of the run's engine (tests/support/page/scratchDatabase.ts).
  *
  * @param options overrides; the rate limit defaults to one no test
  *   reaches, the database to a new empty one

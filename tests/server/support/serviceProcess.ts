@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { SERVER_BUNDLE } from '../../../scripts/buildServer';
 import { freePort } from '../../../scripts/embeddedPostgres';
-import { PROJECT_ROOT } from '../../../scripts/page/paths';
+import { PROJECT_ROOT } from '../../support/page/paths';
 import type { DatabaseSettings } from '../../../server/database';
 
 export interface ServiceProcess {

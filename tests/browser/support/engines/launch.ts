@@ -7,7 +7,7 @@ import { afterAll, beforeAll } from 'vitest';
 import {
   startTestServer,
   type TestServer,
-} from '../../../../scripts/page/testServer';
+} from '../../../support/page/testServer';
 import type { EngineBrowser } from './browser';
 import type { Engine } from '../../../../scripts/engines';
 import { startNetworkEdge, type NetworkEdge } from './network';

@@ -15,8 +15,8 @@
  *
  * What it answers:
  * - `https://www.google.com/recaptcha/…` (and recaptcha.net): the local fake
- *   of Google's script (scripts/page/fakeRecaptcha.ts);
- * - {@link TEST_TAG_URL}: the fake tag (scripts/page/fakeTag.ts), counted;
+ *   of Google's script (tests/support/page/fakeRecaptcha.ts);
+ * - {@link TEST_TAG_URL}: the fake tag (tests/support/page/fakeTag.ts), counted;
  * - `POST /2/account/signup/` on this machine: recorded, and passed to the
  *   local API, or held until the test says how it ends (see {@link holdSignUps});
  * - scripts of this machine's pages: passed, or held while a test plays a
@@ -42,13 +42,10 @@ import { SIGN_UP_PATH } from '../../../../machines/signUpContract';
 import {
   fakeRecaptchaScript,
   RECAPTCHA_SCRIPT_PATTERN,
-} from '../../../../scripts/page/fakeRecaptcha';
-import { FAKE_TAG_SCRIPT } from '../../../../scripts/page/fakeTag';
-import type { Reply } from '../../../../scripts/model/serverReplies';
-import {
-  TEST_COOKIE_DOMAIN,
-  TEST_TAG_URL,
-} from '../../../../scripts/page/paths';
+} from '../../../support/page/fakeRecaptcha';
+import { FAKE_TAG_SCRIPT } from '../../../support/page/fakeTag';
+import type { Reply } from '../../../support/model/serverReplies';
+import { TEST_COOKIE_DOMAIN, TEST_TAG_URL } from '../../../support/page/paths';
 
 /** A sign-up request as it left the engine. */
 export interface SeenSignUp {

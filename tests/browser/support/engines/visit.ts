@@ -11,9 +11,9 @@ import {
   GPC_HEADER,
   GPC_INIT_SCRIPT,
   type GpcMode,
-} from '../../../../scripts/page/gpc';
-import { TEST_CONSENT_REVISION } from '../../../../scripts/page/paths';
-import { DESKTOP } from '../../../../scripts/page/signUpPage';
+} from '../../../support/page/gpc';
+import { TEST_CONSENT_REVISION } from '../../../support/page/paths';
+import { DESKTOP } from '../../../support/page/signUpPage';
 import type { EnginePage, Viewport } from './browser';
 import type { EngineSuite } from './launch';
 

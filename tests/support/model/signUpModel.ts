@@ -11,16 +11,19 @@ import {
   type SignUpEvent,
   type SignUpInput,
   type SignUpRules,
-} from '../../machines/signUpMachine';
+} from '../../../machines/signUpMachine';
 import {
   SignUpRejection,
   type Failure,
   type Session,
   type SignUpRequest,
-} from '../../machines/signUpContract';
-import { checkHostName } from '../../common/domainName';
-import { signUpRules } from '../../common/signUpRules';
-import { siteUrlNeedsIdnRule, validateSignUp } from '../../common/validation';
+} from '../../../machines/signUpContract';
+import { checkHostName } from '../../../common/domainName';
+import { signUpRules } from '../../../common/signUpRules';
+import {
+  siteUrlNeedsIdnRule,
+  validateSignUp,
+} from '../../../common/validation';
 import type { ModelSpec } from './planner';
 
 /** What the invoked `submitSignUp` actor reports to the machine. */

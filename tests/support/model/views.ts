@@ -8,8 +8,8 @@
  * they are self-contained: no imports, no helpers from outside.
  */
 import type { AnyMachineSnapshot } from 'xstate';
-import type { ConsentContext } from '../../machines/consentMachine';
-import type { SignUpContext } from '../../machines/signUpMachine';
+import type { ConsentContext } from '../../../machines/consentMachine';
+import type { SignUpContext } from '../../../machines/signUpMachine';
 
 export interface SignUpView {
   values: {

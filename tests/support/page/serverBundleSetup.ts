@@ -3,7 +3,7 @@
  * `npm run build` does (scripts/buildServer.ts), so that the tests that run
  * it as a process run what `npm run serve` runs.
  */
-import { buildServerBundle } from '../buildServer';
+import { buildServerBundle } from '../../../scripts/buildServer';
 
 export default function serverBundleSetup(): void {
   buildServerBundle();

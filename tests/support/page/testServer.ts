@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildServer } from '../../server/app';
-import type { DatabaseSettings } from '../../server/database';
-import { serverOptionsFrom } from '../../server/environment';
+import { buildServer } from '../../../server/app';
+import type { DatabaseSettings } from '../../../server/database';
+import { serverOptionsFrom } from '../../../server/environment';
 import { TEST_BUILDS, TEST_PRODUCT_HOST, type TestBuild } from './paths';
 import { scratchDatabase } from './scratchDatabase';
 
@@ -64,7 +64,7 @@ function selfSignedCertificate() {
  * @param options.build which of {@link TEST_BUILDS} to serve; default `tagged`
  * @param options.https serve on {@link TEST_PRODUCT_HOST} over HTTPS
  * @param options.database where the accounts live; default a scratch
- *   database of the run's engine (scripts/page/scratchDatabase.ts)
+ *   database of the run's engine (tests/support/page/scratchDatabase.ts)
  */
 export async function startTestServer(
   options: {

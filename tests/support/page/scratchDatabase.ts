@@ -3,7 +3,7 @@
  * the engine the run asks for:
  *
  * - with `TEST_DATABASE_URL` (a PostgreSQL server's admin URL, which the
- *   test projects on PostgreSQL set: scripts/page/databaseSetup.ts): a new
+ *   test projects on PostgreSQL set: tests/support/page/databaseSetup.ts): a new
  *   database on that server;
  * - otherwise the embedded default: a new `DATA_DIR` under the OS temp
  *   dir, holding a copy of an initialised PGlite directory (creating one
@@ -22,7 +22,7 @@ import {
   createPgliteDir,
   PGLITE_DIR,
   type DatabaseSettings,
-} from '../../server/database';
+} from '../../../server/database';
 
 /** The variable that switches the tests to a PostgreSQL server. */
 export const TEST_DATABASE_URL = 'TEST_DATABASE_URL';

@@ -4,7 +4,7 @@
  * revision or none, which counts as none: D67; the browser's Global
  * Privacy Control signal with no choice, an outdated one or a current one:
  * D73) and every visitor action. The revision is the test page's
- * `CONSENT_REVISION` (scripts/page/paths.ts).
+ * `CONSENT_REVISION` (tests/support/page/paths.ts).
  */
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import {
@@ -14,7 +14,7 @@ import {
   type ConsentContext,
   type ConsentEvent,
   type ConsentInput,
-} from '../../machines/consentMachine';
+} from '../../../machines/consentMachine';
 import { TEST_CONSENT_REVISION } from '../page/paths';
 import type { ModelSpec } from './planner';
 
