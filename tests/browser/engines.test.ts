@@ -15,7 +15,7 @@
  * - reflow at 320 CSS px (WCAG 1.4.10), with axe-core there too;
  * - the cookies' attributes as that engine stores them (R9.1 to R9.5).
  *
- * Walked transitions are those the machine takes on the path's events
+ * Covered transitions are those the machine takes on the path's events
  * (replayed with xstate's inspection events), counted once the page has
  * shown the model's state after every one of those events.
  */
@@ -643,13 +643,18 @@ describe.each(ENGINES)('%s', (engine) => {
         await page.evaluate((url: string) => {
           setTimeout(() => location.assign(url), 0);
         }, `${origin}/signup`);
+        // Asked of the network, not the page: a script sent to the page
+        // while it changes documents may never answer (WebKit). Once the new
+        // document asks for its script, it is the one the page shows.
+        await expect
+          .poll(() => scripts.waiting(), { timeout: 10_000 })
+          .toBeGreaterThan(0);
         await waitFor(
           page,
           () =>
             location.pathname === '/signup' &&
             document.getElementById('signup-form') !== null,
         );
-        await expect.poll(() => scripts.waiting()).toBeGreaterThan(0);
         await typeInto(page, 'name', 'Ada Lovelace');
         await typeInto(page, 'email', 'ada@');
         await page.click('#signup-form input[name="tos"]');

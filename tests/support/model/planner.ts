@@ -8,7 +8,7 @@
  * Each path is the shortest path to a state plus one more event; the
  * planner keeps a small set of them (greedy set cover) that together cover
  * every (transition, event case) pair the traversal can reach, and reach
- * every look of a state the model names ({@link ModelSpec.look}). Walked
+ * every look of a state the model names ({@link ModelSpec.look}). Covered
  * transitions are measured by replaying the events on a running actor and
  * reading its inspection events, never inferred from the graph.
  */
