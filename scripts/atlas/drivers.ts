@@ -4,15 +4,20 @@
  * until the path says how it ends, and then answered with the reply that
  * makes the page's client decide that outcome (tests/support/model/serverReplies.ts);
  * the browser's trip to `/` after a success gets no page (204), so the
- * page stays on screen in `success`. Before each picture the page must show what the
- * model's state calls for (tests/support/model/views.ts).
+ * page stays on screen in `success`. Before each picture the page must show
+ * what the hand-written reference expects after the events played
+ * (tests/support/model/reference.ts, views.ts).
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Page, Route } from 'playwright-core';
-import type { AnyMachineSnapshot, EventObject } from 'xstate';
-import type { ConsentInput } from '../../machines/consentMachine';
+import type { EventObject } from 'xstate';
+import type { ConsentEvent, ConsentInput } from '../../machines/consentMachine';
 import type { SignUpInput } from '../../machines/signUpMachine';
 import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import {
+  expectedConsentRun,
+  expectedSignUpRun,
+} from '../../tests/support/model/reference';
 import { replyFor } from '../../tests/support/model/serverReplies';
 import type { SignUpModelEvent } from '../../tests/support/model/signUpModel';
 import {
@@ -31,11 +36,14 @@ export interface PageDriver<TInput> {
   prepare: (page: Page, origin: string) => Promise<void>;
   /** Does what a visitor does for the event. */
   perform: (page: Page, event: EventObject) => Promise<void>;
-  /** Resolves once the page shows the model's snapshot, else throws. */
+  /**
+   * Resolves once the page shows what the reference expects after
+   * `played`, the path's events so far, else throws.
+   */
   shows: (
     page: Page,
-    snapshot: AnyMachineSnapshot,
     input: TInput,
+    played: readonly EventObject[],
   ) => Promise<void>;
 }
 
@@ -205,8 +213,14 @@ export const signUpDriver: PageDriver<SignUpInput> = {
       }
     }
   },
-  shows: (page, snapshot) =>
-    showsView(page, readSignUpView, expectedSignUpView(snapshot)),
+  shows: (page, input, played) => {
+    const run = expectedSignUpRun(input, played as SignUpModelEvent[]);
+    return showsView(
+      page,
+      readSignUpView,
+      expectedSignUpView(run.after.at(-1) ?? run.initial),
+    );
+  },
 };
 
 /** The consent cookie a visit starts with, for each stored choice. */
@@ -243,10 +257,12 @@ export const consentDriver: PageDriver<ConsentInput> = {
         throw new Error(`no visitor action for ${event.type}`);
     }
   },
-  shows: (page, snapshot, input) =>
-    showsView(
+  shows: (page, input, played) => {
+    const run = expectedConsentRun(input, played as ConsentEvent[]);
+    return showsView(
       page,
       readConsentView,
-      expectedConsentView(snapshot, storedCookie(input)),
-    ),
+      expectedConsentView(run.after.at(-1) ?? run.initial, storedCookie(input)),
+    );
+  },
 };

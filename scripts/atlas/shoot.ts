@@ -21,9 +21,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import type { AnyMachineSnapshot } from 'xstate';
 import { diagramMermaid, renderSvg } from '../diagramFiles';
-import { modelSnapshots } from '../../tests/support/model/modelRun';
 import { RECAPTCHA_SCRIPT_PATTERN } from '../../tests/support/page/fakeRecaptcha';
 import { TEST_TAG_URL } from '../../tests/support/page/paths';
 import {
@@ -258,7 +256,7 @@ async function playRun<TInput>(
   browser: Browser,
   origin: string,
   session: Session,
-  { atlas, driver }: Entry<TInput>,
+  { driver }: Entry<TInput>,
   run: Run<TInput>,
   width: Width,
 ) {
@@ -271,16 +269,6 @@ async function playRun<TInput>(
     const { page } = opened;
     await offline(page);
     await driver.prepare(page, origin);
-    const { initial, after } = modelSnapshots(atlas.model, {
-      input: run.input,
-      events: run.events,
-      covers: [],
-    });
-    const snapshotAt = (step: number): AnyMachineSnapshot => {
-      const snapshot = step === 0 ? initial : after[step - 1];
-      if (!snapshot) throw new Error(`no model snapshot at step ${step}`);
-      return snapshot;
-    };
     const live = run.shots.filter((shot) => shot.moment !== 'prerender');
     for (let step = 0; step <= run.events.length; step += 1) {
       if (step > 0) {
@@ -289,7 +277,7 @@ async function playRun<TInput>(
       }
       const here = live.filter((shot) => shot.playedBefore === step);
       if (here.length === 0) continue;
-      await driver.shows(page, snapshotAt(step), run.input);
+      await driver.shows(page, run.input, run.events.slice(0, step));
       for (const shot of here) {
         await saveAppearances(page, session, shot, width);
       }

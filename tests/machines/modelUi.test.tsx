@@ -12,7 +12,10 @@ import Cookies from 'js-cookie';
 import { StrictMode } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InspectionEvent } from 'xstate';
-import { consentMachine } from '../../machines/consentMachine';
+import {
+  consentMachine,
+  type ConsentEvent,
+} from '../../machines/consentMachine';
 import { signUpMachine, type HostRule } from '../../machines/signUpMachine';
 import { startSignUpApp } from '../../src/app';
 import { PageShell } from '../../src/views/PageShell';
@@ -24,7 +27,11 @@ import {
   describeConsentInput,
   MODEL_REVISION,
 } from '../support/model/consentModel';
-import { describePath, modelSnapshots } from '../support/model/modelRun';
+import { describePath } from '../support/model/modelRun';
+import {
+  expectedConsentRun,
+  expectedSignUpRun,
+} from '../support/model/reference';
 import { planPaths, type PlannedPath } from '../support/model/planner';
 import { heldNetwork, replyFor } from '../support/model/serverReplies';
 import { signUpRules } from '../../common/signUpRules';
@@ -254,7 +261,10 @@ describe('signUpMachine, UI level (React in jsdom)', () => {
     it(describePath(signUpModel, path), async () => {
       const page = await renderPage('');
       covered.push(page.covered.signUp);
-      const model = modelSnapshots(signUpModel, path);
+      const model = expectedSignUpRun(
+        path.input,
+        path.events as SignUpModelEvent[],
+      );
       expect(page.addresses).toEqual(['/signup']);
       expect(readSignUpView()).toEqual(expectedSignUpView(model.initial));
       for (const [index, event] of (
@@ -262,11 +272,11 @@ describe('signUpMachine, UI level (React in jsdom)', () => {
       ).entries()) {
         await performSignUp(page.user, page.network, page.chunkLoads, event);
         const expected = model.after[index];
-        if (!expected) throw new Error('the model has no snapshot for a step');
+        if (!expected) throw new Error('the reference has no step');
         await waitFor(() =>
           expect(readSignUpView()).toEqual(expectedSignUpView(expected)),
         );
-        const succeeded = expected.matches('success');
+        const succeeded = expected.state === 'success';
         expect(page.navigations).toEqual(succeeded ? ['/'] : []);
         if (succeeded) {
           expect(JSON.parse(Cookies.get('VigilLogin') ?? '{}')).toEqual({
@@ -320,7 +330,10 @@ describe('consentMachine, UI level (React in jsdom)', () => {
         utmSource ? `?utm_source=${utmSource}` : '',
       );
       covered.push(page.covered.consent);
-      const model = modelSnapshots(consentModel, path);
+      const model = expectedConsentRun(
+        path.input,
+        path.events as ConsentEvent[],
+      );
       // The modal's component arrives as a chunk of its own (D64).
       await waitFor(() =>
         expect(readConsentView()).toEqual(
@@ -345,7 +358,7 @@ describe('consentMachine, UI level (React in jsdom)', () => {
             throw new Error(`no visitor action for ${event.type}`);
         }
         const expected = model.after[index];
-        if (!expected) throw new Error('the model has no snapshot for a step');
+        if (!expected) throw new Error('the reference has no step');
         await waitFor(() =>
           expect(readConsentView()).toEqual(
             expectedConsentView(expected, storedCookie),

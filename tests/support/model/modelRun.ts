@@ -1,7 +1,8 @@
 /**
- * The model's side of a path: the snapshots the machine definition itself
- * computes for the path's events (xstate's pure `getNextSnapshot`, which
- * runs no effect), and a readable description of the path.
+ * A path's name: its events and the state the machine definition itself
+ * computes at its end (xstate's pure `getNextSnapshot`, which runs no
+ * effect). The name only labels the test; what each step must show comes
+ * from the hand-written reference (./reference.ts).
  */
 import {
   getInitialSnapshot,
@@ -14,7 +15,7 @@ import {
 import type { ModelSpec, PlannedPath } from './planner';
 
 /** @returns the model's snapshot after each event of the path */
-export function modelSnapshots<TInput>(
+function modelSnapshots<TInput>(
   spec: ModelSpec<TInput>,
   path: PlannedPath<TInput>,
 ): { initial: AnyMachineSnapshot; after: AnyMachineSnapshot[] } {

@@ -1,15 +1,22 @@
 /**
  * What the visitor sees, as plain data, so that the UI level (jsdom) and the
- * browser level (Chromium) compare the page against the model the same way:
- * `read…View()` reads the page through the hooks of docs/contract.md, and
- * `expected…View(snapshot)` says what the model's state must look like.
+ * browser level (every engine) compare the page against the reference the
+ * same way: `read…View()` reads the page through the test selectors of
+ * docs/contract.md, and `expected…View(expectation)` says what the
+ * hand-written reference's state must look like (./reference.ts), in the
+ * words docs/contract.md gives each message.
  *
  * The readers run inside the page too (Playwright's `page.evaluate`), so
  * they are self-contained: no imports, no helpers from outside.
  */
-import type { AnyMachineSnapshot } from 'xstate';
-import type { ConsentContext } from '../../../machines/consentMachine';
-import type { SignUpContext } from '../../../machines/signUpMachine';
+import {
+  CONSENT_STATES,
+  SIGN_UP_STATES,
+  type ConsentExpectation,
+  type ErrorReason,
+  type FormField,
+  type SignUpExpectation,
+} from './reference';
 
 export interface SignUpView {
   values: {
@@ -100,29 +107,69 @@ export function readSignUpView(): SignUpView {
   };
 }
 
-/** The view the model's snapshot calls for (R4.1 to R4.6, R8.1 to R8.7). */
-export function expectedSignUpView(snapshot: AnyMachineSnapshot): SignUpView {
-  const context = snapshot.context as SignUpContext;
-  const { captcha, ...fieldErrors } = context.errors;
+/** Each field's message for each reason (R5, R8.2, D19, D59). */
+const FIELD_MESSAGES: Record<
+  FormField,
+  Partial<Record<ErrorReason, string>>
+> = {
+  name: {
+    required: 'Enter your name',
+    refused:
+      'Enter your name as plain text, up to 200 characters, without web addresses or HTML',
+  },
+  email: {
+    required: 'Enter your email address',
+    invalid:
+      'Enter an email address in the correct format, like name@example.com',
+  },
+  url: {
+    required: 'Enter the address of the website to monitor, like example.com',
+    invalid: 'Enter a website address in the correct format, like example.com',
+    local:
+      'Enter the public address of your website, like example.com – localhost cannot be reached from the internet',
+    unchecked:
+      'Check your internet connection and submit again – the website address could not be checked',
+  },
+  tos: { required: 'Agree to the terms of service to create your account' },
+  captcha: { required: 'Tick “I’m not a robot” to show you are a person' },
+};
+
+const messageOf = (field: FormField, reason: ErrorReason): string => {
+  const message = FIELD_MESSAGES[field][reason];
+  if (message === undefined)
+    throw new Error(`no message for ${field} ${reason}`);
+  return message;
+};
+
+/** The view the reference's state calls for (R4.1 to R4.6, R8.1 to R8.7). */
+export function expectedSignUpView(expected: SignUpExpectation): SignUpView {
   const order = ['name', 'email', 'url', 'tos', 'captcha'] as const;
-  const listed = order.flatMap((field) => context.errors[field] ?? []);
-  const kind = context.failure?.kind;
-  const locked = snapshot.hasTag('locked');
+  const messages = order.flatMap((field) => {
+    const reason = expected.errors[field];
+    return reason === undefined ? [] : [[field, messageOf(field, reason)]];
+  });
+  const { captcha, ...fieldErrors } = Object.fromEntries(messages) as Record<
+    string,
+    string
+  >;
+  const kind = expected.failure;
+  // R4.1, D20: every control locked while the state says so.
+  const locked = SIGN_UP_STATES[expected.state].locked;
   return {
-    values: { ...context.values },
-    errors: { ...fieldErrors },
+    values: { ...expected.values },
+    errors: fieldErrors,
     captchaNotice: captcha ?? null,
     // R8.3; D43: an e-mail address in use shows in the general area too.
     general: kind === 'general' || kind === 'emailInUse',
     rateLimit: kind === 'rateLimited',
     disabled: Array<boolean>(6).fill(locked),
-    captchaTicked: context.captchaToken !== null,
+    captchaTicked: expected.captcha,
     // GOV.UK: a summary of every error, or the server's one failure.
     summary:
       kind === 'general' || kind === 'emailInUse' || kind === 'rateLimited'
         ? [FAILURE_TEXT[kind]]
-        : listed.length > 0
-          ? listed
+        : messages.length > 0
+          ? messages.map(([, message]) => message as string)
           : null,
   };
 }
@@ -200,21 +247,17 @@ const SIGNAL_HONOURED_TEXT =
   'Your browser sends a privacy signal (Global Privacy Control) asking sites not to share your data. We honour it: marketing cookies are rejected.';
 
 /**
+ * The view the consent reference's state calls for (R4.7 to R4.11, D66,
+ * D73).
+ *
  * @param storedCookie the consent cookie the visit started with
  */
 export function expectedConsentView(
-  snapshot: AnyMachineSnapshot,
+  expected: ConsentExpectation,
   storedCookie: string | null,
 ): ConsentView {
-  const choice = snapshot.matches('accepted')
-    ? 'accepted'
-    : snapshot.matches('rejected')
-      ? 'rejected'
-      : 'unset';
-  const modal = snapshot.hasTag('modal');
-  // D73: the browser's signal rejects without writing a cookie, and the
-  // modal says that it is honoured.
-  const bySignal = (snapshot.context as ConsentContext).choiceSource === 'gpc';
+  const { state: choice, modalOpen: modal, bySignal } = expected;
+  const row = CONSENT_STATES[choice];
   return {
     modal,
     currentChoice:
@@ -223,15 +266,11 @@ export function expectedConsentView(
           ? SIGNAL_HONOURED_TEXT
           : `You have ${choice} marketing cookies.`
         : null,
-    settingsLink: choice !== 'unset',
-    tag: choice === 'accepted',
-    cookie: bySignal
-      ? storedCookie
-      : choice === 'accepted'
-        ? '1'
-        : choice === 'rejected'
-          ? '0'
-          : storedCookie,
+    settingsLink: row.settingsLink,
+    tag: row.tag,
+    // D73: the browser's signal rejects without writing a cookie; no
+    // choice keeps the one the visit started with.
+    cookie: bySignal ? storedCookie : (row.cookie ?? storedCookie),
     // Issue 23: denied by default, granted by a stored or a new accept,
     // denied again by a reject.
     adSignals: choice === 'accepted' ? 'granted/granted' : 'denied/denied',

@@ -1,0 +1,458 @@
+/**
+ * The model-based tests' oracle, written by hand from docs/requirements.md
+ * and docs/decisions.md, and never from the machines it judges: for each
+ * state, what the page shows, whether the controls are locked and which
+ * cookies are written (the tables below), and for each event of the test
+ * models, which state comes next (the reference steppers). The model tests
+ * run each path on the real machine and on its reference, and compare them
+ * after every step.
+ *
+ * The steppers know the test models' values (tests/support/model/
+ * signUpModel.ts and consentModel.ts) by what the rules say of them, not by
+ * running the rules: `ada@` is an e-mail address without a domain,
+ * `localhost:3000` names this computer, and so on.
+ */
+import type {
+  ConsentEvent,
+  ConsentInput,
+} from '../../../machines/consentMachine';
+import type { SignUpInput } from '../../../machines/signUpMachine';
+import type { Failure } from '../../../machines/signUpContract';
+import type { SignUpModelEvent } from './signUpModel';
+
+/** The sign-up states a visitor can tell apart (R4.1 to R4.6, D58, D71). */
+export type SignUpState =
+  | 'idle'
+  | 'awaitingRules'
+  | 'awaitingHostRule'
+  | 'submitting'
+  | 'success'
+  | 'failure';
+
+/** What a sign-up state means to the visitor. */
+export interface SignUpStateRow {
+  /** What the page shows, in words. */
+  shows: string;
+  /** R4.1, D20, D58, D71: the inputs, the terms box and the button locked. */
+  locked: boolean;
+  /** R4.3: the login cookies are written on entering it. */
+  writesLoginCookies: boolean;
+}
+
+/** The sign-up states, one row each. */
+export const SIGN_UP_STATES: Record<SignUpState, SignUpStateRow> = {
+  idle: {
+    shows: 'the form as typed, with the errors of the last check',
+    locked: false,
+    writesLoginCookies: false,
+  },
+  awaitingRules: {
+    shows: 'the form locked, "Creating your account…", while the rules load',
+    locked: true,
+    writesLoginCookies: false,
+  },
+  awaitingHostRule: {
+    shows:
+      'the form locked, "Creating your account…", while the host rule loads',
+    locked: true,
+    writesLoginCookies: false,
+  },
+  submitting: {
+    shows: 'the form locked, "Creating your account…"',
+    locked: true,
+    writesLoginCookies: false,
+  },
+  success: {
+    shows: 'the form locked while the browser leaves for /',
+    locked: true,
+    writesLoginCookies: true,
+  },
+  failure: {
+    shows: 'exactly one error: the failure of the last request',
+    locked: false,
+    writesLoginCookies: false,
+  },
+};
+
+/** The form's fields as the rules name their errors (R5). */
+export type FormField = 'name' | 'email' | 'url' | 'tos' | 'captcha';
+
+/**
+ * Why a field is marked (R5.1 to R5.9, R8.2, D59): the page words each
+ * (tests/support/model/views.ts).
+ */
+export type ErrorReason =
+  'required' | 'invalid' | 'local' | 'unchecked' | 'refused';
+
+/** What the visitor typed and ticked. */
+export interface FormValues {
+  name: string;
+  email: string;
+  url: string;
+  newsletter: boolean;
+  tos: boolean;
+}
+
+/** The sign-up as the visitor must see it after a step. */
+export interface SignUpExpectation {
+  state: SignUpState;
+  /** The failure's kind in `failure`, else null (R8.1 to R8.3, D43). */
+  failure: Failure['kind'] | null;
+  /** The fields marked with an error, and why. */
+  errors: Partial<Record<FormField, ErrorReason>>;
+  values: FormValues;
+  /** Whether the captcha holds an unspent token (R4.2, D23). */
+  captcha: boolean;
+}
+
+/** An event of the sign-up test model (tests/support/model/signUpModel.ts). */
+export type SignUpStep =
+  | { type: 'field.change'; field: 'name' | 'email' | 'url'; value: string }
+  | {
+      type: 'checkbox.change';
+      field: 'newsletter' | 'tos';
+      checked: boolean;
+    }
+  | { type: 'captcha.solve' }
+  | { type: 'captcha.expire' }
+  | { type: 'submit' }
+  | { type: 'rules.loaded' }
+  | { type: 'rules.offline' }
+  | { type: 'hostRule.loaded' }
+  | { type: 'hostRule.offline' }
+  | { type: 'reply.success' }
+  | { type: 'reply.failure'; kind: Failure['kind'] };
+
+/**
+ * The reference sign-up: R4.1 to R4.6, R5, R8.1 to R8.3 and D22, D23, D43,
+ * D58, D59, D71, as steps over the visitor's form.
+ */
+export class SignUpReference {
+  private state: SignUpState = 'idle';
+  private failure: Failure['kind'] | null = null;
+  private errors = new Map<FormField, ErrorReason>();
+  private values: FormValues = {
+    name: '',
+    email: '',
+    url: '',
+    newsletter: false, // R5.10, D18: unticked at first
+    tos: false,
+  };
+  private captcha = false;
+  private rulesLoaded = false;
+  private hostRuleLoaded = false;
+
+  /** @param values the form as prefilled (none in the test model) */
+  constructor(values: Partial<FormValues> = {}) {
+    this.values = { ...this.values, ...values };
+  }
+
+  expectation(): SignUpExpectation {
+    return {
+      state: this.state,
+      failure: this.failure,
+      errors: Object.fromEntries(this.errors),
+      values: { ...this.values },
+      captcha: this.captcha,
+    };
+  }
+
+  /** Whether the step sends the sign-up request (R4.6: only when valid). */
+  step(event: SignUpStep): { sent: boolean } {
+    const was = this.state;
+    const editable = was === 'idle' || was === 'failure';
+    switch (event.type) {
+      case 'field.change':
+        if (!editable) break;
+        this.values[event.field] = event.value;
+        this.errors.delete(event.field); // R4.5
+        // D22: typing in a refused name ends the failure.
+        if (event.field === 'name' && this.failure === 'invalidName') {
+          this.state = 'idle';
+          this.failure = null;
+        }
+        break;
+      case 'checkbox.change':
+        if (!editable) break;
+        this.values[event.field] = event.checked;
+        if (event.field === 'tos') this.errors.delete('tos'); // R4.5
+        break;
+      case 'captcha.solve':
+        if (!editable) break;
+        this.captcha = true;
+        this.errors.delete('captcha');
+        break;
+      case 'captcha.expire':
+        if (editable) this.captcha = false;
+        break;
+      case 'submit':
+        if (!editable) break;
+        this.failure = null; // R4.4, D22: the next submit clears the failure
+        if (!this.rulesLoaded) {
+          // D71: nothing is judged until the rules arrive.
+          this.errors.clear();
+          this.state = 'awaitingRules';
+          break;
+        }
+        return this.judge();
+      case 'rules.loaded':
+        if (was !== 'awaitingRules') break;
+        this.rulesLoaded = true;
+        return this.judge();
+      case 'rules.offline':
+        if (was !== 'awaitingRules') break;
+        // D71: nothing can be judged; the general area says so.
+        this.enterFailure('general');
+        break;
+      case 'hostRule.loaded':
+        if (was !== 'awaitingHostRule') break;
+        this.hostRuleLoaded = true;
+        return this.judge();
+      case 'hostRule.offline':
+        if (was !== 'awaitingHostRule') break;
+        // D59: every rule's errors, the site URL's saying it was not checked.
+        this.errors = this.invalidFields();
+        this.errors.set('url', 'unchecked');
+        this.state = 'idle';
+        break;
+      case 'reply.success':
+        if (was !== 'submitting') break;
+        this.state = 'success'; // R4.3
+        break;
+      case 'reply.failure':
+        if (was !== 'submitting') break;
+        this.enterFailure(event.kind);
+        // R8.2: a refused name marks the name field.
+        if (event.kind === 'invalidName') this.errors.set('name', 'refused');
+        break;
+    }
+    // R4.2, D23: the captcha is reset after every request, whatever its end.
+    if (was === 'submitting' && this.state !== 'submitting') {
+      this.captcha = false;
+    }
+    return { sent: false };
+  }
+
+  /** R4.4: a failure clears every error shown before and shows one. */
+  private enterFailure(kind: Failure['kind']) {
+    this.state = 'failure';
+    this.failure = kind;
+    this.errors.clear();
+  }
+
+  /** R4.6, R5, D58: judge the form, or wait for the host rule first. */
+  private judge(): { sent: boolean } {
+    // D58: an internationalised host needs the UTS #46 rule before any
+    // verdict.
+    if (isInternationalised(this.values.url) && !this.hostRuleLoaded) {
+      this.errors.clear();
+      this.state = 'awaitingHostRule';
+      return { sent: false };
+    }
+    this.errors = this.invalidFields();
+    if (this.errors.size > 0) {
+      this.state = 'idle';
+      return { sent: false };
+    }
+    this.state = 'submitting';
+    return { sent: true };
+  }
+
+  /** The fields R5 refuses, and why, for the test model's values. */
+  private invalidFields(): Map<FormField, ErrorReason> {
+    const fields = new Map<FormField, ErrorReason>();
+    const name = this.values.name.trim();
+    const email = this.values.email.trim();
+    const url = this.values.url.trim();
+    // R5.1: a name is required.
+    if (name === '') fields.set('name', 'required');
+    // R5.2: a valid address, with a domain.
+    if (email === '') fields.set('email', 'required');
+    else if (!VALID_EMAILS.has(email)) fields.set('email', 'invalid');
+    // R5.3 to R5.7: a site URL is required, and not this computer.
+    if (url === '') fields.set('url', 'required');
+    else if (LOCAL_URLS.has(url)) fields.set('url', 'local');
+    else if (!VALID_URLS.has(url)) fields.set('url', 'invalid');
+    // R5.8: the terms accepted; R5.9: the captcha solved.
+    if (!this.values.tos) fields.set('tos', 'required');
+    if (!this.captcha) fields.set('captcha', 'required');
+    return fields;
+  }
+}
+
+/** The test model's e-mail addresses that R5.2 accepts (`ada@` has no domain). */
+const VALID_EMAILS = new Set(['ada@example.com']);
+
+/**
+ * The test model's site URLs that R5.3 to R5.7 accept: `example.com` and
+ * the internationalised `bücher.de`.
+ */
+const VALID_URLS = new Set(['example.com', 'bücher.de']);
+
+/** The test model's site URLs that name the visitor's own computer (R5.7). */
+const LOCAL_URLS = new Set(['localhost:3000']);
+
+/** D58: a host with a character outside ASCII, or an `xn--` label. */
+const isInternationalised = (url: string) =>
+  [...url].some((c) => c > '\x7f') || /(^|[./])xn--/i.test(url);
+
+/** A test model event as the reference names it. */
+export function referenceStep(event: SignUpModelEvent): SignUpStep {
+  switch (event.type) {
+    case 'xstate.done.actor.loadRules':
+      return { type: 'rules.loaded' };
+    case 'xstate.error.actor.loadRules':
+      return { type: 'rules.offline' };
+    case 'xstate.done.actor.loadHostRule':
+      return { type: 'hostRule.loaded' };
+    case 'xstate.error.actor.loadHostRule':
+      return { type: 'hostRule.offline' };
+    case 'xstate.done.actor.submitSignUp':
+      return { type: 'reply.success' };
+    case 'xstate.error.actor.submitSignUp':
+      return { type: 'reply.failure', kind: event.error.failure.kind };
+    case 'captcha.solve':
+      return { type: 'captcha.solve' };
+    default:
+      return event;
+  }
+}
+
+/** A path's expectations: at its start, and after each of its events. */
+export interface ExpectedRun<T> {
+  initial: T;
+  after: T[];
+}
+
+/**
+ * What the sign-up reference expects along a test model path, and whether
+ * each step sends the request.
+ */
+export function expectedSignUpRun(
+  input: SignUpInput,
+  events: readonly SignUpModelEvent[],
+): ExpectedRun<SignUpExpectation> & { sent: boolean[] } {
+  const reference = new SignUpReference(input.values);
+  const initial = reference.expectation();
+  const after: SignUpExpectation[] = [];
+  const sent: boolean[] = [];
+  for (const event of events) {
+    sent.push(reference.step(referenceStep(event)).sent);
+    after.push(reference.expectation());
+  }
+  return { initial, after, sent };
+}
+
+/** The consent states (R4.7), and whether the modal is open over them. */
+export type ConsentState = 'unset' | 'accepted' | 'rejected';
+
+/** What a consent choice means to the page. */
+export interface ConsentStateRow {
+  /** R4.8, R4.9: the consent cookie a visitor's choice writes. */
+  cookie: '1' | '0' | null;
+  /** R4.8, R4.9: whether the tracking tag is on the page. */
+  tag: boolean;
+  /** R4.10: whether the settings link shows. */
+  settingsLink: boolean;
+}
+
+/** The consent states, one row each. */
+export const CONSENT_STATES: Record<ConsentState, ConsentStateRow> = {
+  unset: { cookie: null, tag: false, settingsLink: false },
+  accepted: { cookie: '1', tag: true, settingsLink: true },
+  rejected: { cookie: '0', tag: false, settingsLink: true },
+};
+
+/** The consent as the page must show it after a step. */
+export interface ConsentExpectation {
+  state: ConsentState;
+  modalOpen: boolean;
+  /** D73: the rejection that stands is the browser's signal's. */
+  bySignal: boolean;
+}
+
+/**
+ * The reference consent: R4.7 to R4.11 with D31, D32, D67 and D73, for the
+ * test model's starts and events (`consent.accept`, `consent.reject`,
+ * `settings.open`, `modal.close`).
+ */
+export class ConsentReference {
+  private state: ConsentState;
+  private modalOpen: boolean;
+  private bySignal = false;
+
+  constructor(input: ConsentInput) {
+    // D67: a choice stored under an older revision, or none, is no choice.
+    const current =
+      input.storedChoice !== 'unset' &&
+      input.storedRevision !== undefined &&
+      input.storedRevision >= input.revision;
+    const outdated = input.storedChoice !== 'unset' && !current;
+    if (current) {
+      this.state = input.storedChoice;
+      this.modalOpen = false;
+    } else if (input.gpcSignal) {
+      // D73: the browser's signal rejects where no current choice stands.
+      this.state = 'rejected';
+      this.bySignal = true;
+      this.modalOpen = false;
+    } else {
+      this.state = 'unset';
+      // R4.11, D32: an ad's visitor is asked; D67: an outdated choice is
+      // asked again.
+      const source = input.utmSource?.toLowerCase();
+      this.modalOpen =
+        outdated || source === 'google' || source === 'microsoft';
+    }
+  }
+
+  expectation(): ConsentExpectation {
+    return {
+      state: this.state,
+      modalOpen: this.modalOpen,
+      bySignal: this.bySignal,
+    };
+  }
+
+  /**
+   * @returns the choice the step made, and where (D68): the modal a visit
+   *   opened, or the settings link's
+   */
+  step(
+    type: ConsentEvent['type'],
+  ): { choice: 'accepted' | 'rejected'; where: 'modal' | 'settings' } | null {
+    switch (type) {
+      case 'consent.accept':
+      case 'consent.reject': {
+        if (!this.modalOpen) return null;
+        const where = this.state === 'unset' ? 'modal' : 'settings';
+        this.state = type === 'consent.accept' ? 'accepted' : 'rejected';
+        this.modalOpen = false;
+        this.bySignal = false;
+        return { choice: this.state, where };
+      }
+      case 'settings.open':
+        // R4.10: the link shows once a choice exists.
+        if (CONSENT_STATES[this.state].settingsLink) this.modalOpen = true;
+        return null;
+      case 'modal.close':
+        // D32: closing keeps the choice, or leaves none.
+        this.modalOpen = false;
+        return null;
+    }
+  }
+}
+
+/** What the consent reference expects along a test model path. */
+export function expectedConsentRun(
+  input: ConsentInput,
+  events: readonly ConsentEvent[],
+): ExpectedRun<ConsentExpectation> {
+  const reference = new ConsentReference(input);
+  const initial = reference.expectation();
+  const after = events.map((event) => {
+    reference.step(event.type);
+    return reference.expectation();
+  });
+  return { initial, after };
+}
