@@ -29,6 +29,7 @@ import {
 } from '../support/model/consentModel';
 import { describePath } from '../support/model/modelRun';
 import {
+  SIGN_UP_STATES,
   expectedConsentRun,
   expectedSignUpRun,
 } from '../support/model/reference';
@@ -165,6 +166,11 @@ async function loadFakeCaptcha() {
   await screen.findByTestId('fake-captcha');
 }
 
+/** The submit button, by any name a state gives it. */
+const SUBMIT_BUTTON = new RegExp(
+  `^(${[...new Set(Object.values(SIGN_UP_STATES).map((row) => row.button))].join('|')})$`,
+);
+
 const LABELS = {
   name: 'Your name',
   email: 'Email address',
@@ -213,13 +219,10 @@ async function performSignUp(
         ).__fakeCaptcha.expire(),
       );
       return;
-    case 'submit': {
-      const form = document.getElementById('signup-form');
-      const button = form?.querySelector('button[type="submit"]');
-      if (!button) throw new Error('no submit button');
-      await user.click(button);
+    case 'submit':
+      // The button is named by the state (tests/support/model/reference.ts).
+      await user.click(screen.getByRole('button', { name: SUBMIT_BUTTON }));
       return;
-    }
     case 'xstate.done.actor.submitSignUp':
     case 'xstate.error.actor.submitSignUp':
       await act(async () => network.answer(replyFor(event)));
@@ -343,13 +346,19 @@ describe('consentMachine, UI level (React in jsdom)', () => {
       for (const [index, event] of path.events.entries()) {
         switch (event.type) {
           case 'consent.accept':
-            await page.user.click(screen.getByTestId('consent-accept'));
+            await page.user.click(
+              screen.getByRole('button', { name: 'Accept marketing cookies' }),
+            );
             break;
           case 'consent.reject':
-            await page.user.click(screen.getByTestId('consent-reject'));
+            await page.user.click(
+              screen.getByRole('button', { name: 'Reject marketing cookies' }),
+            );
             break;
           case 'settings.open':
-            await page.user.click(screen.getByTestId('consent-settings'));
+            await page.user.click(
+              screen.getByRole('button', { name: 'Cookie settings' }),
+            );
             break;
           case 'modal.close':
             await page.user.keyboard('{Escape}');

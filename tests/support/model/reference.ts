@@ -35,6 +35,8 @@ export interface SignUpStateRow {
   shows: string;
   /** R4.1, D20, D58, D71: the inputs, the terms box and the button locked. */
   locked: boolean;
+  /** The submit button's name, which says where the sign-up is (D20). */
+  button: string;
   /** R4.3: the login cookies are written on entering it. */
   writesLoginCookies: boolean;
 }
@@ -44,32 +46,38 @@ export const SIGN_UP_STATES: Record<SignUpState, SignUpStateRow> = {
   idle: {
     shows: 'the form as typed, with the errors of the last check',
     locked: false,
+    button: 'Create account',
     writesLoginCookies: false,
   },
   awaitingRules: {
     shows: 'the form locked, "Creating your account…", while the rules load',
     locked: true,
+    button: 'Creating your account…',
     writesLoginCookies: false,
   },
   awaitingHostRule: {
     shows:
       'the form locked, "Creating your account…", while the host rule loads',
     locked: true,
+    button: 'Creating your account…',
     writesLoginCookies: false,
   },
   submitting: {
     shows: 'the form locked, "Creating your account…"',
     locked: true,
+    button: 'Creating your account…',
     writesLoginCookies: false,
   },
   success: {
     shows: 'the form locked while the browser leaves for /',
     locked: true,
+    button: 'Account created',
     writesLoginCookies: true,
   },
   failure: {
     shows: 'exactly one error: the failure of the last request',
     locked: false,
+    button: 'Create account',
     writesLoginCookies: false,
   },
 };

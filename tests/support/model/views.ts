@@ -41,6 +41,8 @@ export interface SignUpView {
   summary: string[] | null;
   /** Whether the captcha widget is ticked (it holds an unspent token). */
   captchaTicked: boolean;
+  /** The submit button's text. */
+  button: string;
 }
 
 export function readSignUpView(): SignUpView {
@@ -104,6 +106,10 @@ export function readSignUpView(): SignUpView {
         : [box.querySelector('p')?.textContent?.trim() ?? ''];
     })(),
     captchaTicked: captcha?.checked ?? false,
+    button:
+      document
+        .querySelector('#signup-form button[type="submit"]')
+        ?.textContent?.trim() ?? '',
   };
 }
 
@@ -154,7 +160,7 @@ export function expectedSignUpView(expected: SignUpExpectation): SignUpView {
   >;
   const kind = expected.failure;
   // R4.1, D20: every control locked while the state says so.
-  const locked = SIGN_UP_STATES[expected.state].locked;
+  const { locked, button } = SIGN_UP_STATES[expected.state];
   return {
     values: { ...expected.values },
     errors: fieldErrors,
@@ -164,6 +170,7 @@ export function expectedSignUpView(expected: SignUpExpectation): SignUpView {
     rateLimit: kind === 'rateLimited',
     disabled: Array<boolean>(6).fill(locked),
     captchaTicked: expected.captcha,
+    button,
     // GOV.UK: a summary of every error, or the server's one failure.
     summary:
       kind === 'general' || kind === 'emailInUse' || kind === 'rateLimited'
