@@ -289,10 +289,11 @@ export const signUpMachine = setup({
     awaitsRules: ({ context }) => context.awaiting === 'rules',
     awaitsHostRule: ({ context }) => context.awaiting === 'hostRule',
     hasFieldErrors: ({ context }) => Object.keys(context.errors).length > 0,
+    // D22: in `failure` only a refused name marks the name field (R8.2,
+    // `explainFailure`), and only typing in the name clears that mark.
     isNameEditAfterRefusal: ({ context, event }) => {
       assertEvent(event, 'field.change');
-      // Stryker disable next-line OptionalChaining: evaluated only in `failure`, whose context always holds the failure
-      return event.field === 'name' && context.failure?.kind === 'invalidName';
+      return event.field === 'name' && context.errors.name !== undefined;
     },
   },
 }).createMachine({

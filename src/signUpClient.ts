@@ -111,11 +111,8 @@ export function createSignUpClient(options: SignUpClientOptions) {
     const timer = setTimeout(
       () =>
         deadline.abort(
-          new DOMException(
-            // Stryker disable next-line StringLiteral: read by no code and shown to no visitor; the name decides
-            'The deadline passed',
-            'TimeoutError',
-          ),
+          // The name decides (no code reads a message, no visitor sees one).
+          new DOMException(undefined, 'TimeoutError'),
         ),
       deadlineMs,
     );
