@@ -1,5 +1,5 @@
 /**
- * Drives the sign-up page in Chromium through the hooks of docs/contract.md
+ * Drives the sign-up page in Chromium through the test selectors of docs/contract.md
  * ("Test selectors"), with Google's reCAPTCHA script replaced by the local fake.
  */
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
