@@ -170,12 +170,11 @@ function withoutError(errors: FieldErrors, field: keyof FieldErrors) {
  * rejection is told by its name and failure, not by `instanceof`.
  */
 export function failureOf(error: unknown): Failure {
-  const rejection = error as Partial<SignUpRejection> | null;
-  return error instanceof Error &&
-    rejection?.name === 'SignUpRejection' &&
-    rejection.failure !== undefined
-    ? rejection.failure
-    : { kind: 'general', reason: 'unexpected' };
+  if (error instanceof Error && error.name === 'SignUpRejection') {
+    const { failure } = error as Partial<SignUpRejection>;
+    if (failure !== undefined) return failure;
+  }
+  return { kind: 'general', reason: 'unexpected' };
 }
 
 /**
@@ -252,7 +251,8 @@ export const signUpMachine = setup({
     }),
     // D59: the host rule could not be loaded; the site URL says so.
     checkFormWithoutHostRule: assign(({ context }) => ({
-      errors: context.rules?.checkWithoutHostRule(context) ?? {},
+      // `validating` waits for the host rule only once it has the rules.
+      errors: (context.rules as SignUpRules).checkWithoutHostRule(context),
       request: null,
       awaiting: null,
     })),

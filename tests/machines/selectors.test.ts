@@ -17,6 +17,7 @@ import {
 } from '../../machines/consentMachine';
 import { SignUpRejection, type Failure } from '../../machines/signUpContract';
 import {
+  failureOf,
   fieldError,
   selectFormLevelFailure,
   selectLocked,
@@ -206,5 +207,49 @@ describe('the actors the page provides', () => {
     await expect(actorErrors('example.com', true)).resolves.toEqual([
       'Error: submitSignUp was not provided',
     ]);
+  });
+});
+
+describe('failureOf: which failure a sign-up error stands for (R8.1 to R8.3, D71)', () => {
+  const unexpected: Failure = { kind: 'general', reason: 'unexpected' };
+  // The submit chunk carries its own copy of the contract (D71): its
+  // rejections are another class of the same name.
+  class ChunkSignUpRejection extends Error {
+    constructor(readonly failure: Failure) {
+      super('sign-up failed');
+      this.name = 'SignUpRejection';
+    }
+  }
+
+  it.each<[string, unknown, Failure]>([
+    [
+      "this copy's rejection",
+      new SignUpRejection({ kind: 'rateLimited' }),
+      { kind: 'rateLimited' },
+    ],
+    [
+      "the submit chunk's rejection",
+      new ChunkSignUpRejection({ kind: 'emailInUse' }),
+      { kind: 'emailInUse' },
+    ],
+    [
+      'an error of that name without a failure',
+      Object.assign(new Error('x'), { name: 'SignUpRejection' }),
+      unexpected,
+    ],
+    [
+      'an error of another name that carries a failure',
+      Object.assign(new TypeError('x'), { failure: { kind: 'invalidName' } }),
+      unexpected,
+    ],
+    [
+      'an object shaped like a rejection that is no error',
+      { name: 'SignUpRejection', failure: { kind: 'invalidName' } },
+      unexpected,
+    ],
+    ['null', null, unexpected],
+    ['a string', 'SignUpRejection', unexpected],
+  ])('%s', (_, error, failure) => {
+    expect(failureOf(error)).toEqual(failure);
   });
 });
