@@ -71,7 +71,13 @@ export default defineConfig({
               ...project,
               test: {
                 ...project.test,
-                exclude: [...configDefaults.exclude, ...NOT_UNDER_MUTATION],
+                // The project's own exclusions too (the server project
+                // leaves the PostgreSQL-only tests to server-postgres).
+                exclude: [
+                  ...configDefaults.exclude,
+                  ...(project.test?.exclude ?? []),
+                  ...NOT_UNDER_MUTATION,
+                ],
               },
             },
           ]
