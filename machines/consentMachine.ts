@@ -90,9 +90,8 @@ export interface ConsentContext extends ConsentInput {
 export function choiceIsCurrent(
   input: Pick<ConsentInput, 'storedRevision' | 'revision'>,
 ): boolean {
-  return (
-    input.storedRevision !== undefined && input.storedRevision >= input.revision
-  );
+  // No revision stored counts as 0, older than any (revisions are positive).
+  return (input.storedRevision ?? 0) >= input.revision;
 }
 
 export type ConsentEvent =
