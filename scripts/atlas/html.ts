@@ -196,7 +196,7 @@ dd p { margin: 0; }
 dd ol { margin: 0; padding-left: 1.6em; }
 .note { color: #9a6700; }
 .appearances { display: grid; gap: 12px; align-content: start; }
-.pictures { display: flex; gap: 12px; align-items: flex-start; }
+.pictures { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
 figure { margin: 0; }
 figure.desktop img { width: 360px; }
 figure.phone img { width: 130px; }
