@@ -1,7 +1,8 @@
 /**
  * The model-based tests' oracle, written by hand from docs/requirements.md
  * and docs/decisions.md, and never from the machines it judges: for each
- * state, what the page shows, whether the controls are locked and which
+ * state, what the page shows beside the form (the submit button's name,
+ * whether the controls are locked, the tag, the settings link) and which
  * cookies are written (the tables below), and for each event of the test
  * models, which state comes next (the reference steppers). The model tests
  * run each path on the real machine and on its reference, and compare them
@@ -29,10 +30,11 @@ export type SignUpState =
   | 'success'
   | 'failure';
 
-/** What a sign-up state means to the visitor. */
+/**
+ * What the page shows in a sign-up state, beside the form's values and
+ * errors (tests/support/model/views.ts turns a row into the whole page).
+ */
 export interface SignUpStateRow {
-  /** What the page shows, in words. */
-  shows: string;
   /** R4.1, D20, D58, D71: the inputs, the terms box and the button locked. */
   locked: boolean;
   /** The submit button's name, which says where the sign-up is (D20). */
@@ -44,38 +46,31 @@ export interface SignUpStateRow {
 /** The sign-up states, one row each. */
 export const SIGN_UP_STATES: Record<SignUpState, SignUpStateRow> = {
   idle: {
-    shows: 'the form as typed, with the errors of the last check',
     locked: false,
     button: 'Create account',
     writesLoginCookies: false,
   },
   awaitingRules: {
-    shows: 'the form locked, "Creating your account…", while the rules load',
     locked: true,
     button: 'Creating your account…',
     writesLoginCookies: false,
   },
   awaitingHostRule: {
-    shows:
-      'the form locked, "Creating your account…", while the host rule loads',
     locked: true,
     button: 'Creating your account…',
     writesLoginCookies: false,
   },
   submitting: {
-    shows: 'the form locked, "Creating your account…"',
     locked: true,
     button: 'Creating your account…',
     writesLoginCookies: false,
   },
   success: {
-    shows: 'the form locked while the browser leaves for /',
     locked: true,
     button: 'Account created',
     writesLoginCookies: true,
   },
   failure: {
-    shows: 'exactly one error: the failure of the last request',
     locked: false,
     button: 'Create account',
     writesLoginCookies: false,
