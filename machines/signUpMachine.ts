@@ -1,31 +1,40 @@
 /**
- * The sign-up submission machine (R4.1 to R4.6 in docs/requirements.md).
+ * The sign-up submission machine (R4.1 to R4.6 in docs/requirements.md),
+ * in the five states the product's card draws:
  *
  * idle ──submit──▶ validating ──(client errors)──▶ idle
- *                     │ └──(no errors)──▶ submitting ──done──▶ success (final)
- *                     │                        └──error──▶ failure ──submit──▶ validating
- *                     ├──(rules not loaded)──▶ awaitingRules ──done──▶ validating
- *                     │                              └──error──▶ failure
- *                     └──(host rule not loaded)──▶ awaitingHostRule ──done──▶ validating
- *                                                        └──error──▶ idle
+ *                     │  └──(no errors)──▶ submitting ──done──▶ success (final)
+ *                     │                        └──error──▶ failure.<kind>
+ *                     ├─ awaitingRules ──error──▶ failure.general
+ *                     └─ awaitingHostRule ──error──▶ idle
+ * failure ──submit──▶ validating
  *
- * The form's rules (common/signUpRules.ts) and the UTS #46 host rule are
- * chunks the page fetches when the visitor starts typing or a host needs
- * it (D58, D71): the machine holds them in its context once they have
- * arrived, and `validating` judges the form with them. Effects reach it
- * only as named actions and actors, which the page wires in (`src/app.tsx`)
- * and tests replace with `machine.provide(...)`: `submitSignUp` (the HTTP
- * call), `loadRules`, `loadHostRule` and `prefetchRules` (the chunks),
- * `setLoginCookies`, `navigateHome` and `reportFailure`; the captcha
- * widget, which lives in the view, hears `captcha.reset` emitted by the
- * `resetCaptcha` action. It imports only xstate and its contract
- * (machines/signUpContract.ts), and exports the selectors its views ask.
+ * `validating` judges the form at once (`checking`), or first waits, locked,
+ * for the chunk its judgement needs: the form's rules (`awaitingRules`,
+ * D71) or the UTS #46 host rule (`awaitingHostRule`, D58). Which one is
+ * worked out from what the context holds, never stored. `failure` has one
+ * substate per failure kind the page tells apart (R8.1 to R8.3, D43), so
+ * the diagram shows each. The request is made where it is sent: the
+ * `submitSignUp` actor's input, from the rules' verdict.
+ *
+ * The form's rules (common/signUpRules.ts) and the host rule are chunks the
+ * page fetches when the visitor starts typing or a host needs it (D58,
+ * D71): the machine holds them in its context once they have arrived.
+ * Effects reach it only as named actions and actors, which the page wires
+ * in (`src/app.tsx`) and tests replace with `machine.provide(...)`:
+ * `submitSignUp` (the HTTP call), `loadRules`, `loadHostRule` and
+ * `prefetchRules` (the chunks), `setLoginCookies`, `navigateHome` and
+ * `reportFailure`; the captcha widget, which lives in the view, hears
+ * `captcha.reset` emitted by the `resetCaptcha` action. It imports only
+ * xstate and its contract (machines/signUpContract.ts), and exports the
+ * selectors its views ask.
  */
 import {
   assertEvent,
   assign,
   emit,
   fromPromise,
+  type ErrorActorEvent,
   setup,
   type NonReducibleUnknown,
   type SnapshotFrom,
@@ -115,25 +124,16 @@ export interface SignUpInput {
   rules?: SignUpRules;
 }
 
-/** Which chunk `validating` found missing: the form's rules, or the host rule. */
-export type AwaitedRule = 'rules' | 'hostRule';
-
 export interface SignUpContext {
   values: SignUpValues;
   captchaToken: string | null;
   /** Field → message; client-side errors, or the server's refusal of the name. */
   errors: FieldErrors;
-  /** Set only in `failure`: which one error that state shows. */
-  failure: Failure | null;
   utmCampaign: string | undefined;
-  /** What `submitting` sends: set by `checkForm` when the form has no errors. */
-  request: SignUpRequest | null;
   /** The form's rules (common/signUpRules.ts), once their chunk has loaded. */
   rules: SignUpRules | null;
   /** The UTS #46 host rule (common/domainName.ts), once its chunk has loaded. */
   hostRule: HostRule | null;
-  /** Set by `checkForm`: the chunk the form's judgement waits for. */
-  awaiting: AwaitedRule | null;
 }
 
 export type SignUpEvent =
@@ -175,6 +175,24 @@ export function failureOf(error: unknown): Failure {
     if (failure !== undefined) return failure;
   }
   return { kind: 'general', reason: 'unexpected' };
+}
+
+/**
+ * The failure kind of the `submitSignUp` actor's error event, the only
+ * event the guards that ask it see (`submitting`'s `onError`); setup types
+ * guards with the machine's own events only.
+ */
+function failureKindOf(event: SignUpEvent): Failure['kind'] {
+  return failureOf((event as unknown as ErrorActorEvent).error).kind;
+}
+
+/**
+ * The rules' verdict on the form (R5, R4.6), or null while the site URL's
+ * host waits for the host rule (D58). `validating` asks it only once the
+ * form's rules have loaded (`lacksRules` comes first).
+ */
+function verdictOf(context: SignUpContext): RulesVerdict | null {
+  return (context.rules as SignUpRules).check(context, context.hostRule);
 }
 
 /**
@@ -238,23 +256,17 @@ export const signUpMachine = setup({
       };
     }),
     forgetCaptchaToken: assign({ captchaToken: null }),
-    // R5, R4.6: every client-side rule at once, with the rules the page has
-    // loaded; a missing chunk is awaited instead (D58, D71).
-    checkForm: assign(({ context }) => {
-      const verdict = context.rules?.check(context, context.hostRule);
-      if (verdict) return { ...verdict, awaiting: null };
-      return {
-        errors: {},
-        request: null,
-        awaiting: context.rules ? 'hostRule' : 'rules',
-      } satisfies Partial<SignUpContext>;
-    }),
+    // R4.4: a submit clears every earlier error; D71, D58: while it waits
+    // for a chunk, none shows.
+    clearErrors: assign({ errors: {} }),
+    // R5, R4.6: every client-side rule's first message, at once.
+    showFormErrors: assign(({ context }) => ({
+      errors: (verdictOf(context) as RulesVerdict).errors,
+    })),
     // D59: the host rule could not be loaded; the site URL says so.
     checkFormWithoutHostRule: assign(({ context }) => ({
       // `validating` waits for the host rule only once it has the rules.
       errors: (context.rules as SignUpRules).checkWithoutHostRule(context),
-      request: null,
-      awaiting: null,
     })),
     storeRules: assign((_, { rules }: { rules: SignUpRules }) => ({ rules })),
     storeHostRule: assign((_, { hostRule }: { hostRule: HostRule }) => ({
@@ -263,18 +275,11 @@ export const signUpMachine = setup({
     // Implemented by the page: starts loading the chunks the form will
     // need, so that a submit rarely waits (D58, D71).
     prefetchRules: () => {},
-    // R4.4: a failure clears every earlier error and shows one.
-    recordFailure: assign((_, failure: Failure) => ({
-      failure,
-      errors: {},
+    // R8.2: a refused name marks the name field with its help text; only
+    // `submitting`, which had the rules, leads to that failure.
+    markNameRefused: assign(({ context }) => ({
+      errors: { name: (context.rules as SignUpRules).nameRefused },
     })),
-    // R8.2: a refused name marks the name field with its help text.
-    explainFailure: assign(({ context }, failure: Failure) =>
-      failure.kind === 'invalidName' && context.rules
-        ? { errors: { name: context.rules.nameRefused } }
-        : {},
-    ),
-    clearFailure: assign({ failure: null }),
     // The view that owns the widget listens for this (src/views/SignUpForm.tsx).
     resetCaptcha: emit({ type: 'captcha.reset' } as const),
     announceErrors: emit({ type: 'errors.shown' } as const),
@@ -286,14 +291,21 @@ export const signUpMachine = setup({
     reportFailure: (_, _failure: Failure) => {},
   },
   guards: {
-    awaitsRules: ({ context }) => context.awaiting === 'rules',
-    awaitsHostRule: ({ context }) => context.awaiting === 'hostRule',
-    hasFieldErrors: ({ context }) => Object.keys(context.errors).length > 0,
-    // D22: in `failure` only a refused name marks the name field (R8.2,
-    // `explainFailure`), and only typing in the name clears that mark.
-    isNameEditAfterRefusal: ({ context, event }) => {
+    // D71: nothing is judged before the form's rules arrive.
+    lacksRules: ({ context }) => context.rules === null,
+    // D58: an internationalised host is judged only with the UTS #46 rule.
+    lacksHostRule: ({ context }) => verdictOf(context) === null,
+    formHasErrors: ({ context }) =>
+      Object.keys((verdictOf(context) as RulesVerdict).errors).length > 0,
+    // R8.1, R8.2, D43: the kinds of failure the page tells apart; any
+    // other is general (R8.3).
+    isRateLimited: ({ event }) => failureKindOf(event) === 'rateLimited',
+    isNameRefused: ({ event }) => failureKindOf(event) === 'invalidName',
+    isEmailInUse: ({ event }) => failureKindOf(event) === 'emailInUse',
+    // D22: only typing in the refused name ends that failure.
+    isNameEdit: ({ event }) => {
       assertEvent(event, 'field.change');
-      return event.field === 'name' && context.errors.name !== undefined;
+      return event.field === 'name';
     },
   },
 }).createMachine({
@@ -302,12 +314,9 @@ export const signUpMachine = setup({
     values: { ...EMPTY_VALUES, ...input.values },
     captchaToken: null,
     errors: {},
-    failure: null,
     utmCampaign: input.utmCampaign,
-    request: null,
     rules: input.rules ?? null,
     hostRule: null,
-    awaiting: null,
   }),
   initial: 'idle',
   states: {
@@ -315,63 +324,59 @@ export const signUpMachine = setup({
       on: editing,
     },
     validating: {
-      entry: ['clearFailure', 'checkForm'],
-      always: [
-        { guard: 'awaitsRules', target: 'awaitingRules' },
-        { guard: 'awaitsHostRule', target: 'awaitingHostRule' },
-        { guard: 'hasFieldErrors', target: 'idle', actions: 'announceErrors' },
-        { target: 'submitting' },
-      ],
-    },
-    // D71: a submit before the form's rules have arrived waits for them;
-    // without them nothing can be judged or sent, and the general area says
-    // so (the page could not fetch them: the network).
-    awaitingRules: {
-      tags: ['locked', 'sending'],
-      invoke: {
-        id: 'loadRules',
-        src: 'loadRules',
-        onDone: {
-          target: 'validating',
-          actions: [
+      entry: 'clearErrors',
+      initial: 'checking',
+      states: {
+        checking: {
+          always: [
+            { guard: 'lacksRules', target: 'awaitingRules' },
+            { guard: 'lacksHostRule', target: 'awaitingHostRule' },
             {
-              type: 'storeRules',
-              params: ({ event }) => ({ rules: event.output }),
+              guard: 'formHasErrors',
+              target: '#signUp.idle',
+              actions: ['showFormErrors', 'announceErrors'],
             },
+            { target: '#signUp.submitting' },
           ],
         },
-        onError: {
-          target: 'failure',
-          actions: [
-            {
-              type: 'recordFailure',
-              params: { kind: 'general', reason: 'network' },
+        // D71: a submit before the form's rules have arrived waits for
+        // them; without them nothing can be judged or sent, and the general
+        // area says so (the page could not fetch them: the network).
+        awaitingRules: {
+          tags: ['locked', 'sending'],
+          invoke: {
+            id: 'loadRules',
+            src: 'loadRules',
+            onDone: {
+              target: 'checking',
+              actions: {
+                type: 'storeRules',
+                params: ({ event }) => ({ rules: event.output }),
+              },
             },
-            'announceErrors',
-          ],
+            onError: { target: '#signUp.failure.general' },
+          },
         },
-      },
-    },
-    // D58, D59: a host with a non-ASCII character or an `xn--` label waits
-    // for the chunk with its rule, as an early submit waits for the page;
-    // without it, nothing is sent and the site URL says so.
-    awaitingHostRule: {
-      tags: ['locked', 'sending'],
-      invoke: {
-        id: 'loadHostRule',
-        src: 'loadHostRule',
-        onDone: {
-          target: 'validating',
-          actions: [
-            {
-              type: 'storeHostRule',
-              params: ({ event }) => ({ hostRule: event.output }),
+        // D58, D59: a host with a non-ASCII character or an `xn--` label
+        // waits for the chunk with its rule, as an early submit waits for
+        // the page; without it, nothing is sent and the site URL says so.
+        awaitingHostRule: {
+          tags: ['locked', 'sending'],
+          invoke: {
+            id: 'loadHostRule',
+            src: 'loadHostRule',
+            onDone: {
+              target: 'checking',
+              actions: {
+                type: 'storeHostRule',
+                params: ({ event }) => ({ hostRule: event.output }),
+              },
             },
-          ],
-        },
-        onError: {
-          target: 'idle',
-          actions: ['checkFormWithoutHostRule', 'announceErrors'],
+            onError: {
+              target: '#signUp.idle',
+              actions: ['checkFormWithoutHostRule', 'announceErrors'],
+            },
+          },
         },
       },
     },
@@ -380,11 +385,10 @@ export const signUpMachine = setup({
       invoke: {
         id: 'submitSignUp',
         src: 'submitSignUp',
-        input: ({ context }): SignUpRequest => {
-          // `validating` lets us in only when `checkForm` found no error,
-          // and then the rules made the request (common/signUpRules.ts).
-          return context.request as SignUpRequest;
-        },
+        // `checking` lets a form in only when the rules' verdict had no
+        // error, and then the rules made its request (common/signUpRules.ts).
+        input: ({ context }) =>
+          (verdictOf(context) as RulesVerdict).request as SignUpRequest,
         onDone: {
           target: 'success',
           actions: [
@@ -395,24 +399,41 @@ export const signUpMachine = setup({
             'navigateHome',
           ],
         },
-        onError: {
-          target: 'failure',
-          actions: [
-            {
-              type: 'recordFailure',
-              params: ({ event }) => failureOf(event.error),
-            },
-            {
-              type: 'explainFailure',
-              params: ({ event }) => failureOf(event.error),
-            },
-            'announceErrors',
-            {
+        // R8.1 to R8.3, D43: the failure's kind picks the substate; each is
+        // reported (R7.4, D37).
+        onError: [
+          {
+            guard: 'isRateLimited',
+            target: 'failure.rateLimited',
+            actions: {
               type: 'reportFailure',
               params: ({ event }) => failureOf(event.error),
             },
-          ],
-        },
+          },
+          {
+            guard: 'isNameRefused',
+            target: 'failure.invalidName',
+            actions: {
+              type: 'reportFailure',
+              params: ({ event }) => failureOf(event.error),
+            },
+          },
+          {
+            guard: 'isEmailInUse',
+            target: 'failure.emailInUse',
+            actions: {
+              type: 'reportFailure',
+              params: ({ event }) => failureOf(event.error),
+            },
+          },
+          {
+            target: 'failure.general',
+            actions: {
+              type: 'reportFailure',
+              params: ({ event }) => failureOf(event.error),
+            },
+          },
+        ],
       },
       // R4.2: the captcha is reset whatever the outcome; a token is good for
       // one verification only (D23).
@@ -420,17 +441,33 @@ export const signUpMachine = setup({
     },
     // The browser is leaving for `/`: the form stays locked meanwhile.
     success: { type: 'final', tags: ['locked', 'signedUp'] },
+    // R4.4: one error shows, the form is editable again, and the next
+    // submit starts over; focus moves to the message (`announceErrors`).
     failure: {
-      on: {
-        ...editing,
-        'field.change': [
-          {
-            guard: 'isNameEditAfterRefusal',
-            target: 'idle',
-            actions: ['changeField', 'clearFailure'],
+      entry: 'announceErrors',
+      on: editing,
+      initial: 'general',
+      states: {
+        // R8.1: the rate limit's own area.
+        rateLimited: {},
+        // R8.2: the name field says why; D22: typing in it ends the failure.
+        invalidName: {
+          entry: 'markNameRefused',
+          on: {
+            'field.change': [
+              {
+                guard: 'isNameEdit',
+                target: '#signUp.idle',
+                actions: 'changeField',
+              },
+              { actions: 'changeField' },
+            ],
           },
-          { actions: 'changeField' },
-        ],
+        },
+        // D43: the general area, with a message of its own.
+        emailInUse: {},
+        // R8.3: the general area.
+        general: {},
       },
     },
   },
@@ -470,8 +507,10 @@ export type FormLevelFailure = Exclude<Failure['kind'], 'invalidName'>;
 export function selectFormLevelFailure(
   snapshot: SignUpSnapshot,
 ): FormLevelFailure | null {
-  const failure = snapshot.context.failure;
-  return failure && failure.kind !== 'invalidName' ? failure.kind : null;
+  const shown = (['rateLimited', 'emailInUse', 'general'] as const).find(
+    (kind) => snapshot.matches({ failure: kind }),
+  );
+  return shown ?? null;
 }
 
 /** Field → message, for every field in error now. */

@@ -15,9 +15,7 @@ import { signUpModel } from '../../tests/support/model/signUpModel';
 import type { AtlasMachine } from './plan';
 
 /**
- * The sign-up machine: `failure` shows one message per failure kind (the
- * machine's `Failure`: rate limit, refused name, e-mail address in use,
- * anything else); `idle`
+ * The sign-up machine: each failure kind is a state of its own; `idle`
  * looks different once the client-side errors show.
  */
 export function signUpAtlas(): AtlasMachine<SignUpInput> {
@@ -28,7 +26,6 @@ export function signUpAtlas(): AtlasMachine<SignUpInput> {
     describeInput: () => '',
     variant: (snapshot: AnyMachineSnapshot) => {
       const context = snapshot.context as SignUpContext;
-      if (context.failure) return context.failure.kind;
       if (snapshot.matches('idle') && Object.keys(context.errors).length > 0) {
         return 'errors shown';
       }

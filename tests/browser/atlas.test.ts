@@ -220,9 +220,11 @@ describe('the atlas page', () => {
   it('pictures each failure kind', () => {
     const failures = manifest.machines
       .flatMap((m) => m.shots)
-      .filter((shot) => shot.stateId === 'signUp.failure')
-      .map((shot) => shot.variant);
-    const kinds = [...new Set(MODEL_FAILURES.map((failure) => failure.kind))];
+      .filter((shot) => shot.stateId.startsWith('signUp.failure.'))
+      .map((shot) => shot.stateId);
+    const kinds = [
+      ...new Set(MODEL_FAILURES.map(({ kind }) => `signUp.failure.${kind}`)),
+    ];
     expect(failures.sort()).toEqual(kinds.sort());
   });
 

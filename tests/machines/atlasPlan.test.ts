@@ -94,9 +94,11 @@ describe('the atlas plan of signUpMachine', () => {
   it('pictures each failure kind, and idle with its errors shown', () => {
     const shots = shotsOf(atlas, planRuns(atlas));
     const failures = shots
-      .filter((shot) => shot.stateId === 'signUp.failure')
-      .map((shot) => shot.variant);
-    const kinds = [...new Set(MODEL_FAILURES.map((failure) => failure.kind))];
+      .filter((shot) => shot.stateId.startsWith('signUp.failure.'))
+      .map((shot) => shot.stateId);
+    const kinds = [
+      ...new Set(MODEL_FAILURES.map(({ kind }) => `signUp.failure.${kind}`)),
+    ];
     expect(failures.sort()).toEqual(kinds.sort());
     expect(
       shots

@@ -27,7 +27,7 @@ import {
   consentModel,
   describeConsentInput,
 } from '../support/model/consentModel';
-import { describePath } from '../support/model/modelRun';
+import { describePath, stateLabel } from '../support/model/modelRun';
 import {
   CONSENT_STATES,
   ConsentReference,
@@ -59,8 +59,7 @@ const judged = (expected: SignUpExpectation) => ({
 function signUpView(snapshot: AnyMachineSnapshot) {
   const context = snapshot.context as SignUpContext;
   return {
-    state: snapshot.value as SignUpState,
-    failure: context.failure?.kind ?? null,
+    state: stateLabel(snapshot.value) as SignUpState,
     errors: Object.keys(context.errors).sort(),
     values: context.values,
     captcha: context.captchaToken !== null,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SignUpRejection } from '../../machines/signUpContract';
 import { signUpRules } from '../../common/signUpRules';
 import { messages } from '../../common/validation';
+import { selectFormLevelFailure } from '../../machines/signUpMachine';
 import { startSignUp, VALID_FORM } from './support/signUpHarness';
 
 describe('signUpMachine: editing (R4.5, R4.6)', () => {
@@ -20,7 +21,6 @@ describe('signUpMachine: editing (R4.5, R4.6)', () => {
       tos: false,
     });
     expect(snapshot.context.errors).toEqual({});
-    expect(snapshot.context.failure).toBeNull();
   });
 
   it('sends nothing while a client-side error exists, and shows every error', () => {
@@ -188,8 +188,9 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
     async (error, failure) => {
       const harness = await failWith(error);
       const snapshot = harness.actor.getSnapshot();
-      expect(snapshot.value).toBe('failure');
-      expect(snapshot.context.failure).toEqual(failure);
+      // R8.1 to R8.3: the failure's kind is the state; R7.4: reported.
+      expect(snapshot.value).toEqual({ failure: failure.kind });
+      expect(harness.reports).toEqual([failure]);
       expect(snapshot.context.errors).toEqual({});
       expect(snapshot.context.values).toEqual({
         ...VALID_FORM,
@@ -209,8 +210,7 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
       new SignUpRejection({ kind: 'invalidName' }),
     );
     const snapshot = harness.actor.getSnapshot();
-    expect(snapshot.value).toBe('failure');
-    expect(snapshot.context.failure).toEqual({ kind: 'invalidName' });
+    expect(snapshot.value).toEqual({ failure: 'invalidName' });
     expect(snapshot.context.errors).toEqual({ name: messages.nameRefused });
   });
 
@@ -221,7 +221,6 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
     harness.actor.send({ type: 'field.change', field: 'name', value: 'Ada' });
     const snapshot = harness.actor.getSnapshot();
     expect(snapshot.value).toBe('idle');
-    expect(snapshot.context.failure).toBeNull();
     expect(snapshot.context.errors).toEqual({});
   });
 
@@ -235,8 +234,7 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
       value: 'b@example.org',
     });
     const snapshot = harness.actor.getSnapshot();
-    expect(snapshot.value).toBe('failure');
-    expect(snapshot.context.failure).toEqual({ kind: 'rateLimited' });
+    expect(snapshot.value).toEqual({ failure: 'rateLimited' });
     expect(snapshot.context.values.name).toBe('  Ada Lovelace ');
     expect(snapshot.context.values.email).toBe('b@example.org');
   });
@@ -248,7 +246,6 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
     harness.actor.send({ type: 'submit' });
     let snapshot = harness.actor.getSnapshot();
     expect(snapshot.value).toBe('idle');
-    expect(snapshot.context.failure).toBeNull();
     expect(snapshot.context.errors).toEqual({
       captcha: messages.captchaRequired,
     });
@@ -270,7 +267,7 @@ describe('signUpMachine: the form’s rules arrive as a chunk (D71)', () => {
     harness.fillValidForm();
     harness.actor.send({ type: 'submit' });
     const waiting = harness.actor.getSnapshot();
-    expect(waiting.value).toBe('awaitingRules');
+    expect(waiting.value).toEqual({ validating: 'awaitingRules' });
     expect(waiting.hasTag('locked')).toBe(true);
     expect(waiting.context.errors).toEqual({});
     expect(harness.requests).toHaveLength(0);
@@ -305,11 +302,7 @@ describe('signUpMachine: the form’s rules arrive as a chunk (D71)', () => {
     harness.rulesLoads[0]?.reject(new TypeError('Failed to fetch'));
     await harness.settle();
     let snapshot = harness.actor.getSnapshot();
-    expect(snapshot.value).toBe('failure');
-    expect(snapshot.context.failure).toEqual({
-      kind: 'general',
-      reason: 'network',
-    });
+    expect(snapshot.value).toEqual({ failure: 'general' });
     expect(snapshot.context.errors).toEqual({});
     expect(snapshot.hasTag('locked')).toBe(false);
     expect(snapshot.context.values).toEqual({
@@ -323,13 +316,15 @@ describe('signUpMachine: the form’s rules arrive as a chunk (D71)', () => {
     expect(harness.requests).toHaveLength(0);
 
     harness.actor.send({ type: 'submit' });
-    expect(harness.actor.getSnapshot().value).toBe('awaitingRules');
+    expect(harness.actor.getSnapshot().value).toEqual({
+      validating: 'awaitingRules',
+    });
     expect(harness.rulesLoads).toHaveLength(2);
     harness.rulesLoads[1]?.resolve(signUpRules);
     await harness.settle();
     snapshot = harness.actor.getSnapshot();
     expect(snapshot.value).toBe('submitting');
-    expect(snapshot.context.failure).toBeNull();
+    expect(selectFormLevelFailure(snapshot)).toBeNull();
     expect(harness.requests).toHaveLength(1);
   });
 
@@ -344,8 +339,9 @@ describe('signUpMachine: the form’s rules arrive as a chunk (D71)', () => {
     });
     harness.requests[0]?.answer.reject(fromChunk);
     await harness.settle();
-    expect(harness.actor.getSnapshot().context.failure).toEqual({
-      kind: 'rateLimited',
+    expect(harness.actor.getSnapshot().value).toEqual({
+      failure: 'rateLimited',
     });
+    expect(harness.reports).toEqual([{ kind: 'rateLimited' }]);
   });
 });

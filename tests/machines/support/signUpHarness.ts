@@ -12,6 +12,7 @@ import {
   type SignUpRules,
 } from '../../../machines/signUpMachine';
 import {
+  type Failure,
   type Session,
   type SignUpRequest,
 } from '../../../machines/signUpContract';
@@ -57,6 +58,8 @@ export function startSignUp(
   /** Each time the machine asked for the host rule's chunk (D58). */
   const hostRuleLoads: Deferred<HostRule>[] = [];
   const cookies: Session[] = [];
+  /** Each failure the machine reported (R7.4, D37). */
+  const reports: Failure[] = [];
   let navigations = 0;
   let captchaResets = 0;
   const machine = signUpMachine.provide({
@@ -86,6 +89,9 @@ export function startSignUp(
       navigateHome: () => {
         navigations += 1;
       },
+      reportFailure: (_, failure: Failure) => {
+        reports.push(failure);
+      },
     },
   });
   const actor = createActor(machine, {
@@ -103,6 +109,7 @@ export function startSignUp(
     rulesLoads,
     hostRuleLoads,
     cookies,
+    reports,
     get navigations() {
       return navigations;
     },

@@ -21,14 +21,21 @@ import type { SignUpInput } from '../../../machines/signUpMachine';
 import type { Failure } from '../../../machines/signUpContract';
 import type { SignUpModelEvent } from './signUpModel';
 
-/** The sign-up states a visitor can tell apart (R4.1 to R4.6, D58, D71). */
+/**
+ * The sign-up states a visitor can tell apart (R4.1 to R4.6, R8.1 to R8.3,
+ * D43, D58, D71), named as the product's card draws them: a submit waits
+ * for a chunk within `validating`, and each kind of failure is one state.
+ */
 export type SignUpState =
   | 'idle'
-  | 'awaitingRules'
-  | 'awaitingHostRule'
+  | 'validating.awaitingRules'
+  | 'validating.awaitingHostRule'
   | 'submitting'
   | 'success'
-  | 'failure';
+  | FailureState;
+
+/** A failure's state: `failure.` and its kind. */
+export type FailureState = `failure.${Failure['kind']}`;
 
 /**
  * What the page shows in a sign-up state, beside the form's values and
@@ -50,12 +57,12 @@ export const SIGN_UP_STATES: Record<SignUpState, SignUpStateRow> = {
     button: 'Create account',
     writesLoginCookies: false,
   },
-  awaitingRules: {
+  'validating.awaitingRules': {
     locked: true,
     button: 'Creating your account…',
     writesLoginCookies: false,
   },
-  awaitingHostRule: {
+  'validating.awaitingHostRule': {
     locked: true,
     button: 'Creating your account…',
     writesLoginCookies: false,
@@ -70,12 +77,35 @@ export const SIGN_UP_STATES: Record<SignUpState, SignUpStateRow> = {
     button: 'Account created',
     writesLoginCookies: true,
   },
-  failure: {
+  // R4.4: after a failure the form is editable again.
+  'failure.rateLimited': {
+    locked: false,
+    button: 'Create account',
+    writesLoginCookies: false,
+  },
+  'failure.invalidName': {
+    locked: false,
+    button: 'Create account',
+    writesLoginCookies: false,
+  },
+  'failure.emailInUse': {
+    locked: false,
+    button: 'Create account',
+    writesLoginCookies: false,
+  },
+  'failure.general': {
     locked: false,
     button: 'Create account',
     writesLoginCookies: false,
   },
 };
+
+/** The failure's kind in a failure state, else null. */
+export function failureKind(state: SignUpState): Failure['kind'] | null {
+  return state.startsWith('failure.')
+    ? (state.slice('failure.'.length) as Failure['kind'])
+    : null;
+}
 
 /** The form's fields as the rules name their errors (R5). */
 export type FormField = 'name' | 'email' | 'url' | 'tos' | 'captcha';
@@ -99,8 +129,6 @@ export interface FormValues {
 /** The sign-up as the visitor must see it after a step. */
 export interface SignUpExpectation {
   state: SignUpState;
-  /** The failure's kind in `failure`, else null (R8.1 to R8.3, D43). */
-  failure: Failure['kind'] | null;
   /** The fields marked with an error, and why. */
   errors: Partial<Record<FormField, ErrorReason>>;
   values: FormValues;
@@ -132,7 +160,6 @@ export type SignUpStep =
  */
 export class SignUpReference {
   private state: SignUpState = 'idle';
-  private failure: Failure['kind'] | null = null;
   private errors = new Map<FormField, ErrorReason>();
   private values: FormValues = {
     name: '',
@@ -153,7 +180,6 @@ export class SignUpReference {
   expectation(): SignUpExpectation {
     return {
       state: this.state,
-      failure: this.failure,
       errors: Object.fromEntries(this.errors),
       values: { ...this.values },
       captcha: this.captcha,
@@ -163,16 +189,15 @@ export class SignUpReference {
   /** Whether the step sends the sign-up request (R4.6: only when valid). */
   step(event: SignUpStep): { sent: boolean } {
     const was = this.state;
-    const editable = was === 'idle' || was === 'failure';
+    const editable = was === 'idle' || failureKind(was) !== null;
     switch (event.type) {
       case 'field.change':
         if (!editable) break;
         this.values[event.field] = event.value;
         this.errors.delete(event.field); // R4.5
         // D22: typing in a refused name ends the failure.
-        if (event.field === 'name' && this.failure === 'invalidName') {
+        if (event.field === 'name' && was === 'failure.invalidName') {
           this.state = 'idle';
-          this.failure = null;
         }
         break;
       case 'checkbox.change':
@@ -190,29 +215,29 @@ export class SignUpReference {
         break;
       case 'submit':
         if (!editable) break;
-        this.failure = null; // R4.4, D22: the next submit clears the failure
+        // R4.4, D22: the next submit clears the failure.
         if (!this.rulesLoaded) {
           // D71: nothing is judged until the rules arrive.
           this.errors.clear();
-          this.state = 'awaitingRules';
+          this.state = 'validating.awaitingRules';
           break;
         }
         return this.judge();
       case 'rules.loaded':
-        if (was !== 'awaitingRules') break;
+        if (was !== 'validating.awaitingRules') break;
         this.rulesLoaded = true;
         return this.judge();
       case 'rules.offline':
-        if (was !== 'awaitingRules') break;
+        if (was !== 'validating.awaitingRules') break;
         // D71: nothing can be judged; the general area says so.
         this.enterFailure('general');
         break;
       case 'hostRule.loaded':
-        if (was !== 'awaitingHostRule') break;
+        if (was !== 'validating.awaitingHostRule') break;
         this.hostRuleLoaded = true;
         return this.judge();
       case 'hostRule.offline':
-        if (was !== 'awaitingHostRule') break;
+        if (was !== 'validating.awaitingHostRule') break;
         // D59: every rule's errors, the site URL's saying it was not checked.
         this.errors = this.invalidFields();
         this.errors.set('url', 'unchecked');
@@ -238,8 +263,7 @@ export class SignUpReference {
 
   /** R4.4: a failure clears every error shown before and shows one. */
   private enterFailure(kind: Failure['kind']) {
-    this.state = 'failure';
-    this.failure = kind;
+    this.state = `failure.${kind}`;
     this.errors.clear();
   }
 
@@ -249,7 +273,7 @@ export class SignUpReference {
     // verdict.
     if (isInternationalised(this.values.url) && !this.hostRuleLoaded) {
       this.errors.clear();
-      this.state = 'awaitingHostRule';
+      this.state = 'validating.awaitingHostRule';
       return { sent: false };
     }
     this.errors = this.invalidFields();

@@ -136,7 +136,7 @@ export function signUpCaseName(event: EventObject): string {
 
 /**
  * Snapshots that look the same to the visitor and lead to the same
- * behaviour count as one state: the state, the failure's kind, which
+ * behaviour count as one state: the state (a failure's names its kind), which
  * errors show, which rules the form breaks, whether the site URL needs
  * the host rule, and whether the rules and the host rule have loaded.
  */
@@ -144,7 +144,6 @@ export function abstractSignUp(snapshot: AnyMachineSnapshot): string {
   const context = snapshot.context as SignUpContext;
   return JSON.stringify([
     snapshot.value,
-    context.failure?.kind ?? null,
     Object.keys(context.errors).sort(),
     Object.keys(
       validateSignUp(

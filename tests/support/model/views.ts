@@ -10,6 +10,7 @@
  * they are self-contained: no imports, no helpers from outside.
  */
 import {
+  failureKind,
   CONSENT_STATES,
   SIGN_UP_STATES,
   type ConsentExpectation,
@@ -158,7 +159,7 @@ export function expectedSignUpView(expected: SignUpExpectation): SignUpView {
     string,
     string
   >;
-  const kind = expected.failure;
+  const kind = failureKind(expected.state);
   // R4.1, D20: every control locked while the state says so.
   const { locked, button } = SIGN_UP_STATES[expected.state];
   return {
