@@ -39,14 +39,10 @@ buildTestPage('tagged');
 const browser = await launchChromium();
 const server = await startTestServer();
 try {
-  const manifest = await buildAtlas(
-    browser,
-    server.origin,
-    outDir,
-    (line) => console.log(line),
-    undefined,
+  const manifest = await buildAtlas(browser, server.origin, outDir, {
+    log: (line) => console.log(line),
     widths,
-  );
+  });
   const shots = manifest.machines.reduce((n, m) => n + m.shots.length, 0);
   console.log(
     `wrote ${resolve(outDir, 'index.html')}: ${shots} states pictured at ${widths.length} widths, in the light and the dark scheme, in ${((Date.now() - started) / 1000).toFixed(0)} s`,

@@ -130,21 +130,13 @@ function shotHtml(shot: ShotRecord, final: boolean): string {
     )
     .map((row) => `<div class="pictures">${row}</div>`)
     .join('');
-  const audit =
-    shot.darkAudit === null
-      ? ''
-      : `<dt>axe, dark</dt><dd>${
-          shot.darkAudit.length === 0
-            ? 'no WCAG 2.2 AA violation at either width'
-            : `<ul>${shot.darkAudit.map((line) => `<li>${code(line)}</li>`).join('')}</ul>`
-        }</dd>`;
   return `<div class="shot" id="shot-${escapeHtml(shot.id)}">
 <dl>
 <dt>State</dt><dd>${code(relative(shot.stateId))}${shot.variant ? ` — ${escapeHtml(shot.variant)}` : ''}</dd>
 <dt>Tags</dt><dd>${list(shot.tags, 'none')}</dd>
 <dt>Accepts</dt><dd>${accepts}</dd>
 <dt>Reached by</dt><dd>${reach(shot)}</dd>
-${momentNote(shot)}${leads}${audit}
+${momentNote(shot)}${leads}
 </dl>
 <div class="appearances">${pictures}</div>
 </div>`;

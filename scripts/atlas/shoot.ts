@@ -76,8 +76,9 @@ export const FORCED_COLOURS_SHOTS: readonly string[] = [
 ];
 
 /**
- * Checks the page as it is shown (axe-core in the atlas test), returning
- * one line per problem found; run on each shot at each width in the dark
+ * Checks the page as it is shown (axe-core in
+ * tests/browser/appearance.test.ts), returning one line per problem found;
+ * run by {@link auditEveryState} on each shot at each width in the dark
  * scheme.
  */
 export type Audit = (page: Page) => Promise<string[]>;
@@ -106,11 +107,6 @@ export interface ShotRecord {
     /** Only for {@link FORCED_COLOURS_SHOTS}. */
     forced?: Partial<Record<Width, string>>;
   };
-  /**
-   * What the {@link Audit} found in the dark scheme, `<width>: <line>`;
-   * null when the atlas was built without one.
-   */
-  darkAudit: string[] | null;
 }
 
 export interface AtlasManifest {
@@ -180,17 +176,26 @@ const filesOf = (
 interface Session {
   outDir: string;
   widths: readonly Width[];
+  /** Which of the planned runs are played ({@link AtlasOptions.plan}). */
+  plan: 'full' | 'small';
+  /** False when the states are only audited ({@link auditEveryState}). */
+  pictures: boolean;
   audit: Audit | undefined;
   /** What the audit found, by shot id, `<width>: <line>`. */
   audited: Map<string, string[]>;
-  /** Time spent in the audit, ms. */
-  auditMs: number;
 }
+
+/**
+ * The widths a run is played at: each one for pictures; for an audit
+ * alone, the first, and `saveAppearances` resizes the page to the others.
+ */
+const playedWidths = (session: Session) =>
+  session.pictures ? session.widths : session.widths.slice(0, 1);
 
 /**
  * Saves the shot in each of its appearances, the dark one audited: the
  * media features are switched on the page as it shows the state, then
- * set back to the light scheme.
+ * set back to the light scheme. Without pictures, only the audit runs.
  */
 async function saveAppearances(
   page: Page,
@@ -198,26 +203,43 @@ async function saveAppearances(
   shot: { id: string },
   width: Width,
 ) {
-  const { outDir, audit } = session;
-  await save(page, outDir, fileOf(shot, width));
-  await page.emulateMedia({ colorScheme: 'dark' });
-  // After the picture: its `animations: 'disabled'` ends the colours'
-  // transitions, which axe would otherwise measure half-way.
-  await save(page, outDir, fileOf(shot, width, 'dark'));
-  if (audit) {
-    const started = Date.now();
-    const found = (await audit(page)).map((line) => `${width}: ${line}`);
-    session.auditMs += Date.now() - started;
-    session.audited.set(shot.id, [
-      ...(session.audited.get(shot.id) ?? []),
-      ...found,
-    ]);
+  const { outDir, audit, pictures } = session;
+  if (pictures) {
+    await save(page, outDir, fileOf(shot, width));
+    await page.emulateMedia({ colorScheme: 'dark' });
+    // After the picture: its `animations: 'disabled'` ends the colours'
+    // transitions, which axe would otherwise measure half-way.
+    await save(page, outDir, fileOf(shot, width, 'dark'));
+  } else {
+    // With reduced motion the page switches schemes without a transition
+    // (tests/browser/appearance.test.ts), so axe measures the end colours.
+    await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });
   }
-  if (FORCED_COLOURS_SHOTS.includes(shot.id)) {
+  if (audit) {
+    // Pictures come from a visit at each width; an audit alone resizes the
+    // page it has to each width, which halves the replays.
+    const audited = pictures ? [width] : session.widths;
+    for (const at of audited) {
+      if (at !== width) await page.setViewportSize(WIDTHS[at]);
+      const found = (await audit(page)).map((line) => `${at}: ${line}`);
+      session.audited.set(shot.id, [
+        ...(session.audited.get(shot.id) ?? []),
+        ...found,
+      ]);
+    }
+    if (audited.some((at) => at !== width)) {
+      await page.setViewportSize(WIDTHS[width]);
+    }
+  }
+  if (pictures && FORCED_COLOURS_SHOTS.includes(shot.id)) {
     await page.emulateMedia({ colorScheme: 'light', forcedColors: 'active' });
     await save(page, outDir, fileOf(shot, width, 'forced'));
   }
-  await page.emulateMedia({ colorScheme: 'light', forcedColors: 'none' });
+  await page.emulateMedia({
+    colorScheme: 'light',
+    forcedColors: 'none',
+    reducedMotion: 'no-preference',
+  });
 }
 
 /**
@@ -234,7 +256,7 @@ async function shootPrerender(
   shot: { id: string },
   query: string,
 ) {
-  for (const width of session.widths) {
+  for (const width of playedWidths(session)) {
     const context = await browser.newContext({ viewport: WIDTHS[width] });
     try {
       const page = await context.newPage();
@@ -290,6 +312,15 @@ async function playRun<TInput>(
   }
 }
 
+/** The small plan's one run: the first with a forced-colours shot. */
+function smallPlan<TInput>(runs: Run<TInput>[]): Run<TInput>[] {
+  const run =
+    runs.find((r) =>
+      r.shots.some((s) => FORCED_COLOURS_SHOTS.includes(s.id)),
+    ) ?? runs[0];
+  return run ? [run] : [];
+}
+
 async function shootMachine<TInput>(
   browser: Browser,
   origin: string,
@@ -297,9 +328,10 @@ async function shootMachine<TInput>(
   entry: Entry<TInput>,
   log: (line: string) => void,
 ) {
-  const runs = planRuns(entry.atlas);
+  const planned = planRuns(entry.atlas);
+  const runs = session.plan === 'full' ? planned : smallPlan(planned);
   for (const run of runs) {
-    for (const width of session.widths) {
+    for (const width of playedWidths(session)) {
       await playRun(browser, origin, session, entry, run, width);
     }
     for (const shot of run.shots.filter((s) => s.moment === 'prerender')) {
@@ -333,7 +365,6 @@ async function shootMachine<TInput>(
         forced: filesOf(session.widths, shot, 'forced'),
       }),
     },
-    darkAudit: session.audit ? (session.audited.get(shot.id) ?? []) : null,
   }));
 }
 
@@ -351,40 +382,52 @@ function job<TInput>(entry: Entry<TInput>) {
   };
 }
 
+/** How {@link buildAtlas} builds the atlas. */
+export interface AtlasOptions {
+  /** Receives one line per browser run. */
+  log?: (line: string) => void;
+  /** The widths to picture ({@link WIDTHS}), in the order shown. */
+  widths?: readonly Width[];
+  /**
+   * `full` (the default): every planned run, so every state; `small`: one
+   * run of each machine, the first that pictures a forced-colours shot
+   * (else its first), enough to check the generator (npm test).
+   */
+  plan?: 'full' | 'small';
+}
+
+/** The two machines' entries, in the order the atlas shows them. */
+const JOBS = () => [
+  job({ atlas: signUpAtlas(), driver: signUpDriver }),
+  job({ atlas: consentAtlas(), driver: consentDriver }),
+];
+
 /**
  * Writes the atlas into `outDir` (emptied first).
  *
  * @param browser Chromium (scripts/engines.ts `launchChromium`)
  * @param origin where the built page is served with its API
  *   (tests/support/page/testServer.ts), e.g. `http://localhost:43123`
- * @param log receives one line per browser run, and the audit's cost
- * @param audit run on every shot at each width in the dark scheme; its
- *   findings go into the manifest (`darkAudit`)
- * @param widths the widths to picture ({@link WIDTHS}), in the order shown
  * @throws Error when the page does not show a state the model calls for
  */
 export async function buildAtlas(
   browser: Browser,
   origin: string,
   outDir: string,
-  log: (line: string) => void = () => {},
-  audit?: Audit,
-  widths: readonly Width[] = DEFAULT_WIDTHS,
+  { log = () => {}, widths = DEFAULT_WIDTHS, plan = 'full' }: AtlasOptions = {},
 ): Promise<AtlasManifest> {
   const session: Session = {
     outDir,
     widths,
-    audit,
+    plan,
+    pictures: true,
+    audit: undefined,
     audited: new Map(),
-    auditMs: 0,
   };
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(join(outDir, 'shots'), { recursive: true });
   mkdirSync(join(outDir, 'diagrams'), { recursive: true });
-  const jobs = [
-    job({ atlas: signUpAtlas(), driver: signUpDriver }),
-    job({ atlas: consentAtlas(), driver: consentDriver }),
-  ];
+  const jobs = JOBS();
   const manifest: AtlasManifest = { widths: [...widths], machines: [] };
   const diagrams: AtlasDiagram[] = [];
   for (const { name, machine, shoot } of jobs) {
@@ -394,16 +437,44 @@ export async function buildAtlas(
     writeFileSync(join(outDir, 'diagrams', `${name}.svg`), svg);
     diagrams.push({ name, machine, svg });
   }
-  if (audit) {
-    const runs = manifest.machines.reduce((n, m) => n + m.shots.length, 0);
-    log(
-      `dark-scheme audit: ${runs * widths.length} runs in ${(session.auditMs / 1000).toFixed(1)} s`,
-    );
-  }
   writeFileSync(
     join(outDir, 'atlas.json'),
     JSON.stringify(manifest, null, 2) + '\n',
   );
   writeFileSync(join(outDir, 'index.html'), atlasHtml(manifest, diagrams));
   return manifest;
+}
+
+/**
+ * Plays every planned run of both machines, as the full atlas does, and
+ * runs `audit` on each state at each width in the dark scheme (with
+ * reduced motion, so no colour is caught mid-transition), taking no
+ * picture: issue 22's check of every state, without building the atlas.
+ *
+ * @returns the shots audited (their files are not written), and what the
+ *   audit found, one `<shot id> <width>: <line>` each
+ * @throws Error when the page does not show a state the model calls for
+ */
+export async function auditEveryState(
+  browser: Browser,
+  origin: string,
+  audit: Audit,
+  widths: readonly Width[] = DEFAULT_WIDTHS,
+): Promise<{ shots: ShotRecord[]; found: string[] }> {
+  const session: Session = {
+    outDir: '',
+    widths,
+    plan: 'full',
+    pictures: false,
+    audit,
+    audited: new Map(),
+  };
+  const shots: ShotRecord[] = [];
+  for (const { shoot } of JOBS()) {
+    shots.push(...(await shoot(browser, origin, session, () => {})));
+  }
+  const found = shots.flatMap(({ id }) =>
+    (session.audited.get(id) ?? ['not audited']).map((line) => `${id} ${line}`),
+  );
+  return { shots, found };
 }
