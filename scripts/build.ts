@@ -32,6 +32,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { buildSync } from 'esbuild';
+import { parse, type DefaultTreeAdapterMap } from 'parse5';
 import { createElement, StrictMode } from 'react';
 import { renderToString } from 'react-dom/server';
 import { GPC_PAGE_FILE } from '../server/pageRoutes';
@@ -52,13 +53,68 @@ import { draftKey } from '../src/draft';
 import { SIGN_UP_FORM_ID } from '../src/earlyScript';
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..');
-/** The empty container of index.html, as Parcel's minifier writes it. */
-const EMPTY_ROOT = /<div id="?root"?>\s*<\/div>/;
-/** Parcel's `<link>` of the page's stylesheet; group 1: its path. */
-const STYLESHEET_LINK = /<link rel="?stylesheet"? href="?\/([^"\s>]+\.css)"?>/;
-/** Parcel's module script of the app; group 1: its path. */
-const MODULE_SCRIPT =
-  /<script type="?module"? src="?(\/[^"\s>]+\.js)"?[^>]*><\/script>/;
+
+type Element = DefaultTreeAdapterMap['element'];
+type Located = Element & {
+  sourceCodeLocation: NonNullable<Element['sourceCodeLocation']>;
+};
+
+/**
+ * The elements of an HTML document that stand in its text, in document
+ * order, each with where it lies (parse5's source locations, parsed as the
+ * HTML Standard parses). An element the parser implied (an omitted
+ * `<head>`, say) has no place in the text and is left out.
+ */
+function elementsOf(html: string): Located[] {
+  const found: Located[] = [];
+  const visit = (node: DefaultTreeAdapterMap['parentNode']) => {
+    for (const child of node.childNodes) {
+      if (!('tagName' in child)) continue;
+      if (child.sourceCodeLocation) found.push(child as Located);
+      visit(child);
+    }
+  };
+  visit(parse(html, { sourceCodeLocationInfo: true }));
+  return found;
+}
+
+/** An attribute's value, or undefined. */
+const attribute = (element: Element, name: string) =>
+  element.attrs.find((attr) => attr.name === name)?.value;
+
+/** A change to an HTML text: `[start, end)` becomes `text`. */
+interface Splice {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Applies non-overlapping splices, whatever their order. */
+function spliced(html: string, splices: Splice[]): string {
+  return [...splices]
+    .sort((a, b) => b.start - a.start)
+    .reduce(
+      (text, { start, end, text: insert }) =>
+        text.slice(0, start) + insert + text.slice(end),
+      html,
+    );
+}
+
+/** The splice that puts `text` in place of the element's content. */
+function contentOf(element: Located, text: string): Splice {
+  const { startTag, endTag } = element.sourceCodeLocation;
+  if (!startTag || !endTag) {
+    throw new Error(`<${element.tagName}> has no end tag to fill up to`);
+  }
+  return { start: startTag.endOffset, end: endTag.startOffset, text };
+}
+
+/** The splice that puts `text` in place of the whole element. */
+const wholeOf = (element: Located, text: string): Splice => ({
+  start: element.sourceCodeLocation.startOffset,
+  end: element.sourceCodeLocation.endOffset,
+  text,
+});
 
 export interface BuildOptions {
   /** Parcel's output folder; emptied first, so it holds this build only. */
@@ -164,9 +220,10 @@ startEarlyScript(window, ${JSON.stringify(SIGN_UP_FORM_ID)}, ${JSON.stringify(ap
  * @throws Error when the HTML has no `<html>` start tag
  */
 export function markedForGpc(html: string): string {
-  const marked = html.replace(/<html(?=[\s>])/i, `<html ${GPC_ATTRIBUTE}`);
-  if (marked === html) throw new Error('index.html has no <html> start tag');
-  return marked;
+  const root = elementsOf(html).find((element) => element.tagName === 'html');
+  if (!root) throw new Error('index.html has no <html> start tag');
+  const at = root.sourceCodeLocation.startOffset + '<html'.length;
+  return spliced(html, [{ start: at, end: at, text: ` ${GPC_ATTRIBUTE}` }]);
 }
 
 /** Writes an HTML file with its precompressed `.gz` and `.br` copies. */
@@ -212,11 +269,27 @@ export function prerender(
 ): InlineHashes {
   const path = join(distDir, 'index.html');
   const html = readFileSync(path, 'utf8');
-  const stylesheet = STYLESHEET_LINK.exec(html)?.[1];
-  const appScript = MODULE_SCRIPT.exec(html)?.[1];
-  if (!EMPTY_ROOT.test(html) || !stylesheet || !appScript) {
+  const elements = elementsOf(html);
+  const root = elements.find(
+    (e) =>
+      e.tagName === 'div' &&
+      attribute(e, 'id') === 'root' &&
+      // Empty: nothing in it but white space.
+      e.childNodes.every((n) => 'value' in n && !n.value.trim()),
+  );
+  const title = elements.find((e) => e.tagName === 'title');
+  const link = elements.find(
+    (e) => e.tagName === 'link' && attribute(e, 'rel') === 'stylesheet',
+  );
+  const module = elements.find(
+    (e) => e.tagName === 'script' && attribute(e, 'type') === 'module',
+  );
+  // Parcel writes root-relative URLs (`--public-url /`).
+  const stylesheet = link && attribute(link, 'href')?.replace(/^\//, '');
+  const appScript = module && attribute(module, 'src');
+  if (!root || !title || !link || !stylesheet || !module || !appScript) {
     throw new Error(
-      `${path} lacks the empty <div id="root">, the stylesheet's <link> or the module script`,
+      `${path} lacks the empty <div id="root">, the <title>, the stylesheet's <link> or the module script`,
     );
   }
   const css = readFileSync(join(distDir, stylesheet), 'utf8')
@@ -230,14 +303,12 @@ export function prerender(
     revision: consentRevision,
   });
   const page = renderDefaultPage(env);
-  const output = html
-    .replace(EMPTY_ROOT, () => `<div id="root">${page}</div>`)
-    .replace(
-      /<title>[^<]*<\/title>/,
-      () => `<title>Create your ${escapeHtml(productName)} account</title>`,
-    )
-    .replace(STYLESHEET_LINK, () => `<style>${css}</style>`)
-    .replace(MODULE_SCRIPT, () => `<script>${script}</script>`);
+  const output = spliced(html, [
+    contentOf(root, page),
+    contentOf(title, `Create your ${escapeHtml(productName)} account`),
+    wholeOf(link, `<style>${css}</style>`),
+    wholeOf(module, `<script>${script}</script>`),
+  ]);
   const hashes: InlineHashes = {
     script: [hashSource(script)],
     style: [hashSource(css)],

@@ -17,14 +17,14 @@
  * - `https://www.google.com/recaptcha/…` (and recaptcha.net): the local fake
  *   of Google's script (tests/support/page/fakeRecaptcha.ts);
  * - {@link TEST_TAG_URL}: the fake tag (tests/support/page/fakeTag.ts), counted;
- * - `POST /2/account/signup/` on this machine: recorded, and passed to the
+ * - `POST /2/account/signup/` on the local host: recorded, and passed to the
  *   local API, or held until the test says how it ends (see {@link holdSignUps});
- * - scripts of this machine's pages: passed, or held while a test plays a
+ * - scripts of the local host's pages: passed, or held while a test plays a
  *   visitor on a slow connection (see {@link holdPageScripts});
- * - hosts under {@link TEST_COOKIE_DOMAIN}: this machine (127.0.0.1), as a
+ * - hosts under {@link TEST_COOKIE_DOMAIN}: the local host (127.0.0.1), as a
  *   DNS entry would, for the Secure and domain-wide cookies;
- * - anything else on this machine (localhost, 127.0.0.1): passed through;
- * - every request passed to this machine: recorded with its answer (see
+ * - anything else on the local host (localhost, 127.0.0.1): passed through;
+ * - every request passed to the local host: recorded with its answer (see
  *   {@link NetworkEdge.exchanges}), so a test can read what the engine sent
  *   (its cookies) and what the server answered (the sign-up's token); each
  *   answer is read whole before the engine gets it, not streamed;
@@ -56,7 +56,7 @@ export interface SeenSignUp {
 }
 
 /**
- * A request the proxy passed on to this machine's servers, as the engine
+ * A request the proxy passed on to the local host's servers, as the engine
  * sent it, and the server's answer to it as the server sent it.
  */
 export interface SeenExchange {
@@ -161,7 +161,7 @@ export interface NetworkEdge {
   /** Every sign-up request since the last {@link NetworkEdge.reset}. */
   signUps: SeenSignUp[];
   /**
-   * Every request passed on to this machine's servers since the last reset
+   * Every request passed on to the local host's servers since the last reset
    * (pages, scripts, sign-ups, forms), in the order they reached the proxy,
    * each with its answer once it came.
    */
@@ -180,13 +180,13 @@ export interface NetworkEdge {
   holdChunks: () => HeldChunks;
   /**
    * From now until `release` (or the next reset), holds every request for
-   * a script of this machine's pages: the page runs as on a slow
+   * a script of the local host's pages: the page runs as on a slow
    * connection, before its app script has arrived.
    */
   holdPageScripts: () => HeldScripts;
   /**
    * From now until the next reset, runs `source` before any script of each
-   * page this machine serves, as a browser's init script (Playwright's
+   * page the local host serves, as a browser's init script (Playwright's
    * `addInitScript`) or an extension's content script at `document_start`
    * would: the proxy serves it from the page's own origin ({@link
    * INIT_SCRIPT_PATH}, which the page's CSP allows as `'self'`) and puts it
@@ -197,12 +197,12 @@ export interface NetworkEdge {
   addInitScript: (source: string) => void;
   /**
    * From now until the next reset, adds the header to every request the
-   * engine sends to this machine (recorded with it in
+   * engine sends to the local host (recorded with it in
    * {@link NetworkEdge.exchanges}), as a browser that always sends it would.
    */
   addRequestHeader: (name: string, value: string) => void;
   /**
-   * From now until the next reset, answers `GET /` on this machine's hosts
+   * From now until the next reset, answers `GET /` on the local host's hosts
    * with an empty page instead of the service's first sign-in, which would
    * spend and clear the login cookies the sign-up page just wrote: for a
    * test of how the engine stores those cookies.
