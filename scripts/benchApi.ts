@@ -1,7 +1,7 @@
 /**
  * `npm run bench:api` (docs/performance.md, "The sign-up service"): on the
  * embedded default (PGlite, a fresh DATA_DIR) and on a PostgreSQL server
- * (scripts/embeddedPostgres.ts), the API (the built service,
+ * (tests/support/page/embeddedPostgres.ts), the API (the built service,
  * `dist-server/start.mjs` as `npm run serve` runs it, in its own
  * process, autocannon, a distinct valid sign-up per request) beside the
  * engine's ceiling (`accountsRepository(db).create` through `openDatabase`
@@ -20,7 +20,10 @@ import { SIGN_UP_PATH } from '../machines/signUpContract';
 import { accountsRepository } from '../server/accounts';
 import { openDatabase, type DatabaseSettings } from '../server/database';
 import { buildServerBundle, SERVER_BUNDLE } from './buildServer';
-import { freePort, startEmbeddedPostgres } from './embeddedPostgres';
+import {
+  freePort,
+  startEmbeddedPostgres,
+} from '../tests/support/page/embeddedPostgres';
 import {
   scratchDatabase,
   TEST_DATABASE_URL,

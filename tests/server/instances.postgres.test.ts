@@ -23,7 +23,7 @@ import { scratchDatabase } from '../support/page/scratchDatabase';
 import {
   startEmbeddedPostgres,
   type EmbeddedPostgresServer,
-} from '../../scripts/embeddedPostgres';
+} from '../support/page/embeddedPostgres';
 import type { DatabaseSettings } from '../../server/database';
 
 function signUpThrough(

@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { SERVER_BUNDLE } from '../../../scripts/buildServer';
-import { freePort } from '../../../scripts/embeddedPostgres';
+import { freePort } from '../../support/page/embeddedPostgres';
 import { PROJECT_ROOT } from '../../support/page/paths';
 import type { DatabaseSettings } from '../../../server/database';
 

@@ -1,10 +1,10 @@
 /**
  * Vitest global setup of the projects on PostgreSQL: starts a server with
- * scripts/embeddedPostgres.ts for the run, points every scratch database
+ * ./embeddedPostgres.ts for the run, points every scratch database
  * (tests/support/page/scratchDatabase.ts) at it, and stops it afterwards. The
  * variable set here reaches the test workers, which start after it.
  */
-import { startEmbeddedPostgres } from '../../../scripts/embeddedPostgres';
+import { startEmbeddedPostgres } from './embeddedPostgres';
 import { TEST_DATABASE_URL } from './scratchDatabase';
 
 export default async function postgresSetup(): Promise<() => Promise<void>> {
