@@ -11,6 +11,9 @@
  * `emulateMedia`), so they cost a picture each and no replay of the path
  * (D53 in docs/decisions.md).
  *
+ * {@link auditEveryState} plays the same runs without pictures, to run a
+ * check (axe-core, in the tests) on every state in the dark scheme.
+ *
  * Layout of `outDir`:
  * - `index.html`: the atlas;
  * - `shots/<shot id>.<width>[.dark|.forced].png`: the pictures

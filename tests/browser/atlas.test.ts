@@ -1,7 +1,8 @@
 /**
  * The state atlas's generator (`npm run atlas`, scripts/atlas/) on its
  * small plan, built into a temporary directory from the page the browser
- * project built: the first planned run of each machine. Each state it
+ * project built: one planned run of each machine, the first with a
+ * forced-colours shot (scripts/atlas/shoot.ts). Each state it
  * reaches has a picture at the phone and at the desktop width, in the
  * light and the dark scheme, with its tags, events and path; the form, its
  * errors and the consent dialog are pictured in forced colours too where
