@@ -206,6 +206,15 @@ function unprovided<TOutput, TInput = NonReducibleUnknown>(name: string) {
   );
 }
 
+/**
+ * R7.4, D37: each way out of `submitting` into `failure` reports the
+ * failure the sign-up actor's error stands for.
+ */
+const reportSubmitFailure = {
+  type: 'reportFailure',
+  params: ({ event }: { event: ErrorActorEvent }) => failureOf(event.error),
+} as const;
+
 /** Shared by `idle` and `failure`: the visitor edits the form. */
 const editing = {
   'field.change': { actions: ['changeField', 'prefetchRules'] },
@@ -405,33 +414,21 @@ export const signUpMachine = setup({
           {
             guard: 'isRateLimited',
             target: 'failure.rateLimited',
-            actions: {
-              type: 'reportFailure',
-              params: ({ event }) => failureOf(event.error),
-            },
+            actions: reportSubmitFailure,
           },
           {
             guard: 'isNameRefused',
             target: 'failure.invalidName',
-            actions: {
-              type: 'reportFailure',
-              params: ({ event }) => failureOf(event.error),
-            },
+            actions: reportSubmitFailure,
           },
           {
             guard: 'isEmailInUse',
             target: 'failure.emailInUse',
-            actions: {
-              type: 'reportFailure',
-              params: ({ event }) => failureOf(event.error),
-            },
+            actions: reportSubmitFailure,
           },
           {
             target: 'failure.general',
-            actions: {
-              type: 'reportFailure',
-              params: ({ event }) => failureOf(event.error),
-            },
+            actions: reportSubmitFailure,
           },
         ],
       },

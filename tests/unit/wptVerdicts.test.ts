@@ -5,8 +5,8 @@
  * each give the documented rule's verdict, as the independent oracles of
  * tests/oracles/urlOracle.ts state it (whatwg-url, tr46, validator), and
  * the page's rules bundled for browsers (run here in a bare `node:vm`
- * context, without `URL`) give the same verdicts as in Node. Runs in Node, as the server does; the browser tests run the same
- * bundle in each engine.
+ * context, without `URL`) give the same verdicts as in Node. Runs in Node,
+ * as the server does; the browser tests run the same bundle in each engine.
  */
 import vm from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';

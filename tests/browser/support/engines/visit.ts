@@ -7,33 +7,18 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AxeResults } from 'axe-core';
 import { expect } from 'vitest';
-import {
-  GPC_HEADER,
-  GPC_INIT_SCRIPT,
-  type GpcMode,
-} from '../../../support/page/gpc';
+import { GPC_HEADER, GPC_INIT_SCRIPT } from '../../../support/page/gpc';
 import { TEST_CONSENT_REVISION } from '../../../support/page/paths';
-import { DESKTOP } from '../../../support/page/signUpPage';
-import type { EnginePage, Viewport } from './browser';
+import { DESKTOP, type OpenOptions } from '../../../support/page/signUpPage';
+import type { EnginePage } from './browser';
 import type { EngineSuite } from './launch';
 
-export interface VisitOptions {
-  /** The address's query, e.g. `?utm_source=google`. */
-  query?: string;
-  viewport?: Viewport;
-  /** A `Vigil_COOKIE_CONSENT` value stored before the visit. */
-  storedConsent?: string;
-  /**
-   * The `Vigil_CONSENT_REVISION` stored with it (D67): default the test
-   * page's `CONSENT_REVISION`; null for none.
-   */
-  storedRevision?: string | null;
-  /**
-   * The browser sends Global Privacy Control, and how (D73, D74): through
-   * the tests' proxy, the same in every engine.
-   */
-  gpc?: GpcMode;
-}
+/**
+ * The same visits as the Chromium-only tests' (tests/support/page/
+ * signUpPage.ts); here Global Privacy Control is sent through the tests'
+ * proxy, the same in every engine.
+ */
+export type VisitOptions = OpenOptions;
 
 /**
  * Opens `/signup` on `origin` in a fresh page of the suite's engine, with
