@@ -10,7 +10,7 @@
  * - A transition is labelled with its event (`submit`), its guard
  *   (`submit [isValid]`), or `[else]` when it is the fallback after guarded
  *   ones for the same event; eventless ones say `always`; an invoked actor's
- *   outcome says `done: id` / `error: id`; a delayed one `after 500ms`.
+ *   outcome says `done: id` / `error: id`.
  * - With `effects`, a transition's label also names its actions, one
  *   `/ action(params)` line each, and a state's label its entry actions
  *   (`entry / removeTag, deleteTagCookies`).
@@ -50,38 +50,18 @@ export function mermaidId(node: AnyStateNode): string {
 }
 
 /** A readable label for an XState event type (`xstate.done.actor.x` →
- * `done: x`, `xstate.after.500.m.s` → `after 500ms`); others unchanged. */
+ * `done: x`, `xstate.error.actor.x` → `error: x`); others unchanged. */
 export function eventLabel(eventType: string): string {
   const actor = /^xstate\.(done|error)\.actor\.(.+)$/.exec(eventType);
-  if (actor) return `${actor[1]}: ${actor[2]}`;
-  const done = /^xstate\.done\.state\.(.+)$/.exec(eventType);
-  if (done) return `done: ${done[1]}`;
-  const after = /^xstate\.after\.([^.]+)\./.exec(eventType);
-  if (after) {
-    const delay = after[1] ?? '';
-    return `after ${/^\d+$/.test(delay) ? `${delay}ms` : delay}`;
-  }
-  return eventType;
+  return actor ? `${actor[1]}: ${actor[2]}` : eventType;
 }
 
-/** The name a guard is shown by: its type, or its shape for `and`, `or`,
- * `not` and `stateIn`, or `inline` for an anonymous predicate. */
+/** The name a guard is shown by: its type, or a predicate's function name
+ * (`inline` when it has none). The machines use named guards only; a
+ * combinator (`and`, `not`…) would show by its function's name. */
 export function guardLabel(guard: Guard): string {
   if (typeof guard === 'string') return guard;
   if (typeof guard !== 'function') return guard.type;
-  if ('guards' in guard && Array.isArray(guard.guards)) {
-    const parts = (guard.guards as Guard[])
-      .map(guardLabel)
-      // `!x` is atomic: `not` already wrapped a compound x.
-      .map((part) =>
-        !part.startsWith('!') && / (&&|\|\|) /.test(part) ? `(${part})` : part,
-      );
-    if (guard.name === 'not') return `!${parts[0] ?? ''}`;
-    return parts.join(guard.name === 'or' ? ' || ' : ' && ');
-  }
-  if ('stateValue' in guard) {
-    return `in ${JSON.stringify(guard.stateValue).replace(/"/g, "'")}`;
-  }
   return guard.name && guard.name !== 'guard' ? guard.name : 'inline';
 }
 
@@ -119,8 +99,6 @@ function actionsSuffix(actions: readonly unknown[]): string {
  * state. */
 function stateLabel(node: AnyStateNode, options: MermaidOptions): string {
   const marks = [...node.tags].sort().map((tag) => `«${tag}»`);
-  if (node.type === 'parallel') marks.unshift('«parallel»');
-  if (node.type === 'history') marks.unshift('«history»');
   const entry = options.effects ? actionsSuffix(node.entry) : '';
   const handled = edgesFrom(node, options)
     .filter((edge) => !edge.target)

@@ -83,15 +83,12 @@ function statesOf(node: AnyStateNode): AnyStateNode[] {
 
 /**
  * The words an edge's label must show for an event, as the README's legend
- * names them: an invoked actor's outcome by `done`/`error` and its id, a
- * delay by its milliseconds, an eventless transition by `always`, any other
- * event by its type.
+ * names them: an invoked actor's outcome by `done`/`error` and its id, an
+ * eventless transition by `always`, any other event by its type.
  */
 function expectedWords(eventType: string): string[] {
   const actor = /^xstate\.(done|error)\.actor\.(.+)$/.exec(eventType);
   if (actor) return [actor[1] ?? '', actor[2] ?? ''];
-  const after = /^xstate\.after\.(\d+)\./.exec(eventType);
-  if (after) return ['after', `${after[1]}ms`];
   return [eventType];
 }
 
@@ -158,7 +155,7 @@ describe('toMermaid', () => {
       form: {
         initial: 'a',
         states: {
-          a: { on: { next: 'b' }, after: { 500: 'b' } },
+          a: { on: { next: 'b' } },
           b: {
             on: { edit: { guard: 'canEdit' } },
             always: { guard: 'isReady', target: '#m.done' },
@@ -168,7 +165,7 @@ describe('toMermaid', () => {
     },
   });
 
-  it('draws guards, fallbacks, invoke outcomes, delays and composites', () => {
+  it('draws guards, fallbacks, invoke outcomes and composites', () => {
     expect(toMermaid(sample)).toBe(
       [
         'stateDiagram-v2',
@@ -179,7 +176,7 @@ describe('toMermaid', () => {
         '    state "a" as m_form_a',
         '    state "b<br/>· edit [canEdit]" as m_form_b',
         '    [*] --> m_form_a',
-        '    m_form_a --> m_form_b : next<br/>after 500ms',
+        '    m_form_a --> m_form_b : next',
         '  }',
         '  [*] --> m_idle',
         '  m_idle --> m_busy : go [isReady]<br/>go [else]',
