@@ -68,7 +68,8 @@ export default defineConfig({
           ],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          // One browser at a time: the browser tests need two cores each.
+          // One browser at a time (D86): some tests time the page against
+          // its own clock, which a second browser beside it would slow.
           fileParallelism: false,
           sequence: { groupOrder: 0 },
         },

@@ -5,8 +5,7 @@
  * their pictures, then every state node in the machine's order with its
  * pictures at both widths, in the light and the dark scheme (and in forced
  * colours for some), and, beside them, the state's name, tags, the events
- * it accepts, the path of events that reached it and what axe-core found
- * in the dark scheme.
+ * it accepts and the path of events that reached it.
  */
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { mermaidId, stateNodesOf } from '../mermaid';
