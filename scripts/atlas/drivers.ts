@@ -1,12 +1,15 @@
 /**
- * Plays the atlas's model paths on the built page in Chromium (Playwright),
- * as a visitor would: typing, clicking, Escape. The sign-up request is held
- * until the path says how it ends, and then answered with the reply that
- * makes the page's client decide that outcome (tests/support/model/serverReplies.ts);
- * the browser's trip to `/` after a success gets no page (204), so the
- * page stays on screen in `success`. Before each picture the page must show
- * what the hand-written reference expects after the events played
- * (tests/support/model/reference.ts, views.ts).
+ * Plays the atlas's model paths on the built page in Chromium (Playwright)
+ * with the browser tests' visitor actions (tests/support/model/
+ * visitor.ts): typing, clicking, Escape. Here Playwright's routes hold
+ * the requests the tests' proxy holds in the browser tests: each sign-up
+ * until the path says how it ends, answered with the reply that makes the
+ * page's client decide that outcome (tests/support/model/serverReplies.ts),
+ * and each chunk until it arrives or fails. The browser's trip to `/` after
+ * a success gets no page (204), so the page stays on screen in `success`.
+ * Before each picture the page must show what the hand-written reference
+ * expects after the events played (tests/support/model/reference.ts,
+ * views.ts).
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Page, Route } from 'playwright-core';
@@ -18,14 +21,24 @@ import {
   expectedConsentRun,
   expectedSignUpRun,
 } from '../../tests/support/model/reference';
-import { replyFor } from '../../tests/support/model/serverReplies';
-import type { SignUpModelEvent } from '../../tests/support/model/signUpModel';
+import { replyFor, type Reply } from '../../tests/support/model/serverReplies';
+import type {
+  SignUpModelEvent,
+  SubmitOutcome,
+} from '../../tests/support/model/signUpModel';
 import {
   expectedConsentView,
   expectedSignUpView,
   readConsentView,
   readSignUpView,
 } from '../../tests/support/model/views';
+import {
+  performConsent,
+  performSignUp,
+  type HeldChunkRequests,
+  type HeldSignUpRequest,
+  type VisitorPage,
+} from '../../tests/support/model/visitor';
 import type { OpenOptions } from '../../tests/support/page/signUpPage';
 
 /** How one machine's paths are played on the page. */
@@ -47,6 +60,26 @@ export interface PageDriver<TInput> {
   ) => Promise<void>;
 }
 
+/**
+ * A Playwright page as the visitor's actions use it. A function to
+ * evaluate is sent as its source, its arguments as JSON; tsx (esbuild's
+ * keepNames) wraps inner functions in `__name(…)`, a helper the page lacks.
+ */
+function visitorPage(page: Page): VisitorPage {
+  return {
+    click: (selector) => page.locator(selector).click(),
+    type: (text) => page.keyboard.type(text),
+    press: (key) => page.keyboard.press(key),
+    evaluate: <T, A extends unknown[]>(
+      fn: (...args: A) => T | Promise<T>,
+      ...args: A
+    ) =>
+      page.evaluate(
+        `(globalThis.__name ??= (f) => f, (${String(fn)})(...${JSON.stringify(args)}))`,
+      ) as Promise<T>,
+  };
+}
+
 const WAIT_MS = 10_000;
 
 /**
@@ -57,10 +90,7 @@ async function showsView<T>(page: Page, read: () => T, expected: T) {
   const deadline = Date.now() + WAIT_MS;
   let seen: unknown;
   while (Date.now() < deadline) {
-    // tsx (esbuild's keepNames) wraps the readers' inner functions in
-    // `__name(…)`, a helper the page does not have.
-    await page.evaluate('globalThis.__name ??= (fn) => fn');
-    seen = await page.evaluate(read);
+    seen = await visitorPage(page).evaluate(read);
     if (isDeepStrictEqual(seen, expected)) return;
     await page.waitForTimeout(50);
   }
@@ -69,20 +99,24 @@ async function showsView<T>(page: Page, read: () => T, expected: T) {
   );
 }
 
-const isChecked = (page: Page, selector: string) =>
-  page.locator(selector).isChecked();
+/** Answers a held request with a reply, or fails its connection. */
+function answer(route: Route, reply: Reply): Promise<void> {
+  if (reply.kind === 'network-error') return route.abort('failed');
+  if (reply.kind === 'timeout') return route.abort('timedout');
+  return route.fulfill({
+    status: reply.status,
+    contentType: reply.contentType,
+    body: reply.body,
+  });
+}
 
-/**
- * The sign-up requests each page holds, oldest first, until an outcome
- * event answers them.
- */
-const heldSignUps = new WeakMap<Page, Route[]>();
-
-/**
- * The chunk requests each page holds, oldest first: the submit chunk's
- * (D71) and the host rule's (D58).
- */
-const heldChunks = new WeakMap<Page, { submit: Route[]; hostRule: Route[] }>();
+/** What each page holds, and the event being played (for `pass`). */
+interface Held {
+  signUps: HeldSignUpRequest[];
+  chunks: HeldChunkRequests;
+  playing: SignUpModelEvent | undefined;
+}
+const heldOf = new WeakMap<Page, Held>();
 
 /** The chunks' files, with or without a retry's query. */
 const CHUNK_FILES = {
@@ -90,44 +124,41 @@ const CHUNK_FILES = {
   hostRule: /^\/hostRuleChunk\.[0-9a-f]+\.js$/,
 } as const;
 
-/**
- * The oldest of `held`, once the page has made it: polled for up to
- * {@link WAIT_MS}.
- *
- * @throws Error naming `what` when the page made none
- */
-async function takeHeld(
-  page: Page,
-  held: Route[],
-  what: string,
-): Promise<Route> {
-  const deadline = Date.now() + WAIT_MS;
-  while (held.length === 0 && Date.now() < deadline) {
-    await page.waitForTimeout(20);
-  }
-  const route = held.shift();
-  if (!route) throw new Error(`the page made no ${what}`);
-  return route;
-}
-
 export const signUpDriver: PageDriver<SignUpInput> = {
   visit: () => ({}),
   async prepare(page, origin) {
-    const held: Route[] = [];
-    heldSignUps.set(page, held);
+    const held: Held = {
+      signUps: [],
+      chunks: { submit: [], hostRule: [] },
+      playing: undefined,
+    };
+    heldOf.set(page, held);
+    // A success is answered here too: the model signs up one address, and
+    // the atlas plays its paths at several widths against one service.
     await page.route(
       (url) => url.pathname === SIGN_UP_PATH,
       (route) => {
-        held.push(route);
+        held.signUps.push({
+          settle: (outcome) =>
+            void answer(
+              route,
+              outcome === 'pass'
+                ? replyFor(held.playing as SubmitOutcome)
+                : outcome,
+            ),
+        });
       },
     );
-    const chunks = { submit: [] as Route[], hostRule: [] as Route[] };
-    heldChunks.set(page, chunks);
     for (const kind of ['submit', 'hostRule'] as const) {
       await page.route(
         (url) => CHUNK_FILES[kind].test(url.pathname),
         (route) => {
-          chunks[kind].push(route);
+          held.chunks[kind].push({
+            settle: (outcome) =>
+              void (outcome === 'pass'
+                ? route.continue()
+                : route.abort('internetdisconnected')),
+          });
         },
       );
     }
@@ -141,77 +172,15 @@ export const signUpDriver: PageDriver<SignUpInput> = {
     );
   },
   async perform(page, event) {
-    const e = event as SignUpModelEvent;
-    switch (e.type) {
-      case 'field.change': {
-        // Select what is there and type over it, as the model tests do; an
-        // empty value is typed and erased so the page sees an edit.
-        const field = page.locator(`#signup-form input[name="${e.field}"]`);
-        await field.click();
-        await field.selectText();
-        await page.keyboard.type(e.value || 'x');
-        if (!e.value) await page.keyboard.press('Backspace');
-        return;
-      }
-      case 'checkbox.change': {
-        const box = `#signup-form input[name="${e.field}"]`;
-        if ((await isChecked(page, box)) === e.checked) {
-          await page.locator(box).click();
-        }
-        return page.locator(box).click();
-      }
-      case 'captcha.solve': {
-        const box = '[data-testid="fake-captcha"]';
-        if (await isChecked(page, box)) await page.locator(box).click();
-        return page.locator(box).click();
-      }
-      case 'captcha.expire':
-        return page.evaluate(() =>
-          (
-            window as unknown as { __fakeCaptcha: { expire: () => void } }
-          ).__fakeCaptcha.expire(),
-        );
-      case 'submit':
-        return page.locator('#signup-form button[type="submit"]').click();
-      case 'xstate.done.actor.loadRules':
-      case 'xstate.error.actor.loadRules': {
-        const route = await takeHeld(
-          page,
-          heldChunks.get(page)?.submit ?? [],
-          'submit chunk request',
-        );
-        return e.type === 'xstate.done.actor.loadRules'
-          ? route.continue()
-          : route.abort('internetdisconnected');
-      }
-      case 'xstate.done.actor.loadHostRule':
-      case 'xstate.error.actor.loadHostRule': {
-        const route = await takeHeld(
-          page,
-          heldChunks.get(page)?.hostRule ?? [],
-          'host rule chunk request',
-        );
-        return e.type === 'xstate.done.actor.loadHostRule'
-          ? route.continue()
-          : route.abort('internetdisconnected');
-      }
-      case 'xstate.done.actor.submitSignUp':
-      case 'xstate.error.actor.submitSignUp': {
-        const route = await takeHeld(
-          page,
-          heldSignUps.get(page) ?? [],
-          'sign-up request',
-        );
-        const reply = replyFor(e);
-        if (reply.kind === 'network-error') return route.abort('failed');
-        if (reply.kind === 'timeout') return route.abort('timedout');
-        return route.fulfill({
-          status: reply.status,
-          contentType: reply.contentType,
-          body: reply.body,
-        });
-      }
-    }
+    const held = heldOf.get(page);
+    if (!held) throw new Error('signUpDriver.prepare was not run');
+    held.playing = event as SignUpModelEvent;
+    await performSignUp(
+      visitorPage(page),
+      held.signUps,
+      held.playing,
+      held.chunks,
+    );
   },
   shows: (page, input, played) => {
     const run = expectedSignUpRun(input, played as SignUpModelEvent[]);
@@ -243,20 +212,7 @@ export const consentDriver: PageDriver<ConsentInput> = {
     };
   },
   prepare: async () => {},
-  async perform(page, event) {
-    switch (event.type) {
-      case 'consent.accept':
-        return page.getByTestId('consent-accept').click();
-      case 'consent.reject':
-        return page.getByTestId('consent-reject').click();
-      case 'settings.open':
-        return page.getByTestId('consent-settings').click();
-      case 'modal.close':
-        return page.keyboard.press('Escape');
-      default:
-        throw new Error(`no visitor action for ${event.type}`);
-    }
-  },
+  perform: (page, event) => performConsent(visitorPage(page), event),
   shows: (page, input, played) => {
     const run = expectedConsentRun(input, played as ConsentEvent[]);
     return showsView(

@@ -43,7 +43,11 @@ import {
   using,
   waitFor,
 } from './support/engines/visit';
-import { performConsent, performSignUp, typeInto } from './support/modelDriver';
+import {
+  performConsent,
+  performSignUp,
+  typeInto,
+} from '../support/model/visitor';
 import {
   consentModel,
   describeConsentInput,

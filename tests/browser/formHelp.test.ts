@@ -27,7 +27,7 @@ import {
   using,
   waitFor,
 } from './support/engines/visit';
-import { typeInto } from './support/modelDriver';
+import { typeInto } from '../support/model/visitor';
 
 const DRAFT_KEY = 'Vigil_SIGNUP_DRAFT';
 /** How long a page may take to show what is awaited: the machine is shared. */

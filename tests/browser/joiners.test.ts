@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { ENGINES, type Engine } from '../../scripts/engines';
 import { useEngine } from './support/engines/launch';
 import { openSignUpPage, using } from './support/engines/visit';
-import { typeInto } from './support/modelDriver';
+import { typeInto } from '../support/model/visitor';
 
 /** How long a page may take to show what is awaited: the machine is shared. */
 const POLL = { timeout: 10_000 };

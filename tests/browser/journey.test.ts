@@ -39,7 +39,7 @@ import {
   type SeenResponse,
 } from './support/engines/network';
 import { axeViolations, openSignUpPage, using } from './support/engines/visit';
-import { typeInto } from './support/modelDriver';
+import { typeInto } from '../support/model/visitor';
 
 const DAY_SECONDS = 24 * 60 * 60;
 const LOGIN = 'VigilLogin';

@@ -45,6 +45,11 @@ import {
 } from '../../../support/page/fakeRecaptcha';
 import { FAKE_TAG_SCRIPT } from '../../../support/page/fakeTag';
 import type { Reply } from '../../../support/model/serverReplies';
+import type {
+  HeldChunkRequest,
+  HeldChunkRequests,
+  HeldSignUpRequest,
+} from '../../../support/model/visitor';
 import { TEST_COOKIE_DOMAIN, TEST_TAG_URL } from '../../../support/page/paths';
 
 /** A sign-up request as it left the engine. */
@@ -102,34 +107,27 @@ export function cookiesSent(exchange: SeenExchange): Map<string, string> {
 }
 
 /**
- * A held sign-up: `pass` lets it go on to the local API; a {@link Reply}
- * answers it in the API's place. `network-error` and `timeout` reset the
+ * A held sign-up: `pass` lets it go on to the local API; a reply answers
+ * it in the API's place. `network-error` and `timeout` reset the
  * connection: the page sees the network fail (its own 20 s deadline is
  * tested in Chromium with a fake clock, tests/browser/faults.test.ts). An
  * engine may resend a request whose connection was reset (Chromium does, on
  * a reused connection); the same request is then reset again, as a network
  * that is down would.
  */
-export interface HeldSignUp extends SeenSignUp {
-  settle: (outcome: 'pass' | Reply) => void;
-}
+export interface HeldSignUp extends SeenSignUp, HeldSignUpRequest {}
 
 /**
  * A request for one of the page's chunks (D58, D71), held until the test
  * says whether it arrives (`pass`) or the network fails (`fail`, D59).
  */
-export interface HeldChunk {
-  settle: (outcome: 'pass' | 'fail') => void;
-}
+export type HeldChunk = HeldChunkRequest;
 
 /**
  * The held requests for each chunk: the submit chunk (the form's rules
  * and the API client) and the host rule's, in the order they came.
  */
-export interface HeldChunks {
-  submit: HeldChunk[];
-  hostRule: HeldChunk[];
-}
+export type HeldChunks = HeldChunkRequests;
 
 /** The chunks' files, with or without a retry's query. */
 const CHUNKS = {
