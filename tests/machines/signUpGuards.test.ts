@@ -2,15 +2,13 @@
  * The sign-up machine's guard on leaving `failure` (D22): only typing in the
  * name ends a refused-name failure; typing anywhere else, or typing in the
  * name after any other failure, leaves the failure shown until the next
- * submit (R4.4). Each case changes one of the guard's two conditions.
+ * submit (R4.4). Each case changes one of the guard's two conditions. And
+ * how a rejection reads where it is logged (D37).
  */
 import { describe, expect, it } from 'vitest';
-import { createActor } from 'xstate';
-import { signUpRules } from '../../common/signUpRules';
-import { signUpMachine } from '../../machines/signUpMachine';
 import { SignUpRejection, type Failure } from '../../machines/signUpContract';
 import { messages } from '../../common/validation';
-import { startSignUp, VALID_FORM } from './support/signUpHarness';
+import { startSignUp } from './support/signUpHarness';
 
 async function failWith(failure: Failure) {
   const harness = startSignUp();
@@ -46,29 +44,6 @@ describe('signUpMachine: what ends a failure (D22)', () => {
     const snapshot = actor.getSnapshot();
     expect(snapshot.value).toEqual({ failure: failure.kind });
     expect(snapshot.context.values.name).toBe('Grace');
-  });
-});
-
-describe('signUpMachine with its rules but none of the page’s effects', () => {
-  it('a request it was not given a client for fails as unexpected', async () => {
-    const reports: Failure[] = [];
-    const machine = signUpMachine.provide({
-      actions: {
-        reportFailure: (_, failure: Failure) => reports.push(failure),
-      },
-    });
-    const actor = createActor(machine, {
-      input: { rules: signUpRules },
-    }).start();
-    for (const field of ['name', 'email', 'url'] as const) {
-      actor.send({ type: 'field.change', field, value: VALID_FORM[field] });
-    }
-    actor.send({ type: 'checkbox.change', field: 'tos', checked: true });
-    actor.send({ type: 'captcha.solve', token: 'token' });
-    actor.send({ type: 'submit' });
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(actor.getSnapshot().value).toEqual({ failure: 'general' });
-    expect(reports).toEqual([{ kind: 'general', reason: 'unexpected' }]);
   });
 });
 

@@ -1,9 +1,16 @@
+/**
+ * The sign-up machine's behaviour that the model-based tests
+ * (tests/machines/model.test.ts, judged by tests/support/model/reference.ts)
+ * do not check: the prefill, the values' limits, the request it sends, the
+ * events it ignores while sending, which failure an error stands for and
+ * its report, and a second fetch of the rules after the first failed.
+ */
 import { describe, expect, it } from 'vitest';
 import { SignUpRejection } from '../../machines/signUpContract';
 import { signUpRules } from '../../common/signUpRules';
 import { messages } from '../../common/validation';
 import { selectFormLevelFailure } from '../../machines/signUpMachine';
-import { startSignUp, VALID_FORM } from './support/signUpHarness';
+import { startSignUp } from './support/signUpHarness';
 
 describe('signUpMachine: editing (R4.5, R4.6)', () => {
   it('starts idle with the prefill from its input', () => {
@@ -21,21 +28,6 @@ describe('signUpMachine: editing (R4.5, R4.6)', () => {
       tos: false,
     });
     expect(snapshot.context.errors).toEqual({});
-  });
-
-  it('sends nothing while a client-side error exists, and shows every error', () => {
-    const harness = startSignUp();
-    harness.actor.send({ type: 'submit' });
-    const snapshot = harness.actor.getSnapshot();
-    expect(snapshot.value).toBe('idle');
-    expect(snapshot.context.errors).toEqual({
-      name: messages.nameRequired,
-      email: messages.emailRequired,
-      url: messages.urlRequired,
-      tos: messages.tosRequired,
-      captcha: messages.captchaRequired,
-    });
-    expect(harness.requests).toHaveLength(0);
   });
 
   it.each([
@@ -147,21 +139,6 @@ describe('signUpMachine: submitting (R3.1 to R3.4, R4.1 to R4.3)', () => {
     expect(harness.requests).toHaveLength(1);
     expect(harness.actor.getSnapshot().context).toEqual(locked.context);
   });
-
-  it('on success sets the login cookies, goes to /, and resets the captcha', async () => {
-    const harness = startSignUp();
-    harness.fillValidForm();
-    harness.actor.send({ type: 'submit' });
-    harness.requests[0]?.answer.resolve({ token: 'tkn', sid: 'sid' });
-    await harness.settle();
-    const snapshot = harness.actor.getSnapshot();
-    expect(snapshot.value).toBe('success');
-    expect(snapshot.status).toBe('done');
-    expect(harness.cookies).toEqual([{ token: 'tkn', sid: 'sid' }]);
-    expect(harness.navigations).toBe(1);
-    expect(harness.captchaResets).toBe(1);
-    expect(snapshot.context.captchaToken).toBeNull();
-  });
 });
 
 describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
@@ -174,69 +151,34 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
     return harness;
   }
 
+  // The model tests (tests/machines/model.test.ts) check what each failure
+  // shows and keeps; here, which failure an error stands for, and that it is
+  // reported (R7.4, D37).
   it.each([
     [new SignUpRejection({ kind: 'rateLimited' }), { kind: 'rateLimited' }],
+    [new SignUpRejection({ kind: 'invalidName' }), { kind: 'invalidName' }],
     [new SignUpRejection({ kind: 'emailInUse' }), { kind: 'emailInUse' }],
     [
       new SignUpRejection({ kind: 'general', reason: 'network' }),
       { kind: 'general', reason: 'network' },
     ],
+    // What the client in the submit chunk throws (D71): its own copy of
+    // the contract's SignUpRejection.
+    [
+      Object.assign(new Error('sign-up failed: rateLimited'), {
+        name: 'SignUpRejection',
+        failure: { kind: 'rateLimited' },
+      }),
+      { kind: 'rateLimited' },
+    ],
     [new Error('boom'), { kind: 'general', reason: 'unexpected' }],
     ['not even an Error', { kind: 'general', reason: 'unexpected' }],
-  ])(
-    '%s: one error, no field errors, every value kept, captcha reset, inputs unlocked',
-    async (error, failure) => {
-      const harness = await failWith(error);
-      const snapshot = harness.actor.getSnapshot();
-      // R8.1 to R8.3: the failure's kind is the state; R7.4: reported.
-      expect(snapshot.value).toEqual({ failure: failure.kind });
-      expect(harness.reports).toEqual([failure]);
-      expect(snapshot.context.errors).toEqual({});
-      expect(snapshot.context.values).toEqual({
-        ...VALID_FORM,
-        newsletter: false,
-        tos: true,
-      });
-      expect(snapshot.hasTag('locked')).toBe(false);
-      expect(harness.captchaResets).toBe(1);
-      expect(snapshot.context.captchaToken).toBeNull();
-      expect(harness.cookies).toEqual([]);
-      expect(harness.navigations).toBe(0);
-    },
-  );
-
-  it('a refused name marks the name field with its help text', async () => {
-    const harness = await failWith(
-      new SignUpRejection({ kind: 'invalidName' }),
-    );
-    const snapshot = harness.actor.getSnapshot();
-    expect(snapshot.value).toEqual({ failure: 'invalidName' });
-    expect(snapshot.context.errors).toEqual({ name: messages.nameRefused });
-  });
-
-  it('typing in the refused name clears it and ends the failure', async () => {
-    const harness = await failWith(
-      new SignUpRejection({ kind: 'invalidName' }),
-    );
-    harness.actor.send({ type: 'field.change', field: 'name', value: 'Ada' });
-    const snapshot = harness.actor.getSnapshot();
-    expect(snapshot.value).toBe('idle');
-    expect(snapshot.context.errors).toEqual({});
-  });
-
-  it('typing elsewhere keeps the failure shown and the values typed', async () => {
-    const harness = await failWith(
-      new SignUpRejection({ kind: 'rateLimited' }),
-    );
-    harness.actor.send({
-      type: 'field.change',
-      field: 'email',
-      value: 'b@example.org',
+  ])('%s: the failure of its kind, reported', async (error, failure) => {
+    const harness = await failWith(error);
+    expect(harness.actor.getSnapshot().value).toEqual({
+      failure: failure.kind,
     });
-    const snapshot = harness.actor.getSnapshot();
-    expect(snapshot.value).toEqual({ failure: 'rateLimited' });
-    expect(snapshot.context.values.name).toBe('  Ada Lovelace ');
-    expect(snapshot.context.values.email).toBe('b@example.org');
+    expect(harness.reports).toEqual([failure]);
   });
 
   it('submitting again clears the failure; the spent captcha must be solved again', async () => {
@@ -257,68 +199,23 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
   });
 });
 
+// The model tests walk the wait for the rules (D71): a submit locked until
+// they arrive, then judged; a general failure when they cannot be fetched.
 describe('signUpMachine: the form’s rules arrive as a chunk (D71)', () => {
-  function startWithoutRules() {
-    return startSignUp({}, undefined, { rules: 'held' });
-  }
-
-  it('a submit before they arrive waits, locked, sends nothing, and is carried out once they do', async () => {
-    const harness = startWithoutRules();
-    harness.fillValidForm();
-    harness.actor.send({ type: 'submit' });
-    const waiting = harness.actor.getSnapshot();
-    expect(waiting.value).toEqual({ validating: 'awaitingRules' });
-    expect(waiting.hasTag('locked')).toBe(true);
-    expect(waiting.context.errors).toEqual({});
-    expect(harness.requests).toHaveLength(0);
-    expect(harness.rulesLoads).toHaveLength(1);
-
-    harness.rulesLoads[0]?.resolve(signUpRules);
-    await harness.settle();
-    expect(harness.actor.getSnapshot().value).toBe('submitting');
-    expect(harness.requests.map(({ request }) => request.name)).toEqual([
-      'Ada Lovelace',
-    ]);
-  });
-
-  it('a form with errors shows them once the rules arrive, and sends nothing', async () => {
-    const harness = startWithoutRules();
-    harness.actor.send({ type: 'submit' });
-    harness.rulesLoads[0]?.resolve(signUpRules);
-    await harness.settle();
-    const snapshot = harness.actor.getSnapshot();
-    expect(snapshot.value).toBe('idle');
-    expect(snapshot.context.errors).toMatchObject({
-      name: messages.nameRequired,
-      tos: messages.tosRequired,
-    });
-    expect(harness.requests).toHaveLength(0);
-  });
-
-  it('when they cannot be fetched: one general error, every value kept, unlocked; the next submit fetches them again', async () => {
-    const harness = startWithoutRules();
+  it('when they cannot be fetched, nothing is sent and the captcha stays solved; the next submit fetches them again', async () => {
+    const harness = startSignUp({}, undefined, { rules: 'held' });
     harness.fillValidForm();
     harness.actor.send({ type: 'submit' });
     harness.rulesLoads[0]?.reject(new TypeError('Failed to fetch'));
     await harness.settle();
     let snapshot = harness.actor.getSnapshot();
     expect(snapshot.value).toEqual({ failure: 'general' });
-    expect(snapshot.context.errors).toEqual({});
-    expect(snapshot.hasTag('locked')).toBe(false);
-    expect(snapshot.context.values).toEqual({
-      ...VALID_FORM,
-      newsletter: false,
-      tos: true,
-    });
     // No request was sent, so the captcha's token is still good.
     expect(snapshot.context.captchaToken).toBe('captcha-token');
     expect(harness.captchaResets).toBe(0);
     expect(harness.requests).toHaveLength(0);
 
     harness.actor.send({ type: 'submit' });
-    expect(harness.actor.getSnapshot().value).toEqual({
-      validating: 'awaitingRules',
-    });
     expect(harness.rulesLoads).toHaveLength(2);
     harness.rulesLoads[1]?.resolve(signUpRules);
     await harness.settle();
@@ -326,22 +223,5 @@ describe('signUpMachine: the form’s rules arrive as a chunk (D71)', () => {
     expect(snapshot.value).toBe('submitting');
     expect(selectFormLevelFailure(snapshot)).toBeNull();
     expect(harness.requests).toHaveLength(1);
-  });
-
-  it('a rejection made by another copy of the contract (the chunk’s) keeps its failure', async () => {
-    const harness = startSignUp();
-    harness.fillValidForm();
-    harness.actor.send({ type: 'submit' });
-    // What the client in the submit chunk throws: its own SignUpRejection.
-    const fromChunk = Object.assign(new Error('sign-up failed: rateLimited'), {
-      name: 'SignUpRejection',
-      failure: { kind: 'rateLimited' },
-    });
-    harness.requests[0]?.answer.reject(fromChunk);
-    await harness.settle();
-    expect(harness.actor.getSnapshot().value).toEqual({
-      failure: 'rateLimited',
-    });
-    expect(harness.reports).toEqual([{ kind: 'rateLimited' }]);
   });
 });

@@ -37,29 +37,16 @@ const onLocalhost: CookieJarOptions = {
 };
 
 describe('cookieNames', () => {
-  it('names the cookies of Vigil', () => {
-    expect(cookieNames('Vigil')).toEqual({
-      login: 'VigilLogin',
-      welcomeMessage: 'Vigil_WELCOME_MESSAGE',
-      firstSignIn: 'Vigil_FIRST_SIGNIN',
-      consent: 'Vigil_COOKIE_CONSENT',
-      consentRevision: 'Vigil_CONSENT_REVISION',
-      consentId: 'Vigil_CONSENT_ID',
-      campaign: 'Vigil_CAMPAIGN',
-      session: 'Vigil_SESSION',
-    });
-  });
-
-  it('prefixes every name with another product name', () => {
-    expect(cookieNames('Acme-Watch')).toEqual({
-      login: 'Acme-WatchLogin',
-      welcomeMessage: 'Acme-Watch_WELCOME_MESSAGE',
-      firstSignIn: 'Acme-Watch_FIRST_SIGNIN',
-      consent: 'Acme-Watch_COOKIE_CONSENT',
-      consentRevision: 'Acme-Watch_CONSENT_REVISION',
-      consentId: 'Acme-Watch_CONSENT_ID',
-      campaign: 'Acme-Watch_CAMPAIGN',
-      session: 'Acme-Watch_SESSION',
+  it.each(['Vigil', 'Acme-Watch'])('prefixes every name with %s', (product) => {
+    expect(cookieNames(product)).toEqual({
+      login: `${product}Login`,
+      welcomeMessage: `${product}_WELCOME_MESSAGE`,
+      firstSignIn: `${product}_FIRST_SIGNIN`,
+      consent: `${product}_COOKIE_CONSENT`,
+      consentRevision: `${product}_CONSENT_REVISION`,
+      consentId: `${product}_CONSENT_ID`,
+      campaign: `${product}_CAMPAIGN`,
+      session: `${product}_SESSION`,
     });
   });
 });
@@ -78,10 +65,16 @@ describe('cookieAttributes', () => {
     hostname: 'signup.vigil.example',
   };
 
-  it('is strict same-site, site-wide and secure on a public host', () => {
+  // toStrictEqual: a host-only cookie has no `domain` key at all.
+  it('is strict same-site, site-wide, secure and host-only on a public host', () => {
     expect(
       cookieAttributes(onProduct, { days: 365, acrossSubdomains: false }),
-    ).toEqual({ expires: 365, path: '/', sameSite: 'Strict', secure: true });
+    ).toStrictEqual({
+      expires: 365,
+      path: '/',
+      sameSite: 'Strict',
+      secure: true,
+    });
   });
 
   it('sets the cookie domain across subdomains when one is configured', () => {
@@ -97,12 +90,12 @@ describe('cookieAttributes', () => {
   });
 
   it('stays host-only when no cookie domain is configured', () => {
-    const attributes = cookieAttributes(
-      { ...onProduct, cookieDomain: undefined },
-      { days: 30, acrossSubdomains: true },
-    );
-    expect(attributes).not.toHaveProperty('domain');
-    expect(attributes).toEqual({
+    expect(
+      cookieAttributes(
+        { ...onProduct, cookieDomain: undefined },
+        { days: 30, acrossSubdomains: true },
+      ),
+    ).toStrictEqual({
       expires: 30,
       path: '/',
       sameSite: 'Strict',
@@ -110,51 +103,33 @@ describe('cookieAttributes', () => {
     });
   });
 
-  it('never sets the domain of a host-only cookie', () => {
-    expect(
-      cookieAttributes(onProduct, { days: 365, acrossSubdomains: false }),
-    ).not.toHaveProperty('domain');
-  });
-
-  it('is not secure on localhost', () => {
-    expect(
-      cookieAttributes(onLocalhost, { days: 365, acrossSubdomains: false }),
-    ).toEqual({ expires: 365, path: '/', sameSite: 'Strict', secure: false });
-  });
-
   it.each([
-    'vigil.example',
-    'localhost.vigil.example',
-    'mylocalhost',
-    '127.0.0.1',
-  ])('is secure on %s', (hostname) => {
+    ['localhost', false],
+    ['vigil.example', true],
+    ['localhost.vigil.example', true],
+    ['mylocalhost', true],
+    ['127.0.0.1', true],
+  ])('on %s, secure is %s', (hostname, secure) => {
     expect(
       cookieAttributes(
         { ...onLocalhost, hostname },
         { days: 365, acrossSubdomains: false },
-      ).secure,
-    ).toBe(true);
+      ),
+    ).toEqual({ expires: 365, path: '/', sameSite: 'Strict', secure });
   });
 });
 
 describe('createCookieJar', () => {
-  it('sets the login cookies from the token and sid', () => {
+  it('sets the login cookies from the token and sid, the flags as 1', () => {
     createCookieJar(onLocalhost).setLoginCookies({
       token: 'the-token',
       sid: 'the-sid',
     });
-    const login = Cookies.get('VigilLogin');
-    expect(login).toBeDefined();
-    expect(JSON.parse(login ?? '')).toEqual({
+    expect(JSON.parse(Cookies.get('VigilLogin') ?? '')).toEqual({
       VigilToken: 'the-token',
       VigilSID: 'the-sid',
     });
-    expect(Cookies.get('Vigil_WELCOME_MESSAGE')).toBe('1');
-    expect(Cookies.get('Vigil_FIRST_SIGNIN')).toBe('1');
-  });
-
-  it('writes the flags as plain 1 in the cookie header', () => {
-    createCookieJar(onLocalhost).setLoginCookies({ token: 't', sid: 's' });
+    // The flags as a plain 1 in the cookie header.
     const pairs = document.cookie.split('; ');
     expect(pairs).toContain('Vigil_WELCOME_MESSAGE=1');
     expect(pairs).toContain('Vigil_FIRST_SIGNIN=1');
@@ -199,19 +174,13 @@ describe('createCookieJar', () => {
     }
   });
 
-  it('reads back the campaign it wrote', () => {
+  it('reads back the last campaign it wrote', () => {
     const jar = createCookieJar(onLocalhost);
     expect(jar.readCampaign()).toBeUndefined();
+    jar.writeCampaign('first');
     jar.writeCampaign('spring-sale');
     expect(jar.readCampaign()).toBe('spring-sale');
     expect(Cookies.get('Vigil_CAMPAIGN')).toBe('spring-sale');
-  });
-
-  it('keeps the last campaign written', () => {
-    const jar = createCookieJar(onLocalhost);
-    jar.writeCampaign('first');
-    jar.writeCampaign('second');
-    expect(jar.readCampaign()).toBe('second');
   });
 
   it('round-trips a campaign with cookie-unsafe characters', () => {
@@ -307,13 +276,10 @@ describe('consent cookie', () => {
     ['0', 'rejected'],
     ['yes', 'unset'],
     ['', 'unset'],
-  ])('reads %j as %s', (value, choice) => {
-    Cookies.set('Vigil_COOKIE_CONSENT', value);
+    [null, 'unset'],
+  ])('reads %j (null: no cookie) as %s', (value, choice) => {
+    if (value !== null) Cookies.set('Vigil_COOKIE_CONSENT', value);
     expect(createCookieJar(onLocalhost).readConsent()).toBe(choice);
-  });
-
-  it('reads no cookie as unset', () => {
-    expect(createCookieJar(onLocalhost).readConsent()).toBe('unset');
   });
 
   it.each([
@@ -357,8 +323,9 @@ describe('consent cookie', () => {
     ['1.5', undefined],
     ['abc', undefined],
     ['', undefined],
-  ])('reads the revision %j as %j', (value, revision) => {
-    Cookies.set('Vigil_CONSENT_REVISION', value);
+    [null, undefined],
+  ])('reads the revision %j (null: no cookie) as %j', (value, revision) => {
+    if (value !== null) Cookies.set('Vigil_CONSENT_REVISION', value);
     expect(createCookieJar(onLocalhost).readConsentRevision()).toBe(revision);
   });
 
@@ -387,26 +354,21 @@ describe('consent cookie', () => {
     expect(id).not.toBe('forged<script>');
     expect(Cookies.get('Vigil_CONSENT_ID')).toBe(id);
   });
-
-  it('reads no revision as undefined', () => {
-    expect(createCookieJar(onLocalhost).readConsentRevision()).toBeUndefined();
-  });
 });
 
 describe('tracker cookies', () => {
+  const trackers = [
+    '_ga',
+    '_ga_ABC123',
+    '_gid',
+    '_gcl_au',
+    '_gcl_aw',
+    '_uetsid',
+  ];
+  const others = ['_gat', '_gallery', 'Vigil_COOKIE_CONSENT', 'ga'];
   it.each([
-    ['_ga', true],
-    ['_ga_ABC123', true],
-    ['_gid', true],
-    ['_gcl_au', true],
-    ['_gcl_aw', true],
-    ['_uetsid', true],
-    ['_uetvid', true],
-    ['_fbp', true],
-    ['_gat', false],
-    ['_gallery', false],
-    ['Vigil_COOKIE_CONSENT', false],
-    ['ga', false],
+    ...[...trackers, '_uetvid', '_fbp'].map((name) => [name, true] as const),
+    ...others.map((name) => [name, false] as const),
   ])('%s is a tracker cookie: %s', (name, tracker) => {
     expect(TRACKER_COOKIE.test(name)).toBe(tracker);
   });

@@ -35,13 +35,6 @@ describe('checkSiteUrl: which check answers first', () => {
       expect(checkSiteUrl(url)).toEqual({ ok: false, problem: 'format' });
     },
   );
-
-  it('an IPv6 address in brackets has the IP message', () => {
-    expect(checkSiteUrl('https://[::1]:8080/')).toEqual({
-      ok: false,
-      problem: 'ip',
-    });
-  });
 });
 
 describe('checkHostName: labels', () => {

@@ -1,13 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CAMPAIGN_MAX_LENGTH, keptCampaign } from '../../common/campaign';
-import { isValidEmail } from '../../common/emailAddress';
 import {
   checkSiteUrl as checkSiteUrlWith,
   messages,
   siteUrlNeedsIdnRule,
   validateSignUp,
   type FormToValidate,
-  type SiteUrlProblem,
 } from '../../common/validation';
 import { checkHostName } from '../../common/domainName';
 
@@ -15,167 +13,24 @@ import { checkHostName } from '../../common/domainName';
 // (common/domainName.ts) that the page loads for an internationalised host.
 const checkSiteUrl = (raw: string) => checkSiteUrlWith(raw, checkHostName);
 
+/** A form that passes every rule. */
+const valid: FormToValidate = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  url: 'example.com',
+  tos: true,
+  captchaToken: 'captcha-token',
+};
+
+// The accepted and refused URLs, and the problem each refusal names, are in
+// the named cases of tests/unit/urlOracle.test.ts.
 describe('checkSiteUrl', () => {
-  // R5.3 to R5.5: a valid URL with a protocol is accepted as is, one
-  // without gets https:// prepended; the value is trimmed first.
-  it.each([
-    // plain domains and subdomains
-    ['example.com', 'https://example.com'],
-    ['a.io', 'https://a.io'],
-    ['www.example.com', 'https://www.example.com'],
-    ['status.eu.example.com', 'https://status.eu.example.com'],
-    ['example.co.uk', 'https://example.co.uk'],
-    ['my-site.example', 'https://my-site.example'],
-    ['123.com', 'https://123.com'],
-    ['EXAMPLE.COM', 'https://EXAMPLE.COM'],
-    [`${'a'.repeat(63)}.com`, `https://${'a'.repeat(63)}.com`],
-    // path, query, fragment and port
-    ['example.com/status', 'https://example.com/status'],
-    [
-      'example.com/status?check=1&x=y',
-      'https://example.com/status?check=1&x=y',
-    ],
-    ['example.com:8080', 'https://example.com:8080'],
-    ['example.com:8080/health', 'https://example.com:8080/health'],
-    // with a protocol: as typed
-    ['http://example.com', 'http://example.com'],
-    ['https://example.com', 'https://example.com'],
-    ['https://example.com/', 'https://example.com/'],
-    ['https://example.com/path?q=1#top', 'https://example.com/path?q=1#top'],
-    ['http://example.com:8080/a?b=c', 'http://example.com:8080/a?b=c'],
-    ['HTTPS://Example.COM', 'HTTPS://Example.COM'],
-    // Unicode (IDN) names, sent as typed
-    ['bücher.de', 'https://bücher.de'],
-    ['https://bücher.de/katalog', 'https://bücher.de/katalog'],
-    ['xn--bcher-kva.de', 'https://xn--bcher-kva.de'],
-    ['пример.рф', 'https://пример.рф'],
-    ['例子.中国', 'https://例子.中国'],
-    // surrounding whitespace trimmed
-    ['  example.com  ', 'https://example.com'],
-    ['\thttps://example.com\n', 'https://example.com'],
-    [' http://example.com/a ', 'http://example.com/a'],
-  ])('accepts %j and sends %j', (raw, url) => {
-    expect(checkSiteUrl(raw)).toEqual({ ok: true, url });
-  });
-
-  it.each<[string, SiteUrlProblem]>([
-    // empty
-    ['', 'empty'],
-    ['   ', 'empty'],
-    ['\t\n', 'empty'],
-    // localhost and names under it
-    ['localhost', 'local'],
-    ['LOCALHOST', 'local'],
-    ['localhost.', 'local'],
-    ['localhost:3000', 'local'],
-    ['http://localhost', 'local'],
-    ['https://localhost:8443/status', 'local'],
-    ['http://LocalHost.', 'local'],
-    ['foo.localhost', 'local'],
-    ['app.foo.localhost', 'local'],
-    // IP addresses in every notation
-    ['127.0.0.1', 'ip'],
-    ['127.1', 'ip'],
-    ['2130706433', 'ip'],
-    ['0x7f000001', 'ip'],
-    ['0x7f.0.0.1', 'ip'],
-    ['0177.0.0.1', 'ip'],
-    ['0.0.0.0', 'ip'],
-    ['8.8.8.8', 'ip'],
-    ['https://8.8.8.8/status', 'ip'],
-    ['192.168.1.1:8080', 'ip'],
-    ['[::1]', 'ip'],
-    ['http://[::1]:3000/', 'ip'],
-    ['[::ffff:127.0.0.1]', 'ip'],
-    ['http://[::ffff:7f00:1]', 'ip'],
-    ['https://[2001:db8::1]/', 'ip'],
-    // credentials
-    ['user:pass@example.com', 'credentials'],
-    ['https://user@example.com', 'credentials'],
-    ['https://user:pass@example.com/', 'credentials'],
-    ['https://:secret@example.com', 'credentials'],
-    // The parser drops an empty user name and password; the "@" still counts.
-    ['https://@example.com', 'credentials'],
-    ['https://:@example.com', 'credentials'],
-    ['https://example.com\\@evil.example', 'credentials'],
-    // protocols other than http: and https:
-    ['ftp://example.com', 'protocol'],
-    ['ws://example.com', 'protocol'],
-    ['file:///etc/passwd', 'protocol'],
-    ['javascript://example.com', 'protocol'],
-    ['javascript:alert(1)', 'protocol'],
-    ['data:text/html,x', 'protocol'],
-    ['mailto:a@example.com', 'protocol'],
-    ['//example.com', 'format'],
-    // not a domain name with a top-level domain
-    ['example', 'format'],
-    ['example.123', 'format'],
-    ['example.c', 'format'],
-    ['1.2.3.4.5', 'format'],
-    ['exa_mple.com', 'format'],
-    ['_dmarc.example.com', 'format'],
-    ['-example.com', 'format'],
-    ['example-.com', 'format'],
-    ['sub.-example.com', 'format'],
-    ['example..com', 'format'],
-    ['.example.com', 'format'],
-    ['exa*mple.com', 'format'],
-    [`${'a'.repeat(64)}.com`, 'format'],
-    ['https://example.com:99999', 'format'],
-    // inner whitespace
-    ['exa mple.com', 'format'],
-    ['exa\tmple.com', 'format'],
-    ['exa\nmple.com', 'format'],
-    ['https://exa mple.com', 'format'],
-    ['example.com/a b', 'format'],
-    ['example.com\nexample.org', 'format'],
-    // a protocol and nothing else
-    ['https://', 'format'],
-    ['http://', 'format'],
-    // invisible characters in the host, as typed or after NFKC
-    ['exa\u200bmple.com', 'invisible'], // zero-width space
-    ['exa\u00admple.com', 'invisible'], // soft hyphen
-    ['exa\u200cmple.com', 'invisible'], // zero-width non-joiner
-    ['exa\u200dmple.com', 'invisible'], // zero-width joiner
-    ['exa\u2060mple.com', 'invisible'], // word joiner
-    ['exa\u180emple.com', 'invisible'], // Mongolian vowel separator
-    ['exa\u202emple.com', 'invisible'], // right-to-left override
-    ['exa\ufe0fmple.com', 'invisible'], // variation selector
-    ['\u3164.com', 'invisible'], // Hangul filler, a "letter"
-    ['https://\u200bexample.com/', 'invisible'],
-    ['example.com:80\u200b', 'invisible'],
-    // compatibility forms of %, /, \, @ and : in the host
-    ['http://％４１.com', 'lookalike'], // full-width %
-    ['example.com／evil', 'lookalike'],
-    ['example.com＼evil', 'lookalike'],
-    ['user＠example.com', 'lookalike'],
-    ['example.com﹫evil.com', 'lookalike'], // small commercial at
-    ['example.com：8080', 'lookalike'],
-    ['https：//example.com', 'lookalike'],
-    ['a℀b.com', 'lookalike'], // NFKC: "a/c"
-    ['exa︒mple.com', 'lookalike'], // a vertical full stop, no label dot
-  ])('refuses %j as %s', (raw, problem) => {
-    expect(checkSiteUrl(raw)).toEqual({ ok: false, problem });
-  });
-
   it('refuses a label too long for Punycode’s integers, without throwing', () => {
     const label = `a${'\u{2a6d6}'.repeat(3000)}${'é'.repeat(3000)}`;
     expect(checkSiteUrl(`${label}.com`)).toEqual({
       ok: false,
       problem: 'format',
     });
-  });
-
-  it.each([
-    // compatibility forms of letters, digits and label dots stay accepted
-    ['ｅｘａｍｐｌｅ．ｃｏｍ', 'https://ｅｘａｍｐｌｅ．ｃｏｍ'],
-    ['例子。中国', 'https://例子。中国'],
-    ['ⓔxample.com', 'https://ⓔxample.com'],
-    // in the path, such characters are the path's business
-    ['example.com/a\u200bb', 'https://example.com/a\u200bb'],
-    ['example.com/a／b', 'https://example.com/a／b'],
-  ])('accepts %j and sends %j', (raw, url) => {
-    expect(checkSiteUrl(raw)).toEqual({ ok: true, url });
   });
 });
 
@@ -266,77 +121,13 @@ describe('checkSiteUrl without the UTS #46 host rule (the page before its chunk,
     expect(rule).not.toHaveBeenCalled();
   });
 
-  it('keeps a joiner after the host as typed: the path is the server’s', () => {
-    expect(checkSiteUrl('example.com/a\u200db')).toEqual({
-      ok: true,
-      url: 'https://example.com/a\u200db',
-    });
-  });
-
   it('gives the unchecked message in validateSignUp, and the verdict with the rule', () => {
-    const form: FormToValidate = {
-      name: 'Ada Lovelace',
-      email: 'ada@example.com',
-      url: 'bücher.de',
-      tos: true,
-      captchaToken: 'captcha-token',
-    };
+    const form = { ...valid, url: 'bücher.de' };
     expect(validateSignUp(form)).toEqual({ url: messages.urlUnchecked });
     expect(validateSignUp(form, checkHostName)).toEqual({});
     expect(
       validateSignUp({ ...form, url: 'bücher-.de' }, checkHostName),
     ).toEqual({ url: messages.urlInvalid });
-  });
-});
-
-describe('isValidEmail', () => {
-  // HTML standard "valid e-mail address", with a dot in the domain.
-  it.each([
-    'name@example.com',
-    'first.last@example.com',
-    'a+tag@example.com',
-    "o'brien@example.ie",
-    "!#$%&'*+/=?^_`{|}~-@example.com",
-    'a..b@example.com',
-    '1234@example.com',
-    'USER@EXAMPLE.COM',
-    'a@b.co',
-    'user@sub.example.co.uk',
-    'user@my-host.example',
-    'name@123.example',
-    `name@${'a'.repeat(63)}.com`,
-    '  name@example.com  ',
-    '\tname@example.com\n',
-  ])('accepts %j', (email) => {
-    expect(isValidEmail(email)).toBe(true);
-  });
-
-  it.each([
-    '',
-    '   ',
-    'name',
-    'name@',
-    '@example.com',
-    'name@localhost',
-    'name@example',
-    'name@@example.com',
-    'na me@example.com',
-    'name@exa mple.com',
-    'name@example..com',
-    'name@.example.com',
-    'name@example.com.',
-    'name@-example.com',
-    'name@example-.com',
-    'name@exa_mple.com',
-    '"quoted"@example.com',
-    'name@[127.0.0.1]',
-    'zoë@example.com',
-    'name@bücher.de',
-    '<name@example.com>',
-    'a@example.com, b@example.com',
-    `name@${'a'.repeat(64)}.com`,
-  ])('refuses %j', (email) => {
-    expect(isValidEmail(email)).toBe(false);
   });
 });
 
@@ -379,14 +170,6 @@ describe('keptCampaign', () => {
 });
 
 describe('validateSignUp', () => {
-  const valid: FormToValidate = {
-    name: 'Ada Lovelace',
-    email: 'ada@example.com',
-    url: 'example.com',
-    tos: true,
-    captchaToken: 'captcha-token',
-  };
-
   it('returns {} for a valid form', () => {
     expect(validateSignUp(valid)).toEqual({});
   });
@@ -495,13 +278,6 @@ describe('validateSignUp', () => {
 // page adds. Over a limit, the field's own message; a value both malformed
 // and too long hears about its format.
 describe('validateSignUp: the length limits (D44)', () => {
-  const valid: FormToValidate = {
-    name: 'Ada Lovelace',
-    email: 'ada@example.com',
-    url: 'example.com',
-    tos: true,
-    captchaToken: 'captcha-token',
-  };
   /** A valid address of `length` characters. */
   const emailOf = (length: number) =>
     `${'a'.repeat(length - '@example.com'.length)}@example.com`;
@@ -548,34 +324,19 @@ describe('validateSignUp: the length limits (D44)', () => {
   it.each<[string, Partial<FormToValidate>, ReturnType<typeof validateSignUp>]>(
     [
       [
-        'a name of 201 characters',
-        { name: 'x'.repeat(201) },
-        { name: 'Enter a name of 200 characters or fewer' },
-      ],
-      [
         'a name of 201 astral characters',
         { name: '😀'.repeat(201) },
-        { name: 'Enter a name of 200 characters or fewer' },
-      ],
-      [
-        'an e-mail address of 255 characters',
-        { email: emailOf(255) },
-        { email: 'Enter an email address of 254 characters or fewer' },
+        { name: messages.nameTooLong },
       ],
       [
         'a URL typed as 2,041 characters, 2,049 with https://',
         { url: `example.com/${'p'.repeat(2029)}` },
-        { url: 'Enter a website address of 2,048 characters or fewer' },
-      ],
-      [
-        'a URL of 2,049 characters with https://',
-        { url: `https://example.com/${'p'.repeat(2029)}` },
-        { url: 'Enter a website address of 2,048 characters or fewer' },
+        { url: messages.urlTooLong },
       ],
       [
         'a URL of 2,049 characters, astral ones in its path',
         { url: `https://example.com/${'😀'.repeat(2029)}` },
-        { url: 'Enter a website address of 2,048 characters or fewer' },
+        { url: messages.urlTooLong },
       ],
       [
         'a malformed e-mail address over 254 characters',
@@ -592,6 +353,7 @@ describe('validateSignUp: the length limits (D44)', () => {
     expect(validateSignUp({ ...valid, ...change })).toEqual(errors);
   });
 
+  // A name of 201 characters, an address of 255, a URL of 2,049 with https://.
   it('reports every field over its limit at once', () => {
     expect(
       validateSignUp({
