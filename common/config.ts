@@ -17,8 +17,6 @@ export interface AppConfig {
   readonly recaptchaSiteKey: string;
   /** Absolute URL of the marketing/analytics tag; undefined: no tag. */
   readonly trackingTagUrl: string | undefined;
-  /** Origin the sign-up request goes to, without a trailing slash; '' means the page's own origin. */
-  readonly apiOrigin: string;
   /** Sentry DSN for error reports (R7.4; D37); undefined: none sent. */
   readonly sentryDsn: string | undefined;
   /**
@@ -84,7 +82,8 @@ export function httpUrl(name: string, value: string): URL {
  *   filled in
  * @throws Error naming the variable when a value cannot be used (a product
  *   name that is not a cookie-name token, a cookie domain that is not a host
- *   name, a tag URL or API origin that is not an absolute http(s) URL)
+ *   name, a tag URL or DSN that is not an absolute http(s) URL, an
+ *   `API_ORIGIN`, which is no longer read: D87)
  */
 export function readConfig(env: ConfigEnvironment): AppConfig {
   const productName = present(env.PRODUCT_NAME) ?? 'Vigil';
@@ -101,7 +100,13 @@ export function readConfig(env: ConfigEnvironment): AppConfig {
   }
   const trackingTagUrl = present(env.TRACKING_TAG_URL);
   if (trackingTagUrl !== undefined) httpUrl('TRACKING_TAG_URL', trackingTagUrl);
-  const apiOrigin = present(env.API_ORIGIN);
+  // D87: the page and its APIs share one origin. A deployment that still
+  // sets the old variable learns it now, not from sign-ups sent elsewhere.
+  if (present(env.API_ORIGIN) !== undefined) {
+    throw new Error(
+      'API_ORIGIN is no longer read: the page sends its requests to its own origin. Route /2/ on that origin to the sign-up service, then unset API_ORIGIN',
+    );
+  }
   const sentryDsn = present(env.SENTRY_DSN);
   if (sentryDsn !== undefined) httpUrl('SENTRY_DSN', sentryDsn);
   const revision = present(env.CONSENT_REVISION) ?? '1';
@@ -117,8 +122,6 @@ export function readConfig(env: ConfigEnvironment): AppConfig {
     recaptchaSiteKey:
       present(env.RECAPTCHA_SITE_KEY) ?? RECAPTCHA_TEST_SITE_KEY,
     trackingTagUrl,
-    apiOrigin:
-      apiOrigin === undefined ? '' : httpUrl('API_ORIGIN', apiOrigin).origin,
     sentryDsn,
     consentRevision: Number(revision),
   });

@@ -6,7 +6,7 @@
  * (server/consentApi.ts), which checks and stores them. It imports nothing.
  */
 
-/** Where the page sends a consent record, below `API_ORIGIN`. */
+/** Where the page sends a consent record, on its own origin (D87). */
 export const CONSENT_RECORD_PATH = '/2/consent/';
 
 /** The form-encoded fields of a record, and nothing else is accepted. */

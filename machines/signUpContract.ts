@@ -7,7 +7,7 @@
  * local API (server/). It imports nothing, so each of them can.
  */
 
-/** Where the page sends a sign-up, below `API_ORIGIN`. */
+/** Where the page sends a sign-up, on its own origin (D87). */
 export const SIGN_UP_PATH = '/2/account/signup/';
 
 /**

@@ -205,7 +205,6 @@ async function startOurs(): Promise<{
     distDir: DIST,
     productName: config.productName,
     trackingTagUrl: config.trackingTagUrl,
-    apiOrigin: config.apiOrigin,
     rateLimit: 1000,
     database: await scratchDatabase(),
   });

@@ -17,8 +17,9 @@ import { accountsRepository } from './accounts';
 import { registerConsentApi } from './consentApi';
 import { consentRecordsRepository } from './consentRecords';
 import { openDatabase, type Database, type DatabaseSettings } from './database';
+import { refuseCrossOrigin } from './crossOrigin';
 import { errorAnswer, type RaisedError } from './errorAnswer';
-import { loggerOptions } from './logging';
+import { loggerOptions, OneLinePerRequest } from './logging';
 import { registerPageRoutes } from './pageRoutes';
 import { databaseRateLimitStore, deleteEndedWindows } from './rateLimitStore';
 import { registerSignInRoutes } from './signInRoutes';
@@ -59,11 +60,6 @@ export interface ServerOptions {
    */
   trackingTagUrl?: string | undefined;
   /**
-   * `API_ORIGIN` of the build being served: the page may send requests
-   * there (Content-Security-Policy). Undefined or '': the page's own origin.
-   */
-  apiOrigin?: string | undefined;
-  /**
    * `SENTRY_DSN` of the build being served: the page may send error reports
    * to its host (Content-Security-Policy). Undefined: no reports.
    */
@@ -90,7 +86,7 @@ const RATE_LIMIT_CLEANUP_MS = 5 * 60 * 1000;
  * in flight finish, then closes the database.
  *
  * @returns a Fastify instance; call `listen({ port })` on it
- * @throws Error when `trackingTagUrl`, `apiOrigin` or `sentryDsn` is not an
+ * @throws Error when `trackingTagUrl` or `sentryDsn` is not an
  *   http(s) URL; the errors of `openDatabase` (server/database.ts) when the
  *   database cannot be opened
  */
@@ -100,6 +96,7 @@ export async function buildServer(
   const trustProxy = options.trustProxy ?? false;
   const app = Fastify({
     logger: loggerOptions(options.logger ?? false),
+    logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT_BYTES,
     // A hop count trusts that many proxies nearest the server.
     trustProxy:
@@ -110,14 +107,6 @@ export async function buildServer(
   });
   const distDir = resolve(options.distDir);
 
-  if (options.logger) {
-    app.addHook('onResponse', async (request, reply) => {
-      request.log.info(
-        { req: request, statusCode: reply.statusCode, ms: reply.elapsedTime },
-        'answered',
-      );
-    });
-  }
   // Anything that goes wrong answers in the API's own shape (errorAnswer).
   // Set first: plugin contexts registered later inherit it.
   app.setErrorHandler((error: RaisedError, request, reply) => {
@@ -134,11 +123,13 @@ export async function buildServer(
     'onRequest',
     securityHeadersHook({
       trackingTagUrl: options.trackingTagUrl,
-      apiOrigin: options.apiOrigin,
       sentryDsn: options.sentryDsn,
       inlineHashes: readInlineHashes(distDir),
     }),
   );
+  // After the headers (every answer carries them), before any route's own
+  // hooks (the rate limit) and before any body is read.
+  app.addHook('onRequest', refuseCrossOrigin);
   const database = await openDatabase(
     options.database,
     (message) => app.log.info(message),

@@ -107,7 +107,6 @@ export function serverOptionsFrom(
     trustProxy: trustProxyFrom(env),
     recaptchaSecret: env.RECAPTCHA_SECRET?.trim() || undefined,
     trackingTagUrl: config.trackingTagUrl,
-    apiOrigin: config.apiOrigin,
     sentryDsn: config.sentryDsn,
   };
 }

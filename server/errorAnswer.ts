@@ -5,13 +5,17 @@
  */
 import type { FastifyError } from 'fastify';
 import { SIGN_UP_CODES, type SignUpAnswer } from '../machines/signUpContract';
+import { CrossOriginRequestError } from './crossOrigin';
 import { DatabaseUnavailableError } from './database';
 import { FormBodyError } from './formBody';
 import { refusal } from './signUpRules';
 
 /** An error Fastify, a plugin or a hook raised, as far as the API reads it. */
 export type RaisedError =
-  Pick<FastifyError, 'statusCode'> | FormBodyError | DatabaseUnavailableError;
+  | Pick<FastifyError, 'statusCode'>
+  | FormBodyError
+  | DatabaseUnavailableError
+  | CrossOriginRequestError;
 
 /**
  * The API's answer to an error raised before or outside the handler, so that
@@ -21,7 +25,9 @@ export type RaisedError =
  * @returns the HTTP status and the answer: 400 `CSAPI_INVALID_PARAMETER`
  *   `body` for a body that is not UTF-8 form encoding, 413
  *   `CSAPI_PAYLOAD_TOO_LARGE`, 415 `CSAPI_UNSUPPORTED_MEDIA_TYPE` for any
- *   other content type, 429 `CSAPI_API_RATE_LIMIT_REACHED`, other client
+ *   other content type, 403 `CSAPI_FORBIDDEN` `origin` for a
+ *   state-changing request another site's page sent (server/crossOrigin.ts),
+ *   429 `CSAPI_API_RATE_LIMIT_REACHED`, other client
  *   errors `CSAPI_BAD_REQUEST`, and server faults `CSAPI_INTERNAL_ERROR`
  *   (unknown paths and methods: 404 `CSAPI_NOT_FOUND`, by the not-found
  *   handler)
@@ -40,6 +46,9 @@ export function errorAnswer(error: RaisedError): {
           status: 400,
           answer: refusal(SIGN_UP_CODES.invalidParameter, 'body'),
         };
+  }
+  if (error instanceof CrossOriginRequestError) {
+    return { status: 403, answer: refusal('CSAPI_FORBIDDEN', 'origin') };
   }
   if (error instanceof DatabaseUnavailableError) {
     return {

@@ -3,8 +3,8 @@
  * Content-Security-Policy built from the configuration of docs/contract.md
  * ("Configuration"), and the helmet options it is sent with.
  * The policy lists only what the sign-up page loads: its own bundle and
- * stylesheet, Google's reCAPTCHA v2, the tag at `TRACKING_TAG_URL`, the API
- * at `API_ORIGIN` and the error reports to `SENTRY_DSN`; it allows no
+ * stylesheet, Google's reCAPTCHA v2, the tag at `TRACKING_TAG_URL`, its
+ * own APIs and the error reports to `SENTRY_DSN`; it allows no
  * inline script, no eval and no framing.
  */
 import type { onRequestHookHandler } from 'fastify';
@@ -15,8 +15,6 @@ import { httpUrl } from '../common/config';
 export interface PageOrigins {
   /** `TRACKING_TAG_URL`: absolute URL of the tag; undefined: no tag. */
   trackingTagUrl?: string | undefined;
-  /** `API_ORIGIN`: where the page posts sign-ups; undefined or '': itself. */
-  apiOrigin?: string | undefined;
   /** `SENTRY_DSN`: error reports go to its host; undefined: none are sent. */
   sentryDsn?: string | undefined;
   /** Hashes of the built page's inline blocks (scripts/build.ts). */
@@ -69,12 +67,13 @@ export const REFERRER_POLICY = 'strict-origin-when-cross-origin';
  * itself and the build's inline stylesheet by its hash (never
  * `'unsafe-inline'`), plus `style` attributes, which Google's
  * widget (and the tests' fake of it) sets on the elements it creates;
- * images from the page itself; requests (`fetch`) to the page itself, the
- * API origin and the error-report host; reCAPTCHA's frames; forms posting to the page itself. No
+ * images from the page itself; requests (`fetch`) to the page itself (its
+ * APIs) and the error-report host; reCAPTCHA's frames; forms posting to the
+ * page itself. No
  * site may frame the page (`frame-ancestors 'none'`), `<base>` and plugins
  * are refused.
  *
- * @param origins the tag URL, API origin and Sentry DSN of the configuration,
+ * @param origins the tag URL and Sentry DSN of the configuration,
  *   and the hashes of the built page's inline blocks
  * @returns the directives, in the order they are sent
  * @throws Error naming the variable when one is not an http(s) URL
@@ -84,9 +83,6 @@ export function contentSecurityPolicyDirectives(
 ): CspDirectives {
   const tag = origins.trackingTagUrl
     ? [httpUrl('TRACKING_TAG_URL', origins.trackingTagUrl).origin]
-    : [];
-  const api = origins.apiOrigin
-    ? [httpUrl('API_ORIGIN', origins.apiOrigin).origin]
     : [];
   // A DSN is https://key@host/project; the SDK posts to https://host/api/….
   const reports = origins.sentryDsn
@@ -104,7 +100,7 @@ export function contentSecurityPolicyDirectives(
     'style-src': unique(["'self'", ...(origins.inlineHashes?.style ?? [])]),
     'style-src-attr': ["'unsafe-inline'"],
     'img-src': ["'self'"],
-    'connect-src': unique(["'self'", ...api, ...reports]),
+    'connect-src': unique(["'self'", ...reports]),
     'frame-src': [...RECAPTCHA_FRAME_SOURCES],
     'frame-ancestors': ["'none'"],
     'form-action': ["'self'"],
@@ -158,7 +154,7 @@ export function parseContentSecurityPolicy(header: string): CspDirectives {
  * `Strict-Transport-Security` (the local server is not the production host;
  * docs/security.md says what production must send).
  *
- * @param origins the tag URL, API origin and Sentry DSN of the configuration,
+ * @param origins the tag URL and Sentry DSN of the configuration,
  *   and the hashes of the built page's inline blocks
  * @throws Error naming the variable when one is not an http(s) URL
  */

@@ -1,7 +1,9 @@
 /**
- * The local stand-in for the product's sign-up API rules (docs/contract.md
- * "The local API's answers"; D38 to D40 in docs/decisions.md). Pure:
- * decides on one form body and the accounts seen so far.
+ * The sign-up API's rules for one form body (docs/contract.md "HTTP",
+ * `POST /2/account/signup/`; D38 to D40 in docs/decisions.md). Pure: reads
+ * the body into the account to create, or into the refusal the API answers
+ * with. Whether the address is already in use is the accounts repository's
+ * to say (server/accounts.ts), in the same transaction that creates it.
  */
 import {
   SIGN_UP_CODES,

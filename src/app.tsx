@@ -147,14 +147,8 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   // D68: each choice's proof goes to the service; one an earlier page could
   // not send goes now.
   const recorder = createConsentRecorder({
-    apiOrigin: config.apiOrigin,
     pendingKey: `${config.productName}_CONSENT_PENDING`,
-    ...(win && {
-      storage: () => win.localStorage,
-      // Where the browser has none, the call throws: fetch takes over.
-      sendBeacon: (url: string, body: BodyInit) =>
-        win.navigator.sendBeacon(url, body),
-    }),
+    ...(win && { storage: () => win.localStorage }),
     fetch: env.fetch ?? win?.fetch.bind(win),
   });
   if (win) recorder.sendPending();
@@ -240,10 +234,7 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
       // `submitting` follows `validating`, which had the chunk's rules.
       submitSignUp: fromPromise<Session, SignUpRequest>(async ({ input }) => {
         const { createSignUpClient } = await loadSubmitChunk();
-        return createSignUpClient({
-          apiOrigin: config.apiOrigin,
-          fetch: env.fetch,
-        })(input);
+        return createSignUpClient({ fetch: env.fetch })(input);
       }),
       loadRules: fromPromise<SignUpRules>(async () => {
         const chunk = await loadSubmitChunk();

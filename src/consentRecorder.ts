@@ -3,9 +3,10 @@
  * common/consentRecord.ts; D68 in docs/decisions.md) without ever holding
  * the visitor up: the record is kept in the browser's `localStorage` first,
  * then sent by src/consentSender.ts, a chunk fetched when there is
- * something to send, and forgotten once it is on its way. A record that
- * could not be sent, or whose sender could not be fetched (offline), is
- * sent again on the next page load. Nothing here throws.
+ * something to send, and forgotten once the service has stored it (or
+ * refused it for good). A record the service did not store (no network, a
+ * rate limit, a server error), or whose sender could not be fetched
+ * (offline), is sent again on the next page load. Nothing here throws.
  */
 import type { ConsentRecordRequest } from '../common/consentRecord';
 import type * as Sender from './consentSender';
@@ -66,8 +67,8 @@ export function createConsentRecorder(
     if (records.length === 0) return;
     loadSender().then(
       ({ sendConsentRecords }) =>
-        sendConsentRecords(options, records, (sent) =>
-          write(read().filter((kept) => !same(kept, sent))),
+        sendConsentRecords(options, records, (done) =>
+          write(read().filter((kept) => !same(kept, done))),
         ),
       () => {
         // The sender could not be fetched: what is kept goes next load.

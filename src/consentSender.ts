@@ -1,9 +1,11 @@
 /**
- * Sends consent records (`POST /2/consent/`, common/consentRecord.ts; D68
- * in docs/decisions.md): with `navigator.sendBeacon`, or `fetch` with
- * `keepalive` where there is none or it refuses. A chunk of its own, which
- * the page's recorder (src/consentRecorder.ts) fetches when it has a record
- * to send: most visits make no choice. Nothing here throws.
+ * Sends consent records (`POST /2/consent/` on the page's own origin,
+ * common/consentRecord.ts; D68 in docs/decisions.md) with `fetch` and
+ * `keepalive`, and reads the service's answer: a record is done with only
+ * once the service has stored it (2xx), or has refused it for good. A
+ * chunk of its own, which the page's recorder (src/consentRecorder.ts)
+ * fetches when it has a record to send: most visits make no choice.
+ * Nothing here throws.
  */
 import {
   CONSENT_RECORD_PATH,
@@ -11,61 +13,65 @@ import {
   type ConsentRecordRequest,
 } from '../common/consentRecord';
 
-/** Where and how records go. */
+/** How records go. */
 export interface ConsentNetwork {
-  /** `API_ORIGIN`: '' for the page's own. */
-  apiOrigin: string;
-  /** `navigator.sendBeacon`, bound; absent where the browser has none. */
-  sendBeacon?: (url: string, body: BodyInit) => boolean;
-  /** The network's `fetch`. */
+  /** The network's `fetch`; absent where there is none (the prerender). */
   fetch?: typeof fetch;
 }
 
 /**
- * @returns true once the record is on its way (the beacon is queued, or
- *   the fetch did not fail); false when it could not be sent
+ * What became of one record: `stored` (the service answered 2xx),
+ * `refused` (a 4xx that sending it again cannot change: the record is not
+ * one the service can store), or `later` (no answer, a time-out, a rate
+ * limit or a server error: send it again on a later load).
+ */
+export type Delivery = 'stored' | 'refused' | 'later';
+
+/**
+ * @returns the record's {@link Delivery}, from the answer's status
+ *   (RFC 9110 §15: 408 and 429 are worth repeating, other 4xx are not)
  */
 async function send(
   network: ConsentNetwork,
   record: ConsentRecordRequest,
-): Promise<boolean> {
-  const url = `${network.apiOrigin}${CONSENT_RECORD_PATH}`;
-  const body = consentRecordBody(record);
+): Promise<Delivery> {
+  let response: Response | undefined;
   try {
-    // A form body: no CORS preflight, and the browser sends it even as
-    // the page unloads.
-    if (network.sendBeacon?.(url, body)) return true;
-  } catch {
-    // Fall back to fetch below.
-  }
-  try {
-    const response = await network.fetch?.(url, {
+    response = await network.fetch?.(CONSENT_RECORD_PATH, {
       method: 'POST',
-      body,
+      // A form body, as the service reads; `keepalive` lets the request
+      // finish when the page unloads (though its answer is then unread,
+      // and the record goes again on the next load).
+      body: consentRecordBody(record),
       keepalive: true,
-      // The answer is not read: another origin's needs no CORS.
-      mode: 'no-cors',
-      credentials: 'omit',
+      credentials: 'same-origin',
     });
-    return response?.type === 'opaque' || response?.ok === true;
   } catch {
-    return false;
+    return 'later';
   }
+  if (response === undefined) return 'later';
+  if (response.ok) return 'stored';
+  const { status } = response;
+  return status >= 400 && status < 500 && status !== 408 && status !== 429
+    ? 'refused'
+    : 'later';
 }
 
 /**
- * Sends each record, and calls `sent` with each one on its way.
+ * Sends each record, and calls `done` with each one the service stored or
+ * refused for good; a record it did not answer for stays with the caller.
  *
  * @param records the records to send, oldest first
+ * @param done called once per record that needs no further try
  */
 export function sendConsentRecords(
   network: ConsentNetwork,
   records: readonly ConsentRecordRequest[],
-  sent: (record: ConsentRecordRequest) => void,
+  done: (record: ConsentRecordRequest) => void,
 ): void {
   for (const record of records) {
-    void send(network, record).then((ok) => {
-      if (ok) sent(record);
+    void send(network, record).then((delivery) => {
+      if (delivery !== 'later') done(record);
     });
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The one API client of the page: `POST {API_ORIGIN}/2/account/signup/`
+ * The one API client of the page: `POST /2/account/signup/` on the page's own origin
  * (R7.1 in docs/requirements.md, docs/contract.md "HTTP"). It resolves
  * with the session of a successful answer and otherwise rejects with a
  * {@link SignUpRejection} carrying the decided failure, so the machine
@@ -19,8 +19,6 @@ import {
 export const DEFAULT_DEADLINE_MS = 20_000;
 
 export interface SignUpClientOptions {
-  /** '' for the page's own origin, else an origin like `https://api.example`. */
-  apiOrigin: string;
   /** Milliseconds before the request is aborted; default {@link DEFAULT_DEADLINE_MS}. */
   deadlineMs?: number;
   /** The network; tests pass a fake. Default: the global `fetch`. */
@@ -101,7 +99,7 @@ export function decideSignUpAnswer(answer: unknown): Session | Failure {
 export function createSignUpClient(options: SignUpClientOptions) {
   const send = options.fetch ?? ((...args) => fetch(...args));
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
-  const endpoint = `${options.apiOrigin}${SIGN_UP_PATH}`;
+  const endpoint = SIGN_UP_PATH;
 
   return async function submit(request: SignUpRequest): Promise<Session> {
     let text: string;

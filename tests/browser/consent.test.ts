@@ -183,42 +183,53 @@ describe('proof of consent (issue 23, D68)', () => {
     await context.close();
   });
 
-  it('a record the service did not get is sent again on the next load', async () => {
-    const { context, page } = await openSignUpPage(browser, server.origin, {
-      query: '?utm_source=google',
-    });
-    // The network fails for records only.
-    await page.route('**/2/consent/', (route) => route.abort('failed'));
-    await page.evaluate(() => {
-      // Where the beacon is refused, the page falls back to fetch.
-      Object.defineProperty(navigator, 'sendBeacon', { value: () => false });
-    });
-    await modal(page).waitFor();
-    await page.getByTestId('consent-accept').click();
-    await expect
-      .poll(() =>
-        page.evaluate(() => localStorage.getItem('Vigil_CONSENT_PENDING')),
-      )
-      .toContain('"choice":"accepted"');
-    // The choice stands all the same.
-    await page.locator(TAG).waitFor({ state: 'attached' });
+  it.each([
+    ['answered 503', 503],
+    ['answered 429', 429],
+    ['not reached', 0],
+  ])(
+    'a record the service %s for is sent again on the next load',
+    async (_what, status) => {
+      const { context, page } = await openSignUpPage(browser, server.origin, {
+        query: '?utm_source=google',
+      });
+      // The service cannot store records (or cannot be reached) for now.
+      await page.route('**/2/consent/', (route) =>
+        status === 0
+          ? route.abort('failed')
+          : route.fulfill({
+              status,
+              contentType: 'application/json',
+              body: '{}',
+            }),
+      );
+      await modal(page).waitFor();
+      await page.getByTestId('consent-accept').click();
+      await expect
+        .poll(() =>
+          page.evaluate(() => localStorage.getItem('Vigil_CONSENT_PENDING')),
+        )
+        .toContain('"choice":"accepted"');
+      // The choice stands all the same.
+      await page.locator(TAG).waitFor({ state: 'attached' });
 
-    await page.unroute('**/2/consent/');
-    const resent = page.waitForRequest(
-      (request) => new URL(request.url()).pathname === '/2/consent/',
-    );
-    await page.reload();
-    const request = await resent;
-    expect(
-      Object.fromEntries(new URLSearchParams(request.postData() ?? '')),
-    ).toMatchObject({ choice: '1', source: 'modal' });
-    await expect
-      .poll(() =>
-        page.evaluate(() => localStorage.getItem('Vigil_CONSENT_PENDING')),
-      )
-      .toBeNull();
-    await context.close();
-  });
+      await page.unroute('**/2/consent/');
+      const resent = page.waitForRequest(
+        (request) => new URL(request.url()).pathname === '/2/consent/',
+      );
+      await page.reload();
+      const request = await resent;
+      expect(
+        Object.fromEntries(new URLSearchParams(request.postData() ?? '')),
+      ).toMatchObject({ choice: '1', source: 'modal' });
+      await expect
+        .poll(() =>
+          page.evaluate(() => localStorage.getItem('Vigil_CONSENT_PENDING')),
+        )
+        .toBeNull();
+      await context.close();
+    },
+  );
 });
 
 describe('accept and reject', () => {

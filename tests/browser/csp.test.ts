@@ -122,7 +122,6 @@ function policyOf(build: keyof typeof TEST_BUILDS): CspDirectives {
   const config = readConfig(env);
   return contentSecurityPolicyDirectives({
     trackingTagUrl: config.trackingTagUrl,
-    apiOrigin: config.apiOrigin,
     sentryDsn: config.sentryDsn,
     inlineHashes: JSON.parse(
       readFileSync(join(distDir, INLINE_HASHES_FILE), 'utf8'),

@@ -258,8 +258,31 @@ describe('the logs', () => {
     secrets.add('Ada Lovelace');
     secrets.add('abcdefghijk');
 
-    // Its own requests were logged (by method and path)…
-    expect(service.output.join('\n')).toContain('"path":"/signup"');
+    // Its own requests were logged, each once, when answered (by method
+    // and path), with the client's network and not its address…
+    const signupLines = service.output.filter((line) =>
+      line.includes('"path":"/signup"'),
+    );
+    expect(signupLines).toHaveLength(1);
+    expect(JSON.parse(signupLines[0] ?? '{}')).toMatchObject({
+      req: { method: 'GET', path: '/signup' },
+      statusCode: expect.any(Number),
+    });
+    // The test's client is this host: 127.0.0.1, or ::1 where localhost
+    // resolves to it.
+    expect(['127.0.0.0/24', '::/48']).toContain(
+      (
+        JSON.parse(signupLines[0] ?? '{}') as {
+          req: { remoteNetwork?: string };
+        }
+      ).req.remoteNetwork,
+    );
+    const requestLines = service.output.filter((line) =>
+      line.includes('"req"'),
+    );
+    expect(requestLines.join('\n')).not.toMatch(
+      /127\.0\.0\.1|::1"|incoming request|request completed/,
+    );
     // …and nothing personal, there or in any service this file ran.
     const leaks = logs.filter((line) =>
       [...secrets].some((secret) => secret !== '' && line.includes(secret)),

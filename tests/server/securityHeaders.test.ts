@@ -17,10 +17,9 @@ import { SIGN_UP_PATH } from '../../machines/signUpContract';
 import { apiServer, FORM, validSignUp } from './support/apiServer';
 
 const TAG = 'https://tags.vigil.example/gtag/js?id=G-123';
-const API = 'https://api.vigil.example';
 
 describe('contentSecurityPolicyDirectives', () => {
-  it('without a tag or API origin: the page itself and reCAPTCHA only', () => {
+  it('without a tag or error reports: the page itself and reCAPTCHA only', () => {
     expect(contentSecurityPolicyDirectives()).toEqual({
       'default-src': ["'none'"],
       'script-src': ["'self'", ...RECAPTCHA_SCRIPT_SOURCES],
@@ -77,36 +76,28 @@ describe('contentSecurityPolicyDirectives', () => {
     expect(policy['connect-src']).toEqual(["'self'"]);
   });
 
-  it('adds the API origin to connect-src', () => {
-    const policy = contentSecurityPolicyDirectives({ apiOrigin: API });
-    expect(policy['connect-src']).toEqual(["'self'", API]);
-    expect(policy['script-src']).toEqual([
-      "'self'",
-      ...RECAPTCHA_SCRIPT_SOURCES,
-    ]);
-  });
-
   it("adds the error-report host (the DSN's origin, without its key) to connect-src", () => {
     const policy = contentSecurityPolicyDirectives({
-      apiOrigin: API,
       sentryDsn: 'https://publickey@o1.ingest.sentry.io/42',
     });
     expect(policy['connect-src']).toEqual([
       "'self'",
-      API,
       'https://o1.ingest.sentry.io',
     ]);
   });
 
-  it("treats '' as the page's own origin", () => {
-    expect(
-      contentSecurityPolicyDirectives({ apiOrigin: '', trackingTagUrl: '' }),
-    ).toEqual(contentSecurityPolicyDirectives());
+  it("treats '' as no tag", () => {
+    expect(contentSecurityPolicyDirectives({ trackingTagUrl: '' })).toEqual(
+      contentSecurityPolicyDirectives(),
+    );
   });
 
   it('never allows inline script, eval or framing by anyone', () => {
     const all = Object.values(
-      contentSecurityPolicyDirectives({ trackingTagUrl: TAG, apiOrigin: API }),
+      contentSecurityPolicyDirectives({
+        trackingTagUrl: TAG,
+        sentryDsn: 'https://publickey@o1.ingest.sentry.io/42',
+      }),
     ).flat();
     for (const unsafe of [
       "'unsafe-eval'",
@@ -129,8 +120,7 @@ describe('contentSecurityPolicyDirectives', () => {
   it.each([
     ['TRACKING_TAG_URL', { trackingTagUrl: 'tags.example/tag.js' }],
     ['TRACKING_TAG_URL', { trackingTagUrl: 'javascript:alert(1)' }],
-    ['API_ORIGIN', { apiOrigin: 'ftp://api.example' }],
-    ['API_ORIGIN', { apiOrigin: "https://a.example; script-src 'none'" }],
+    ['SENTRY_DSN', { sentryDsn: "https://k@a.example; script-src 'none'" }],
     ['SENTRY_DSN', { sentryDsn: 'publickey@sentry.example/42' }],
   ])('refuses a %s that is not an http(s) URL: %j', (name, origins) => {
     expect(() => contentSecurityPolicyDirectives(origins)).toThrow(name);
@@ -141,7 +131,7 @@ describe('serialize and parse', () => {
   it('round-trip', () => {
     const policy = contentSecurityPolicyDirectives({
       trackingTagUrl: TAG,
-      apiOrigin: API,
+      sentryDsn: 'https://publickey@o1.ingest.sentry.io/42',
     });
     const header = serializeContentSecurityPolicy(policy);
     expect(header).toMatch(/^default-src 'none'; script-src 'self' https:/);
@@ -179,14 +169,11 @@ describe('securityHeaderOptions', () => {
 describe('the local server', () => {
   let app: FastifyInstance;
   beforeAll(async () => {
-    app = await apiServer({ trackingTagUrl: TAG, apiOrigin: API });
+    app = await apiServer({ trackingTagUrl: TAG });
   });
   afterAll(() => app.close());
 
-  const expected = contentSecurityPolicyDirectives({
-    trackingTagUrl: TAG,
-    apiOrigin: API,
-  });
+  const expected = contentSecurityPolicyDirectives({ trackingTagUrl: TAG });
 
   it.each([
     ['GET', '/signup', 200],

@@ -10,7 +10,6 @@ const defaults = {
   cookieDomain: undefined,
   recaptchaSiteKey: '6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI',
   trackingTagUrl: undefined,
-  apiOrigin: '',
   consentRevision: 1,
 };
 
@@ -28,7 +27,6 @@ describe('readConfig', () => {
         COOKIE_DOMAIN: undefined,
         RECAPTCHA_SITE_KEY: undefined,
         TRACKING_TAG_URL: undefined,
-        API_ORIGIN: undefined,
       },
     ],
     [
@@ -38,7 +36,6 @@ describe('readConfig', () => {
         COOKIE_DOMAIN: '',
         RECAPTCHA_SITE_KEY: '',
         TRACKING_TAG_URL: '',
-        API_ORIGIN: '',
       },
     ],
     [
@@ -48,7 +45,6 @@ describe('readConfig', () => {
         COOKIE_DOMAIN: ' ',
         RECAPTCHA_SITE_KEY: '\t',
         TRACKING_TAG_URL: ' \n',
-        API_ORIGIN: '   ',
       },
     ],
   ])('uses the defaults for %s variables', (_case, env) => {
@@ -62,7 +58,6 @@ describe('readConfig', () => {
         COOKIE_DOMAIN: '.acme.example',
         RECAPTCHA_SITE_KEY: 'site-key',
         TRACKING_TAG_URL: 'https://tags.example/tag.js?id=1',
-        API_ORIGIN: 'https://api.acme.example',
         CONSENT_REVISION: '3',
       }),
     ).toEqual({
@@ -70,7 +65,6 @@ describe('readConfig', () => {
       cookieDomain: '.acme.example',
       recaptchaSiteKey: 'site-key',
       trackingTagUrl: 'https://tags.example/tag.js?id=1',
-      apiOrigin: 'https://api.acme.example',
       consentRevision: 3,
     });
   });
@@ -82,7 +76,6 @@ describe('readConfig', () => {
         COOKIE_DOMAIN: '  .acme.example ',
         RECAPTCHA_SITE_KEY: ' site-key ',
         TRACKING_TAG_URL: ' https://tags.example/tag.js ',
-        API_ORIGIN: '\thttps://api.acme.example ',
         CONSENT_REVISION: ' 4 ',
       }),
     ).toEqual({
@@ -90,7 +83,6 @@ describe('readConfig', () => {
       cookieDomain: '.acme.example',
       recaptchaSiteKey: 'site-key',
       trackingTagUrl: 'https://tags.example/tag.js',
-      apiOrigin: 'https://api.acme.example',
       consentRevision: 4,
     });
   });
@@ -157,25 +149,17 @@ describe('readConfig', () => {
     );
   });
 
-  it.each([
-    ['https://api.vigil.example', 'https://api.vigil.example'],
-    ['https://api.vigil.example/', 'https://api.vigil.example'],
-    ['https://API.Vigil.Example', 'https://api.vigil.example'],
-    ['https://api.vigil.example:443/', 'https://api.vigil.example'],
-    ['http://localhost:8080/', 'http://localhost:8080'],
-    ['https://api.vigil.example/v2/?x=1#y', 'https://api.vigil.example'],
-  ])('normalises the API origin %j to %j', (value, origin) => {
-    expect(readConfig({ API_ORIGIN: value }).apiOrigin).toBe(origin);
-  });
+  it.each(['https://api.vigil.example', 'http://localhost:8080/', 'not a url'])(
+    'stops at API_ORIGIN %j, which is no longer read (D87), and says what to do',
+    (value) => {
+      expect(() => readConfig({ API_ORIGIN: value })).toThrow(
+        /API_ORIGIN is no longer read.*own origin.*Route \/2\//,
+      );
+    },
+  );
 
-  it.each([
-    'api.vigil.example',
-    '//api.vigil.example',
-    'not a url',
-    'ftp://api.vigil.example',
-    'file:///srv/api',
-  ])('refuses the API origin %j, naming the variable', (value) => {
-    expect(() => readConfig({ API_ORIGIN: value })).toThrow(/API_ORIGIN/);
+  it.each(['', '  '])('reads an empty API_ORIGIN (%j) as unset', (value) => {
+    expect(readConfig({ API_ORIGIN: value })).toEqual(defaults);
   });
 
   it('quotes the refused value in the error', () => {
@@ -206,7 +190,7 @@ describe('readConfig', () => {
     expect(Object.isFrozen(readConfig({}))).toBe(true);
     expect(
       Object.isFrozen(
-        readConfig({ PRODUCT_NAME: 'Acme', API_ORIGIN: 'https://a.example' }),
+        readConfig({ PRODUCT_NAME: 'Acme', CONSENT_REVISION: '2' }),
       ),
     ).toBe(true);
   });

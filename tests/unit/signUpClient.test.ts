@@ -201,30 +201,17 @@ describe('decideSignUpAnswer', () => {
 });
 
 describe('createSignUpClient', () => {
-  it('POSTs to {apiOrigin}/2/account/signup/', async () => {
+  it('POSTs to /2/account/signup/ on the page’s own origin', async () => {
     const network = answeringJson(successAnswer);
-    const submit = createSignUpClient({
-      apiOrigin: 'https://api.vigil.example',
-      fetch: network.fetch,
-    });
-    await submit(request);
+    await createSignUpClient({ fetch: network.fetch })(request);
     expect(network.calls).toHaveLength(1);
-    expect(String(network.calls[0]?.input)).toBe(
-      'https://api.vigil.example/2/account/signup/',
-    );
-    expect(network.calls[0]?.init?.method).toBe('POST');
-  });
-
-  it('POSTs to the same origin when apiOrigin is empty', async () => {
-    const network = answeringJson(successAnswer);
-    await createSignUpClient({ apiOrigin: '', fetch: network.fetch })(request);
     expect(String(network.calls[0]?.input)).toBe('/2/account/signup/');
     expect(network.calls[0]?.init?.method).toBe('POST');
   });
 
   it('sends exactly the required fields, form-encoded', async () => {
     const network = answeringJson(successAnswer);
-    await createSignUpClient({ apiOrigin: '', fetch: network.fetch })({
+    await createSignUpClient({ fetch: network.fetch })({
       ...request,
       newsletter: false,
     });
@@ -240,7 +227,7 @@ describe('createSignUpClient', () => {
 
   it('sends url and utm_campaign when given', async () => {
     const network = answeringJson(successAnswer);
-    await createSignUpClient({ apiOrigin: '', fetch: network.fetch })({
+    await createSignUpClient({ fetch: network.fetch })({
       ...request,
       url: 'https://example.com/status?x=1&y=2',
       utmCampaign: 'spring sale',
@@ -260,7 +247,7 @@ describe('createSignUpClient', () => {
   it('resolves with the token and sid of a successful answer', async () => {
     const network = answeringJson(successAnswer);
     await expect(
-      createSignUpClient({ apiOrigin: '', fetch: network.fetch })(request),
+      createSignUpClient({ fetch: network.fetch })(request),
     ).resolves.toEqual({ token: 'the-token', sid: 'the-sid' });
   });
 
@@ -278,7 +265,7 @@ describe('createSignUpClient', () => {
     [500, 'CSAPI_SOMETHING_ELSE', 'x', 'refused'],
   ])('HTTP %i with %s (%s) rejects as %s', async (status, code, info, kind) => {
     const network = answeringJson({ success: false, code, info }, status);
-    const submit = createSignUpClient({ apiOrigin: '', fetch: network.fetch });
+    const submit = createSignUpClient({ fetch: network.fetch });
     expect(await failureFrom(submit(request))).toEqual(
       kind === 'refused' ? { kind: 'general', reason: 'refused' } : { kind },
     );
@@ -290,7 +277,7 @@ describe('createSignUpClient', () => {
     ['an HTML error page', '<html><body>Bad Gateway</body></html>', 502],
   ])('rejects %s as malformed', async (_case, body, status) => {
     const network = answering(body, status);
-    const submit = createSignUpClient({ apiOrigin: '', fetch: network.fetch });
+    const submit = createSignUpClient({ fetch: network.fetch });
     expect(await failureFrom(submit(request))).toEqual({
       kind: 'general',
       reason: 'malformed',
@@ -301,7 +288,7 @@ describe('createSignUpClient', () => {
     const network = fakeNetwork(() =>
       Promise.reject(new TypeError('Failed to fetch')),
     );
-    const submit = createSignUpClient({ apiOrigin: '', fetch: network.fetch });
+    const submit = createSignUpClient({ fetch: network.fetch });
     expect(await failureFrom(submit(request))).toEqual({
       kind: 'general',
       reason: 'network',
@@ -326,7 +313,6 @@ describe('createSignUpClient', () => {
       });
     };
     const submit = createSignUpClient({
-      apiOrigin: '',
       deadlineMs: 50,
       fetch: never,
     });

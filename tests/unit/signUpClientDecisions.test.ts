@@ -63,11 +63,16 @@ describe('the request the client makes (docs/contract.md "HTTP")', () => {
   it('asks for JSON and sends cookies to its own origin only', async () => {
     const seen: Request[] = [];
     const submit = createSignUpClient({
-      apiOrigin: 'https://api.vigil.example',
-      // The platform's fetch builds a Request from the same arguments, and
-      // refuses options it does not know.
+      // The platform's fetch builds a Request from the same arguments (the
+      // path against the page's address), and refuses options it does not
+      // know.
       fetch: async (input, init) => {
-        seen.push(new Request(input, init));
+        seen.push(
+          new Request(
+            new URL(String(input), 'https://signup.vigil.example/'),
+            init,
+          ),
+        );
         return new Response(SUCCESS);
       },
     });
@@ -78,7 +83,7 @@ describe('the request the client makes (docs/contract.md "HTTP")', () => {
   });
 
   it('uses the page’s fetch when given none, as it is at the time of sending', async () => {
-    const submit = createSignUpClient({ apiOrigin: '' });
+    const submit = createSignUpClient({});
     // Stubbed after the client was made: a fetch wrapped later (by error
     // reporting, say) is the one that sends.
     const pageFetch = vi.fn(async () => new Response(SUCCESS));
@@ -93,7 +98,6 @@ describe('the request the client makes (docs/contract.md "HTTP")', () => {
   it('leaves no deadline running once the answer is in', async () => {
     vi.useFakeTimers();
     const submit = createSignUpClient({
-      apiOrigin: '',
       fetch: async () => new Response(SUCCESS),
     });
     await submit(request);
@@ -126,7 +130,6 @@ describe('a request without an answer is a general failure (D25, R8.3)', () => {
     'a network that rejects with %s: a %s failure',
     async (_, reason, error) => {
       const submit = createSignUpClient({
-        apiOrigin: '',
         fetch: rejectingWith(error),
       });
       await expectFailure(submit(request), { kind: 'general', reason });
@@ -142,7 +145,6 @@ describe('a request without an answer is a general failure (D25, R8.3)', () => {
   async function pastTheDeadline(onAbort: (signal: AbortSignal) => unknown) {
     const network = neverAnswering(onAbort);
     const submit = createSignUpClient({
-      apiOrigin: '',
       deadlineMs: 20,
       fetch: network.fetch,
     });
