@@ -1,7 +1,9 @@
 /**
  * The sign-up service's production build (part of `npm run build`): the
  * TypeScript of server/ and what it imports of ours, bundled by esbuild into
- * one ES module, `dist-server/start.mjs`. Packages stay outside the bundle
+ * ES modules: `dist-server/start.mjs`, the service, and
+ * `dist-server/consent-export.mjs`, `npm run consent:export`, which runs
+ * where the service runs. Packages stay outside the bundle
  * and load from node_modules, and files the service reads at start (its
  * stylesheets) from the source tree, so
  * `npm run serve` runs it with plain Node: no TypeScript loader at run
@@ -19,9 +21,15 @@ import { buildSync } from 'esbuild';
 export const SERVER_BUNDLE_DIR = resolve(import.meta.dirname, '../dist-server');
 /** The bundle's entry: what `npm run serve` runs. */
 export const SERVER_BUNDLE = join(SERVER_BUNDLE_DIR, 'start.mjs');
+/** What `npm run consent:export` runs. */
+export const CONSENT_EXPORT_BUNDLE = join(
+  SERVER_BUNDLE_DIR,
+  'consent-export.mjs',
+);
 
 /**
- * Bundles server/start.ts into {@link SERVER_BUNDLE}.
+ * Bundles server/start.ts into {@link SERVER_BUNDLE}, and
+ * server/consentExport.ts into {@link CONSENT_EXPORT_BUNDLE}.
  *
  * @throws esbuild's error when the code does not build
  */
@@ -29,8 +37,12 @@ export function buildServerBundle(): void {
   const root = resolve(import.meta.dirname, '..');
   mkdirSync(SERVER_BUNDLE_DIR, { recursive: true });
   buildSync({
-    entryPoints: [join(root, 'server/start.ts')],
-    outfile: SERVER_BUNDLE,
+    entryPoints: {
+      start: join(root, 'server/start.ts'),
+      'consent-export': join(root, 'server/consentExport.ts'),
+    },
+    outdir: SERVER_BUNDLE_DIR,
+    outExtension: { '.js': '.mjs' },
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -43,5 +55,7 @@ export function buildServerBundle(): void {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   buildServerBundle();
-  console.log(`The sign-up service: ${SERVER_BUNDLE}`);
+  console.log(
+    `The sign-up service: ${SERVER_BUNDLE}; the consent export: ${CONSENT_EXPORT_BUNDLE}`,
+  );
 }

@@ -299,6 +299,38 @@ export function accountsRepository(db: Kysely<Schema>) {
     },
 
     /**
+     * Deletes what can never sign anyone in again (D89): one-time tokens
+     * past their 10 minutes (used or not), and sessions that expired or
+     * were ended. Nothing that still works is touched, so any instance may
+     * run it at any time.
+     *
+     * @returns how many tokens and sessions it deleted
+     */
+    async deleteExpired(): Promise<{ tokens: number; sessions: number }> {
+      const [tokens, sessions] = await query(() =>
+        Promise.all([
+          db
+            .deleteFrom('one_time_tokens')
+            .where('expires_at', '<', sql<Date>`now()`)
+            .executeTakeFirst(),
+          db
+            .deleteFrom('sessions')
+            .where((eb) =>
+              eb.or([
+                eb('expires_at', '<', sql<Date>`now()`),
+                eb('ended_at', 'is not', null),
+              ]),
+            )
+            .executeTakeFirst(),
+        ]),
+      );
+      return {
+        tokens: Number(tokens.numDeletedRows),
+        sessions: Number(sessions.numDeletedRows),
+      };
+    },
+
+    /**
      * Ends a session (signing out); a session already ended or unknown
      * stays as it is.
      */

@@ -15,8 +15,12 @@ import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { accountsRepository } from './accounts';
 import { registerConsentApi } from './consentApi';
-import { consentRecordsRepository } from './consentRecords';
+import {
+  consentRecordsRepository,
+  DEFAULT_CONSENT_RETENTION_DAYS,
+} from './consentRecords';
 import { openDatabase, type Database, type DatabaseSettings } from './database';
+import type { CaptchaVerification } from './captcha';
 import { refuseCrossOrigin } from './crossOrigin';
 import { errorAnswer, type RaisedError } from './errorAnswer';
 import { loggerOptions, OneLinePerRequest } from './logging';
@@ -37,10 +41,24 @@ export interface ServerOptions {
   productName: string;
   /** Sign-ups accepted per client IP per 15 minutes (`SIGNUP_RATE_LIMIT`). */
   rateLimit: number;
-  /** When set, tokens are verified with Google (`RECAPTCHA_SECRET`). */
-  recaptchaSecret?: string;
+  /**
+   * How captcha tokens are verified (`RECAPTCHA_SECRET`,
+   * `RECAPTCHA_VERIFY_URL`, `PUBLIC_URL`'s host name); undefined: not at
+   * all, which server/environment.ts allows only with Google's test key.
+   */
+  captcha?: CaptchaVerification;
   /** Consent records accepted per client IP per 15 minutes (default 30). */
   consentRateLimit?: number;
+  /**
+   * Days a consent record is kept (`CONSENT_RETENTION_DAYS`; default
+   * {@link DEFAULT_CONSENT_RETENTION_DAYS}).
+   */
+  consentRetentionDays?: number;
+  /**
+   * How often what has expired is deleted, in ms (default
+   * {@link HOUSEKEEPING_INTERVAL_MS}).
+   */
+  housekeepingIntervalMs?: number;
   /** Where the accounts live: `DATA_DIR` or `DATABASE_URL`. */
   database: DatabaseSettings;
   /** How long to wait for a PostgreSQL server at start (ms; default 30 s). */
@@ -77,8 +95,12 @@ function readInlineHashes(distDir: string): InlineHashes | undefined {
   return JSON.parse(readFileSync(path, 'utf8')) as InlineHashes;
 }
 
-/** How often ended rate-limit windows are deleted, in milliseconds. */
-const RATE_LIMIT_CLEANUP_MS = 5 * 60 * 1000;
+/**
+ * How often the service deletes what has expired (D89): ended rate-limit
+ * windows, spent or expired tokens, ended or expired sessions, and consent
+ * records past their retention; in milliseconds.
+ */
+export const HOUSEKEEPING_INTERVAL_MS = 5 * 60 * 1000;
 
 /**
  * Builds the server (not listening yet) and opens its database, running the
@@ -187,20 +209,33 @@ async function registerRoutes(
   await registerSignUpApi(app, {
     accounts,
     rateLimit: options.rateLimit,
-    ...(options.recaptchaSecret && {
-      recaptchaSecret: options.recaptchaSecret,
-    }),
+    ...(options.captcha && { captcha: options.captcha }),
   });
+  const records = consentRecordsRepository(database.db);
   await registerConsentApi(app, {
-    records: consentRecordsRepository(database.db),
+    records,
     ...(options.consentRateLimit && { rateLimit: options.consentRateLimit }),
   });
-  // Started last, so a start that fails above leaves no timer behind.
+  // Each instance deletes what has expired; the deletes touch nothing that
+  // still works, so instances on one database may overlap (D89). Started
+  // last, so a start that fails above leaves no timer behind.
+  const retentionDays =
+    options.consentRetentionDays ?? DEFAULT_CONSENT_RETENTION_DAYS;
+  const housekeeping: readonly [string, () => Promise<unknown>][] = [
+    ['ended rate-limit windows', () => deleteEndedWindows(database.db)],
+    ['expired tokens and sessions', () => accounts.deleteExpired()],
+    [
+      'consent records past their retention',
+      () => records.deleteOlderThan(retentionDays),
+    ],
+  ];
   const cleanup = setInterval(() => {
-    deleteEndedWindows(database.db).catch((error: Error) =>
-      app.log.warn(error, 'could not delete ended rate-limit windows'),
-    );
-  }, RATE_LIMIT_CLEANUP_MS).unref();
+    for (const [what, run] of housekeeping) {
+      run().catch((error: Error) =>
+        app.log.warn(error, `could not delete ${what}`),
+      );
+    }
+  }, options.housekeepingIntervalMs ?? HOUSEKEEPING_INTERVAL_MS).unref();
   app.addHook('onClose', async () => {
     clearInterval(cleanup);
   });

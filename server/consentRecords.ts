@@ -1,12 +1,25 @@
 /**
  * The consent records (D65 in docs/decisions.md): appended by
  * `POST /2/consent/`, read by `npm run consent:export`. The repository has
- * no update and no delete: a record, once stored, is the proof.
+ * no update: a record, once stored, is the proof; it is deleted only when
+ * its retention ends (`CONSENT_RETENTION_DAYS`, D89).
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { ConsentRecordRequest } from '../common/consentRecord';
 import { DatabaseUnavailableError } from './database';
 import type { ConsentRecordsTable, Schema } from './schema';
+
+/**
+ * How long a record is kept by default, in days (`CONSENT_RETENTION_DAYS`,
+ * D89): the year the consent cookie it proves may act, plus two for an
+ * audit or a complaint about that year.
+ */
+export const DEFAULT_CONSENT_RETENTION_DAYS = 3 * 365;
+/**
+ * The shortest retention, in days: a record must outlive the consent
+ * cookie it proves (365 days, R9.2).
+ */
+export const MIN_CONSENT_RETENTION_DAYS = 365;
 
 /** What the service adds to the page's record from the request itself. */
 export interface ConsentRequestContext {
@@ -48,6 +61,15 @@ export interface ConsentRecordsRepository {
    * @throws DatabaseUnavailableError when the database fails
    */
   history(consentId: string): Promise<StoredConsentRecord[]>;
+  /**
+   * Deletes the records stored more than `retentionDays` days ago, by the
+   * database's clock.
+   *
+   * @param retentionDays how long a record is kept, in days (≥ 1)
+   * @returns how many it deleted
+   * @throws DatabaseUnavailableError when the database fails
+   */
+  deleteOlderThan(retentionDays: number): Promise<number>;
 }
 
 /** The repository over an open database (server/database.ts). */
@@ -98,6 +120,21 @@ export function consentRecordsRepository(
         ...row,
         recorded_at: new Date(row.recorded_at).toISOString(),
       }));
+    },
+    async deleteOlderThan(retentionDays) {
+      try {
+        const result = await db
+          .deleteFrom('consent_records')
+          .where(
+            'recorded_at',
+            '<',
+            sql<Date>`now() - make_interval(days => ${retentionDays})`,
+          )
+          .executeTakeFirst();
+        return Number(result.numDeletedRows);
+      } catch (error) {
+        throw new DatabaseUnavailableError(error);
+      }
     },
   };
 }

@@ -13,7 +13,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -52,6 +52,23 @@ export class DatabaseUnavailableError extends Error {
     this.name = 'DatabaseUnavailableError';
   }
 }
+
+/**
+ * A read-only open found no database where it was told to look: nothing
+ * was created there (a read must not pass an empty database off as one).
+ */
+export class NoDatabaseError extends Error {
+  constructor(readonly dataDir: string) {
+    super(`${dataDir} holds no database`);
+    this.name = 'NoDatabaseError';
+  }
+}
+
+/**
+ * The PostgreSQL setting of a read-only open: every transaction of the
+ * session is READ ONLY, so no statement can change a row or the schema.
+ */
+const READ_ONLY_SETTING = ['-c', 'default_transaction_read_only=on'];
 
 /** What the database tells the operator about (never personal data). */
 export type DatabaseLog = (message: string) => void;
@@ -107,16 +124,27 @@ export async function createPgliteDir(target: string): Promise<void> {
 async function openPglite(
   dataDir: string,
   log: DatabaseLog,
+  readOnly: boolean,
 ): Promise<{ db: Kysely<Schema>; lock: DataDirLock }> {
+  const holdsDatabase = (directory: string) =>
+    existsSync(join(directory, PGLITE_DIR, 'PG_VERSION'));
+  // Checked before the lock, which would create the directory.
+  if (readOnly && !holdsDatabase(dataDir)) {
+    throw new NoDatabaseError(resolve(dataDir));
+  }
   const lock = await lockDataDir(dataDir);
   try {
     const directory = join(lock.dataDir, PGLITE_DIR);
-    if (!existsSync(join(directory, 'PG_VERSION'))) {
+    if (!holdsDatabase(lock.dataDir)) {
       log(`Creating the embedded database in ${directory}`);
       await createPgliteDir(directory);
     }
     const pglite = await PGlite.create(directory, {
-      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+      startParams: [
+        ...PGlite.defaultStartParams,
+        ...PGLITE_SETTINGS,
+        ...(readOnly ? READ_ONLY_SETTING : []),
+      ],
     });
     return {
       db: new Kysely<Schema>({ dialect: new PGliteDialect(pglite) }),
@@ -128,9 +156,14 @@ async function openPglite(
   }
 }
 
-function openPostgres(url: string, log: DatabaseLog): Kysely<Schema> {
+function openPostgres(
+  url: string,
+  log: DatabaseLog,
+  readOnly: boolean,
+): Kysely<Schema> {
   const pool = new pg.Pool({
     connectionString: url,
+    ...(readOnly && { options: READ_ONLY_SETTING.join(' ') }),
     max: 10,
     connectionTimeoutMillis: 5_000,
     statement_timeout: STATEMENT_TIMEOUT_MS,
@@ -202,28 +235,36 @@ async function waitForServer(
 }
 
 /**
- * Opens the database and runs the migrations that have not run yet.
+ * Opens the database and runs the migrations that have not run yet; or,
+ * read-only, opens it as it is.
  *
  * @param settings the embedded directory or the server's URL
  * @param log receives what an operator should know (no personal data)
  * @param options.startupWaitMs how long to wait for a PostgreSQL server
  *   that does not answer yet (default {@link STARTUP_WAIT_MS})
+ * @param options.readOnly true for a reader (`npm run consent:export`):
+ *   no database is created, no migration runs, and every transaction is
+ *   READ ONLY
  * @returns the open database
  * @throws DataDirLockedError (server/dataDirLock.ts) when another instance
- *   holds `DATA_DIR`; an Error naming the server when it does not answer in
- *   time; a migration's error
+ *   holds `DATA_DIR`; NoDatabaseError when a read-only open finds no
+ *   embedded database in `DATA_DIR`; an Error naming the server when it
+ *   does not answer in time; a migration's error
  */
 export async function openDatabase(
   settings: DatabaseSettings,
   log: DatabaseLog = () => {},
-  { startupWaitMs = STARTUP_WAIT_MS }: { startupWaitMs?: number } = {},
+  {
+    startupWaitMs = STARTUP_WAIT_MS,
+    readOnly = false,
+  }: { startupWaitMs?: number; readOnly?: boolean } = {},
 ): Promise<Database> {
   let db: Kysely<Schema>;
   let lock: DataDirLock | undefined;
   if (settings.engine === 'pglite') {
-    ({ db, lock } = await openPglite(settings.dataDir, log));
+    ({ db, lock } = await openPglite(settings.dataDir, log, readOnly));
   } else {
-    db = openPostgres(settings.url, log);
+    db = openPostgres(settings.url, log, readOnly);
   }
   const close = async () => {
     try {
@@ -236,8 +277,12 @@ export async function openDatabase(
     if (settings.engine === 'postgres') {
       await waitForServer(db, settings.url, log, startupWaitMs);
     }
-    const applied = await migrateToLatest(db);
-    if (applied.length > 0) log(`Applied migrations: ${applied.join(', ')}`);
+    if (!readOnly) {
+      const applied = await migrateToLatest(db);
+      if (applied.length > 0) {
+        log(`Applied migrations: ${applied.join(', ')}`);
+      }
+    }
   } catch (error) {
     await close();
     throw error;

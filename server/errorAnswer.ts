@@ -5,6 +5,7 @@
  */
 import type { FastifyError } from 'fastify';
 import { SIGN_UP_CODES, type SignUpAnswer } from '../machines/signUpContract';
+import { CaptchaUnavailableError } from './captcha';
 import { CrossOriginRequestError } from './crossOrigin';
 import { DatabaseUnavailableError } from './database';
 import { FormBodyError } from './formBody';
@@ -15,7 +16,8 @@ export type RaisedError =
   | Pick<FastifyError, 'statusCode'>
   | FormBodyError
   | DatabaseUnavailableError
-  | CrossOriginRequestError;
+  | CrossOriginRequestError
+  | CaptchaUnavailableError;
 
 /**
  * The API's answer to an error raised before or outside the handler, so that
@@ -27,7 +29,9 @@ export type RaisedError =
  *   `CSAPI_PAYLOAD_TOO_LARGE`, 415 `CSAPI_UNSUPPORTED_MEDIA_TYPE` for any
  *   other content type, 403 `CSAPI_FORBIDDEN` `origin` for a
  *   state-changing request another site's page sent (server/crossOrigin.ts),
- *   429 `CSAPI_API_RATE_LIMIT_REACHED`, other client
+ *   429 `CSAPI_API_RATE_LIMIT_REACHED`, 503 `CSAPI_SERVICE_UNAVAILABLE`
+ *   (`database` or `captcha`) when the database or the captcha's verifier
+ *   cannot answer, other client
  *   errors `CSAPI_BAD_REQUEST`, and server faults `CSAPI_INTERNAL_ERROR`
  *   (unknown paths and methods: 404 `CSAPI_NOT_FOUND`, by the not-found
  *   handler)
@@ -54,6 +58,12 @@ export function errorAnswer(error: RaisedError): {
     return {
       status: 503,
       answer: refusal('CSAPI_SERVICE_UNAVAILABLE', 'database'),
+    };
+  }
+  if (error instanceof CaptchaUnavailableError) {
+    return {
+      status: 503,
+      answer: refusal('CSAPI_SERVICE_UNAVAILABLE', 'captcha'),
     };
   }
   const status =

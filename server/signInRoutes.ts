@@ -8,6 +8,11 @@
  * The cookies the sign-up page wrote are read here as it wrote them
  * (js-cookie's percent-encoding, D30), and cleared with the attributes they
  * were set with (host-only, `Path=/`), so the browser replaces them.
+ *
+ * Where the session cookie is `Secure` (every host but localhost), its name
+ * carries the `__Host-` prefix (RFC 6265bis §4.1.3.2): browsers keep such a
+ * cookie only when it is Secure, host-only and `Path=/`, so a sibling
+ * subdomain cannot plant one of its own choosing (session fixation), D91.
  */
 import { readFileSync } from 'node:fs';
 import type { CookieSerializeOptions } from '@fastify/cookie';
@@ -79,6 +84,17 @@ function baseAttributes(request: FastifyRequest): CookieSerializeOptions {
 }
 
 /**
+ * The session cookie's name for a request (D91): `__Host-{product}_SESSION`
+ * where the cookie is Secure, `{product}_SESSION` on localhost, where
+ * browsers keep no Secure cookie set over http.
+ *
+ * @param name `{product}_SESSION`
+ */
+function sessionCookieName(request: FastifyRequest, name: string): string {
+  return baseAttributes(request).secure ? `__Host-${name}` : name;
+}
+
+/**
  * Registers `GET /`, `POST /sign-out` (in a context that reads no body) and
  * the page's stylesheet. Needs @fastify/cookie registered on `app`.
  *
@@ -112,6 +128,12 @@ export async function registerSignInRoutes(
     const cookies = request.cookies;
     const welcome = cookies[names.welcomeMessage] === '1';
     const login = cookies[names.login];
+    const sessionName = sessionCookieName(request, names.session);
+    // Off localhost, a session under the bare name was not set by us (a
+    // sibling subdomain may write it): it is never read, and is cleared.
+    if (sessionName !== names.session && cookies[names.session] !== undefined) {
+      clear(request, reply, names.session);
+    }
     if (login !== undefined) {
       const auth = readLoginCookie(productName, login);
       const session = newSecret();
@@ -122,7 +144,7 @@ export async function registerSignInRoutes(
       clear(request, reply, names.welcomeMessage);
       clear(request, reply, names.firstSignIn);
       if (!account) return { kind: 'refused' };
-      reply.setCookie(names.session, session, {
+      reply.setCookie(sessionName, session, {
         ...baseAttributes(request),
         httpOnly: true,
         maxAge: DEFAULT_LIFETIME_DAYS * 24 * 60 * 60,
@@ -134,10 +156,10 @@ export async function registerSignInRoutes(
         firstSignIn: cookies[names.firstSignIn] === '1',
       };
     }
-    const session = cookies[names.session];
+    const session = cookies[sessionName];
     const account = session ? await accounts.findBySession(session) : null;
     if (!account) {
-      if (session !== undefined) clear(request, reply, names.session);
+      if (session !== undefined) clear(request, reply, sessionName);
       return { kind: 'signedOut' };
     }
     if (welcome) clear(request, reply, names.welcomeMessage);
@@ -175,10 +197,11 @@ export async function registerSignInRoutes(
       done(null, undefined),
     );
     forms.post(SIGN_OUT_PATH, async (request, reply) => {
-      const session = request.cookies[names.session];
+      const sessionName = sessionCookieName(request, names.session);
+      const session = request.cookies[sessionName];
       if (session !== undefined) {
         await accounts.endSession(session);
-        clear(request, reply, names.session);
+        clear(request, reply, sessionName);
       }
       return reply.code(303).header('location', '/').send();
     });

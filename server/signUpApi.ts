@@ -12,6 +12,7 @@ import {
   SIGN_UP_PATH,
   type SignUpAnswer,
 } from '../machines/signUpContract';
+import { verifyCaptcha, type CaptchaVerification } from './captcha';
 import { acceptFormBodies } from './formBody';
 import { AccountLimitError, type AccountsRepository } from './accounts';
 import { readSignUp, refusal, type UntrustedBody } from './signUpRules';
@@ -25,21 +26,11 @@ export interface SignUpApiOptions {
   accounts: AccountsRepository;
   /** Sign-ups accepted per client IP per 15 minutes (`SIGNUP_RATE_LIMIT`). */
   rateLimit: number;
-  /** When set, tokens are verified with Google (`RECAPTCHA_SECRET`). */
-  recaptchaSecret?: string;
-}
-
-async function verifyCaptcha(secret: string, token: string): Promise<boolean> {
-  const response = await fetch(
-    'https://www.google.com/recaptcha/api/siteverify',
-    {
-      method: 'POST',
-      body: new URLSearchParams({ secret, response: token }),
-      signal: AbortSignal.timeout(10_000),
-    },
-  );
-  const result = (await response.json()) as { success?: unknown };
-  return result.success === true;
+  /**
+   * How tokens are verified (server/captcha.ts); undefined: not at all,
+   * which only Google's test key allows (server/environment.ts).
+   */
+  captcha?: CaptchaVerification;
 }
 
 /**
@@ -81,9 +72,11 @@ export async function registerSignUpApi(
           reply.code(400);
           return account;
         }
+        // Before anything is stored; a verifier that cannot say raises
+        // CaptchaUnavailableError, which the error handler answers 503.
         if (
-          options.recaptchaSecret &&
-          !(await verifyCaptcha(options.recaptchaSecret, account.captchaToken))
+          options.captcha &&
+          !(await verifyCaptcha(options.captcha, account.captchaToken))
         ) {
           reply.code(400);
           return refusal('CSAPI_CAPTCHA_INVALID', SIGN_UP_FIELDS.captchaToken);

@@ -4,8 +4,11 @@
  * docs/contract.md ("Configuration"). This file owns the process: its
  * signals and its exit codes.
  *
- * - A configuration that cannot work, a data directory another instance
- *   holds, a database that cannot be opened: a message on stderr, exit 1.
+ * - A configuration that cannot work or would run unsafely (a real captcha
+ *   key without its secret), a data directory another instance holds, a
+ *   database that cannot be opened: a message on stderr, exit 1.
+ * - A configuration that runs, but unsafely (Google's test captcha key,
+ *   `TRUST_PROXY=true`): a warning on stderr at every start.
  * - SIGTERM or SIGINT: stop accepting, finish the requests in flight, close
  *   the database, exit 0 (exit 1 if that takes longer than
  *   {@link SHUTDOWN_GRACE_MS}).
@@ -13,7 +16,11 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from './app';
-import { positiveInteger, serverOptionsFrom } from './environment';
+import {
+  positiveInteger,
+  serverOptionsFrom,
+  startupWarnings,
+} from './environment';
 
 /** How long a shutdown may take: longer than a query may (10 s). */
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -48,3 +55,7 @@ closeWithGrace(
 
 await app.listen({ port, host });
 console.log(`Sign-up page: http://${host}:${port}/signup`);
+// A configuration that runs, but unsafely, says so at every start.
+for (const warning of startupWarnings(process.env)) {
+  console.warn(`Warning: ${warning}`);
+}

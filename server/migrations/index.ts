@@ -11,6 +11,7 @@ import * as sessions from './0002_sessions';
 import * as rateLimit from './0003_rate_limit';
 import * as rateLimitUnlogged from './0004_rate_limit_unlogged';
 import * as consentRecords from './0005_consent_records';
+import * as expiryIndexes from './0006_expiry_indexes';
 
 /** Name → migration; Kysely runs them in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -19,6 +20,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0003_rate_limit': rateLimit,
   '0004_rate_limit_unlogged': rateLimitUnlogged,
   '0005_consent_records': consentRecords,
+  '0006_expiry_indexes': expiryIndexes,
 };
 
 /**

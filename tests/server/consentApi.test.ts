@@ -8,13 +8,17 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSENT_RECORD_PATH } from '../../common/consentRecord';
 import { PROJECT_ROOT } from '../support/page/paths';
 import { scratchDatabase } from '../support/page/scratchDatabase';
-import type { DatabaseSettings } from '../../server/database';
+import { CONSENT_EXPORT_BUNDLE } from '../../scripts/buildServer';
+import { openDatabase, type DatabaseSettings } from '../../server/database';
+import { MIGRATIONS } from '../../server/migrations/index';
 import { apiServer, expectApiAnswer, FORM } from './support/apiServer';
 import { databaseEnv } from './support/serviceProcess';
 
@@ -239,24 +243,22 @@ describe('the API', () => {
   });
 });
 
-/** Runs `npm run consent:export`'s script on the test's database. */
+/**
+ * Runs `npm run consent:export` as a deployment does: the built bundle
+ * (the server projects' global setup builds it as `npm run build` does),
+ * with plain Node and no TypeScript loader.
+ *
+ * @param env where the database is; default the test's database
+ */
 function runExport(
   args: string[],
+  env: NodeJS.ProcessEnv = databaseEnv(settings),
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(PROJECT_ROOT, 'scripts/consentExport.ts'),
-        ...args,
-      ],
-      {
-        cwd: PROJECT_ROOT,
-        env: { PATH: process.env.PATH, ...databaseEnv(settings) },
-      },
-    );
+    const child = spawn(process.execPath, [CONSENT_EXPORT_BUNDLE, ...args], {
+      cwd: PROJECT_ROOT,
+      env: { PATH: process.env.PATH, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -320,5 +322,32 @@ describe('npm run consent:export', () => {
     } finally {
       app = await apiServer({ database: settings });
     }
+  });
+
+  it('answers 2, naming the directory, for a DATA_DIR that holds no database, and creates none', async () => {
+    const dataDir = join(
+      mkdtempSync(join(tmpdir(), 'vigil-export-')),
+      'no-data-here',
+    );
+    const run = await runExport([randomUUID()], { DATA_DIR: dataDir });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(`No database in ${dataDir}`);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('opens the database read-only: it applies no migration', async () => {
+    // A database the service never ran on: initialised, no tables.
+    const fresh = await scratchDatabase();
+    const run = await runExport([randomUUID()], databaseEnv(fresh));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/consent_records/);
+    // The service's first start still finds every migration to apply.
+    const logged: string[] = [];
+    const database = await openDatabase(fresh, (line) => logged.push(line));
+    await database.close();
+    expect(logged).toContainEqual(
+      `Applied migrations: ${Object.keys(MIGRATIONS).join(', ')}`,
+    );
   });
 });

@@ -235,6 +235,34 @@ describe('SIGKILL in the middle of 16 clients’ sign-ups', () => {
   });
 });
 
+describe('a configuration that would run unsafely', () => {
+  it('stops the service, naming both variables: a real captcha key without its secret', async () => {
+    const service = await startService(
+      {
+        ...databaseEnv(settings),
+        RECAPTCHA_SITE_KEY: '6Lc_real_site_key_of_the_product_000000000',
+      },
+      { waitReady: false },
+    );
+    const exit = await service.exited;
+    logs.push(...service.output);
+    expect(exit.code).toBe(1);
+    expect(service.output.join('\n')).toMatch(
+      /did not start: RECAPTCHA_SITE_KEY is set to a real key but RECAPTCHA_SECRET is not/,
+    );
+  });
+
+  it('runs with Google’s test key, saying at start that tokens are not verified', async () => {
+    const service = await start();
+    await stop(service, 'SIGTERM');
+    expect(service.output).toContainEqual(
+      expect.stringMatching(
+        /^Warning: RECAPTCHA_SITE_KEY is Google's test key: captcha tokens are not verified/,
+      ),
+    );
+  });
+});
+
 describe('the logs', () => {
   it('carry no e-mail address, name, token, sid or session', async () => {
     // Requests whose parts an operator must not read in a log: a prefilled

@@ -16,14 +16,21 @@ afterEach(async () => {
   app = undefined;
 });
 
-function signUpFrom(server: FastifyInstance, forwardedFor: string) {
+function signUpFrom(
+  server: FastifyInstance,
+  forwardedFor: string | undefined,
+  remoteAddress = '10.0.0.2',
+) {
   return server
     .inject({
       method: 'POST',
       url: SIGN_UP_PATH,
-      headers: { 'content-type': FORM, 'x-forwarded-for': forwardedFor },
+      headers: {
+        'content-type': FORM,
+        ...(forwardedFor !== undefined && { 'x-forwarded-for': forwardedFor }),
+      },
       payload: validSignUp().toString(),
-      remoteAddress: '10.0.0.2',
+      remoteAddress,
     })
     .then((answer) => answer.statusCode);
 }
@@ -51,5 +58,20 @@ describe('TRUST_PROXY', () => {
     app = await apiServer({ rateLimit: 1 });
     expect(await signUpFrom(app, '203.0.113.1')).toBe(200);
     expect(await signUpFrom(app, '203.0.113.2')).toBe(429);
+  });
+
+  it('counts an IPv6 client by its /64, which one subscriber holds whole', async () => {
+    app = await apiServer({ rateLimit: 1 });
+    expect(await signUpFrom(app, undefined, '2001:db8:1:2::1')).toBe(200);
+    // Another address of the same /64 is the same client…
+    expect(await signUpFrom(app, undefined, '2001:db8:1:2:ffff::9')).toBe(429);
+    // …and the next /64 another one.
+    expect(await signUpFrom(app, undefined, '2001:db8:1:3::1')).toBe(200);
+  });
+
+  it('counts an IPv4-mapped IPv6 address as the IPv4 address it is', async () => {
+    app = await apiServer({ rateLimit: 1 });
+    expect(await signUpFrom(app, undefined, '::ffff:203.0.113.9')).toBe(200);
+    expect(await signUpFrom(app, undefined, '203.0.113.9')).toBe(429);
   });
 });
