@@ -44,7 +44,8 @@ async function send(
       // and the record goes again on the next load).
       body: consentRecordBody(record),
       keepalive: true,
-      credentials: 'same-origin',
+      // The record names its browser by its consent id: no cookie needed.
+      credentials: 'omit',
     });
   } catch {
     return 'later';

@@ -59,7 +59,11 @@ describe('a consent record', () => {
     expect(fetch).toHaveBeenCalledTimes(1);
     const [url, init] = fetch.mock.calls[0] ?? [];
     expect(url).toBe('/2/consent/');
-    expect(init).toMatchObject({ method: 'POST', keepalive: true });
+    expect(init).toMatchObject({
+      method: 'POST',
+      keepalive: true,
+      credentials: 'omit',
+    });
     expect(init?.body).toBeInstanceOf(URLSearchParams);
     expect(Object.fromEntries(init?.body as URLSearchParams)).toEqual({
       consent_id: '0b6c1a5e-3f4d-4c2b-9a8e-1d2c3b4a5f60',
