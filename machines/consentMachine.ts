@@ -13,6 +13,8 @@
  *   GPC, and no current choice stored → rejected.closed, its source the
  *   browser's signal: nothing stored, nothing recorded (D73)
  *   stored under an older revision (D67) → unset.open
+ *   (a choice stored without a revision was made under revision 1, before
+ *   revisions were stored: it stands until the policy is revised)
  *   utm_source google | microsoft → unset.open      otherwise → unset.closed
  *
  * Entering `accepted` loads the tag (also when the choice was stored on an
@@ -58,8 +60,9 @@ export interface ConsentInput {
   storedChoice: ConsentChoice;
   /**
    * From `{product}_CONSENT_REVISION`: the policy revision the stored
-   * choice was made under; undefined when there is none (or it is not a
-   * positive integer).
+   * choice was made under; undefined when there is none (a choice stored
+   * before revisions were, under {@link FIRST_REVISION}), 0 when it holds
+   * anything but a positive integer (older than every revision).
    */
   storedRevision: number | undefined;
   /** `CONSENT_REVISION`: the policy's revision now (D67). */
@@ -83,15 +86,21 @@ export interface ConsentContext extends ConsentInput {
 }
 
 /**
+ * The policy as first published (`CONSENT_REVISION`'s default): the
+ * revision of a choice stored without one, which the page wrote before it
+ * stored revisions.
+ */
+export const FIRST_REVISION = 1;
+
+/**
  * Whether a stored choice was made under the current policy (D67): its
- * revision is the current one or later. A choice with an older or no
- * revision counts as none.
+ * revision, {@link FIRST_REVISION} when none is stored, is the current one
+ * or later. A choice under an older revision counts as none.
  */
 export function choiceIsCurrent(
   input: Pick<ConsentInput, 'storedRevision' | 'revision'>,
 ): boolean {
-  // No revision stored counts as 0, older than any (revisions are positive).
-  return (input.storedRevision ?? 0) >= input.revision;
+  return (input.storedRevision ?? FIRST_REVISION) >= input.revision;
 }
 
 export type ConsentEvent =

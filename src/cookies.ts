@@ -97,14 +97,15 @@ export function createCookieJar(options: CookieJarOptions) {
     },
     /**
      * The policy revision the stored choice was made under
-     * (`{product}_CONSENT_REVISION`, D67): a positive integer, or undefined
-     * when there is none or it is not one.
+     * (`{product}_CONSENT_REVISION`, D67): a positive integer; undefined
+     * when there is none (a choice stored before revisions were: the
+     * machine counts it as revision 1); 0, older than every revision, when
+     * the cookie holds anything else, so that such a choice is asked again.
      */
     readConsentRevision(): number | undefined {
       const value = Cookies.get(names.consentRevision);
-      return value !== undefined && /^[1-9]\d{0,9}$/.test(value)
-        ? Number(value)
-        : undefined;
+      if (value === undefined) return undefined;
+      return /^[1-9]\d{0,9}$/.test(value) ? Number(value) : 0;
     },
     /**
      * The browser's consent id (`{product}_CONSENT_ID`, D68): the stored

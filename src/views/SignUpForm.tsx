@@ -15,6 +15,7 @@ import {
 } from '../../machines/signUpMachine';
 import type { DraftPlace } from '../draft';
 import { SIGN_UP_FORM_ID } from '../earlyScript';
+import { useAfterPress } from './afterPress';
 import { CaptchaField } from './CaptchaField';
 import { CheckboxField } from './CheckboxField';
 import { useDraftSync } from './draftSync';
@@ -81,6 +82,7 @@ export function SignUpForm({
   useDraftSync(actorRef, draft);
   const help = useFormHelp(formRef);
   const emailSuggestion = useEmailSuggestion(help);
+  const afterPress = useAfterPress();
   const formLevelFailure = useSelector(actorRef, selectFormLevelFailure);
   const values = useSelector(actorRef, selectValues);
   const errors = useSelector(actorRef, selectFieldErrors);
@@ -149,7 +151,12 @@ export function SignUpForm({
         spellCheck={false}
         autoCapitalize="none"
         enterKeyHint="next"
-        onBlur={(event) => emailSuggestion.check(event.currentTarget.value)}
+        onBlur={(event) => {
+          const email = event.currentTarget.value;
+          // A pointer press that blurs the field must land where it was
+          // pressed: the suggestion waits until the press has ended (D54).
+          afterPress(() => emailSuggestion.check(email));
+        }}
         below={
           <EmailSuggestion
             suggested={emailSuggestion.suggestionFor(values.email)}

@@ -12,15 +12,29 @@
  *   stored under the current revision wins over the signal; an outdated one
  *   does not make the signal ask again.
  * - A revision bump (D67): a choice stored under an older revision is asked
- *   again, and the tag stays out until a new Accept.
+ *   again, and the tag stays out until a new Accept. A choice stored without
+ *   a revision (before revisions were stored) was made under revision 1: on
+ *   a page built with `CONSENT_REVISION=1` (the default, built here once for
+ *   the file) it stands, even from `utm_source=google`; on the tests' page
+ *   (revision 2) it is asked again.
  *
  * The consent signals' order (default before the tag, then each update) is
  * in engines.test.ts, "the ad networks' consent signals".
  */
-import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSENT_RECORD_PATH } from '../../common/consentRecord';
 import { ENGINES } from '../../scripts/engines';
-import { TEST_CONSENT_REVISION } from '../support/page/paths';
+import { buildServer } from '../../server/app';
+import { serverOptionsFrom } from '../../server/environment';
+import {
+  PROJECT_ROOT,
+  TEST_BUILDS,
+  TEST_CONSENT_REVISION,
+} from '../support/page/paths';
+import { scratchDatabase } from '../support/page/scratchDatabase';
 import {
   googleConsentCommand,
   uetConsentCommand,
@@ -91,6 +105,65 @@ const settled = () => new Promise((resolve) => setTimeout(resolve, 500));
 const SIGNAL_HONOURED =
   'Your browser sends a privacy signal (Global Privacy Control) asking sites not to share your data. We honour it: marketing cookies are rejected.';
 
+/**
+ * The tag out of the page, and the ad networks' defaults denied with no
+ * update after them: no choice has granted anything (D66).
+ */
+const TAG_KEPT_OUT = {
+  tag: false,
+  tagRuns: 0,
+  dataLayer: [google('default', 'denied')],
+  uetq: uet('default', 'denied'),
+};
+
+/**
+ * The tagged test page as a deployment that never raised the policy's
+ * revision serves it: `CONSENT_REVISION=1`, the default (the tests' builds
+ * have 2, D5). Built with `npm run build`'s script the first time a test
+ * asks for it, then served by the real service until the file ends.
+ */
+const FIRST_REVISION_BUILD = {
+  distDir: resolve(PROJECT_ROOT, 'dist-test-revision-1'),
+  env: { ...TEST_BUILDS.tagged.env, CONSENT_REVISION: '1' },
+};
+let firstRevisionServer:
+  Promise<{ origin: string; close: () => Promise<void> }> | undefined;
+
+/** The origin of the page built with revision 1, built and served once. */
+function firstRevisionOrigin(): Promise<string> {
+  firstRevisionServer ??= (async () => {
+    const { distDir, env } = FIRST_REVISION_BUILD;
+    execFileSync(
+      resolve(PROJECT_ROOT, 'node_modules/.bin/tsx'),
+      [
+        'scripts/build.ts',
+        ...['--dist-dir', distDir, '--no-source-maps'],
+        ...['--cache-dir', resolve(PROJECT_ROOT, '.parcel-cache/test-rev1')],
+      ],
+      {
+        cwd: PROJECT_ROOT,
+        stdio: 'inherit',
+        // Vitest sets NODE_ENV=test, which would build React's development copy.
+        env: { ...process.env, ...env, NODE_ENV: 'production' },
+      },
+    );
+    const app = await buildServer({
+      ...serverOptionsFrom(env, distDir),
+      database: await scratchDatabase(),
+    });
+    await app.listen({ port: 0, host: 'localhost' });
+    const { port } = app.server.address() as AddressInfo;
+    return { origin: `http://localhost:${port}`, close: () => app.close() };
+  })();
+  return firstRevisionServer.then((server) => server.origin);
+}
+
+afterAll(async () => {
+  // A build that failed has failed its tests already: nothing to close.
+  const server = await firstRevisionServer?.catch(() => undefined);
+  await server?.close();
+});
+
 describe.each(ENGINES)('%s', (engine) => {
   const suite = useEngine(engine);
 
@@ -100,7 +173,10 @@ describe.each(ENGINES)('%s', (engine) => {
    * the choice is stored under the page's revision with a consent id
    * (D67, D68).
    */
-  async function acceptLoadsTheTag(page: EnginePage) {
+  async function acceptLoadsTheTag(
+    page: EnginePage,
+    revision = TEST_CONSENT_REVISION,
+  ) {
     await page.click('[data-testid="consent-accept"]');
     await expect
       .poll(() => page.evaluate(consentState))
@@ -113,17 +189,22 @@ describe.each(ENGINES)('%s', (engine) => {
     const cookies = await consentCookies(page);
     expect(cookies).toMatchObject({
       Vigil_COOKIE_CONSENT: '1',
-      Vigil_CONSENT_REVISION: String(TEST_CONSENT_REVISION),
+      Vigil_CONSENT_REVISION: String(revision),
     });
     expect(cookies.Vigil_CONSENT_ID).toMatch(/^[\da-f-]{36}$/);
   }
 
   /**
-   * Opens `/signup` as the options say, waits until `shown` is in the page,
-   * then lets the page settle.
+   * Opens `/signup` as the options say (on the tests' page, or on
+   * `origin`), waits until `shown` is in the page, then lets the page
+   * settle.
    */
-  async function openShowing(options: VisitOptions, shown: string) {
-    const page = await openSignUpPage(suite, suite.server.origin, options);
+  async function openShowing(
+    options: VisitOptions,
+    shown: string,
+    origin = suite.server.origin,
+  ) {
+    const page = await openSignUpPage(suite, origin, options);
     await expect
       .poll(
         () =>
@@ -162,11 +243,7 @@ describe.each(ENGINES)('%s', (engine) => {
           expect(start).toMatchObject({
             modal: false,
             settingsLink: true,
-            tag: false,
-            tagRuns: 0,
-            // The defaults stay denied; no update: no choice was made.
-            dataLayer: [google('default', 'denied')],
-            uetq: uet('default', 'denied'),
+            ...TAG_KEPT_OUT,
           });
           // How the browser sent it: the property, or the header alone,
           // which the service answered with the page marked for it.
@@ -246,27 +323,77 @@ describe.each(ENGINES)('%s', (engine) => {
   });
 
   describe('a policy revision (issue 23, D67)', () => {
-    it('a revision bump asks again without a campaign, and the tag stays out until a new Accept', async () => {
-      const page = await openShowing(
+    /** A reject stored before revisions were: no revision cookie. */
+    const rejectedWithoutRevision: VisitOptions = {
+      query: '?utm_source=google',
+      storedConsent: '0',
+      storedRevision: null,
+    };
+
+    it.each([
+      [
+        'an accept under revision 1, without a campaign',
         {
           storedConsent: '1',
           storedRevision: String(TEST_CONSENT_REVISION - 1),
         },
-        '[data-testid="consent-modal"]',
-      );
-      await using(page, async () => {
-        await expect(page.evaluate(consentState)).resolves.toMatchObject({
-          // Asked as a first visit is: no current choice, so no link.
-          modalSays: null,
-          settingsLink: false,
-          tag: false,
-          tagRuns: 0,
-          dataLayer: [google('default', 'denied')],
-          uetq: uet('default', 'denied'),
-        });
-        expect(suite.network.tagRequests()).toBe(0);
+      ],
+      [
+        'a reject stored without a revision (so under revision 1), from google',
+        rejectedWithoutRevision,
+      ],
+    ])(
+      'a revision bump asks again: %s; the tag stays out until a new Accept',
+      async (_stored, options: VisitOptions) => {
+        const page = await openShowing(
+          options,
+          '[data-testid="consent-modal"]',
+        );
+        await using(page, async () => {
+          await expect(page.evaluate(consentState)).resolves.toMatchObject({
+            // Asked as a first visit is: no current choice, so no link.
+            modalSays: null,
+            settingsLink: false,
+            ...TAG_KEPT_OUT,
+          });
+          expect(suite.network.tagRequests()).toBe(0);
 
-        await acceptLoadsTheTag(page);
+          await acceptLoadsTheTag(page);
+        });
+      },
+    );
+
+    describe('on a page whose policy was never revised (revision 1)', () => {
+      /** The page built with revision 1: the first engine's block builds it. */
+      let firstRevision: string;
+      beforeAll(async () => {
+        firstRevision = await firstRevisionOrigin();
+      });
+
+      it('a reject stored without a revision stands, even from google: no modal, the settings link; an Accept there loads the tag', async () => {
+        const page = await openShowing(
+          rejectedWithoutRevision,
+          '[data-testid="consent-settings"]',
+          firstRevision,
+        );
+        await using(page, async () => {
+          await expect(page.evaluate(consentState)).resolves.toMatchObject({
+            modal: false,
+            settingsLink: true,
+            ...TAG_KEPT_OUT,
+          });
+          expect(suite.network.tagRequests()).toBe(0);
+          // The stored choice is left as it was: nothing was chosen yet.
+          await expect(consentCookies(page)).resolves.toEqual({
+            Vigil_COOKIE_CONSENT: '0',
+          });
+
+          await expect(settingsModalSays(page)).resolves.toBe(
+            'You have rejected marketing cookies.',
+          );
+          await acceptLoadsTheTag(page, 1);
+          await expect.poll(recordsSent).toBe(1);
+        });
       });
     });
   });

@@ -139,6 +139,51 @@ describe.each(ENGINES)('%s', (engine) => {
     });
   });
 
+  describe('one press of "Create account" while the suggestion appears (D54)', () => {
+    /** What the form shows after a submit with errors (R4.4, R8.1). */
+    const errorsShown = (page: EnginePage) =>
+      page.evaluate(() => {
+        const visible = (css: string) => {
+          const element = document.querySelector<HTMLElement>(css);
+          return element !== null && element.getClientRects().length > 0;
+        };
+        return {
+          nameError: visible('#name-error'),
+          summary: visible('#error-summary'),
+        };
+      });
+
+    // Each is a typo the suggestion corrects, and each blurs the field
+    // with the button's press: the advice appears above the button.
+    it.each(['a@example..com', 'a@example.com.', '<a@example.com>'])(
+      'with %s typed and the rest empty, one click shows the errors, and the suggestion',
+      async (typed) => {
+        const page = await openSignUpPage(suite, suite.server.origin);
+        await using(page, async () => {
+          // The form's help has arrived (it comes after the first paint):
+          // a suggestion shows on the keyboard's blur.
+          await typeInto(page, 'email', 'ada@gmial.com');
+          await page.press('Tab');
+          await expect
+            .poll(() => suggestionText(page), POLL)
+            .toMatch(/^Did you mean/);
+          await typeInto(page, 'email', typed);
+          await expect(suggestionText(page)).resolves.toBeNull();
+
+          // Move, press, release: the press blurs the e-mail field.
+          await page.click('#signup-form button[type="submit"]');
+          await expect
+            .poll(() => errorsShown(page), POLL)
+            .toEqual({ nameError: true, summary: true });
+          await expect
+            .poll(() => suggestionText(page), POLL)
+            .toMatch(/^Did you mean /);
+          expect(suite.network.signUps).toHaveLength(0);
+        });
+      },
+    );
+  });
+
   describe('the draft (D55)', () => {
     it('comes back after a reload without the captcha, and is gone after the sign-up', async () => {
       const { origin } = suite.server;

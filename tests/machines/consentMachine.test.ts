@@ -86,14 +86,17 @@ describe('consentMachine: where a visitor starts (R4.11, D31)', () => {
     expect(effects).toEqual([]);
   });
 
-  // D67: a revision the same as the policy's or later still stands.
+  // D67: a revision the same as the policy's or later still stands; a
+  // choice stored without one was made under revision 1, the first policy.
   it.each([
     ['accepted', 1, 1, 'google', ['load tag']],
     ['rejected', 1, 1, 'google', ['remove tag', 'delete tag cookies']],
     ['accepted', 3, 2, undefined, ['load tag']],
     ['rejected', 5, 2, undefined, ['remove tag', 'delete tag cookies']],
+    ['accepted', undefined, 1, undefined, ['load tag']],
+    ['rejected', undefined, 1, 'google', ['remove tag', 'delete tag cookies']],
   ] as const)(
-    'a %s choice stored under revision %d, now %d, from %s: it applies itself, the modal stays closed',
+    'a %s choice stored under revision %s, now %d, from %s: it applies itself, the modal stays closed',
     (storedChoice, storedRevision, revision, utmSource, entryEffects) => {
       const { view, effects } = startConsent({
         storedChoice,
@@ -112,10 +115,13 @@ describe('consentMachine: where a visitor starts (R4.11, D31)', () => {
 });
 
 describe('consentMachine: a policy revision (issue 23, D67)', () => {
+  // No revision stored is revision 1: older than 2. A revision cookie that
+  // holds no positive integer reads as 0 (src/cookies.ts): older than any.
   it.each([
     ['rejected', 1, 2, undefined],
-    ['accepted', undefined, 1, undefined],
-    ['rejected', undefined, 1, 'newsletter'],
+    ['accepted', undefined, 2, undefined],
+    ['rejected', undefined, 2, 'google'],
+    ['accepted', 0, 1, undefined],
     ['accepted', 4, 7, 'google'],
   ] as const)(
     'a %s choice stored under revision %s, now %d: no choice, the modal asks again, nothing loads',

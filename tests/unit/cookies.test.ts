@@ -315,14 +315,17 @@ describe('consent cookie', () => {
     },
   );
 
+  // D67: no cookie is a choice stored before revisions were (the machine
+  // counts it as revision 1); anything but a positive integer is older
+  // than every revision.
   it.each([
     ['1', 1],
     ['12', 12],
-    ['0', undefined],
-    ['-1', undefined],
-    ['1.5', undefined],
-    ['abc', undefined],
-    ['', undefined],
+    ['0', 0],
+    ['-1', 0],
+    ['1.5', 0],
+    ['abc', 0],
+    ['', 0],
     [null, undefined],
   ])('reads the revision %j (null: no cookie) as %j', (value, revision) => {
     if (value !== null) Cookies.set('Vigil_CONSENT_REVISION', value);

@@ -1,10 +1,13 @@
 /**
  * The consent machine's test model: every start (stored choice ×
  * `utm_source`, under the current revision; a choice stored under an older
- * revision or none, which counts as none: D67; the browser's Global
- * Privacy Control signal with no choice, an outdated one or a current one:
- * D73) and every visitor action. The revision is the test page's
- * `CONSENT_REVISION` (tests/support/page/paths.ts).
+ * revision, which counts as none (D67), one stored without a revision,
+ * made under revision 1, among them; the browser's Global Privacy Control
+ * signal with no choice, an outdated one or a current one: D73) and every
+ * visitor action. The revision is the test page's `CONSENT_REVISION`, 2
+ * (tests/support/page/paths.ts): that a choice without a revision stands
+ * under revision 1 is tested by the machine's unit tests and, on a page
+ * built with it, by tests/browser/consentAudit.test.ts.
  */
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import {
@@ -44,7 +47,8 @@ export const consentInputs: ConsentInput[] = [
     ),
   ),
   // Outdated, asked again even without a campaign: an accept made before
-  // the policy's last revision, a reject made before revisions existed.
+  // the policy's last revision, a reject made before revisions were stored
+  // (under revision 1, older than the model's).
   start('accepted', OLDER_REVISION, undefined),
   start('rejected', undefined, undefined),
   // D73: the browser's signal rejects where no current choice stands, even

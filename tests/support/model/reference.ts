@@ -409,11 +409,12 @@ export class ConsentReference {
   private bySignal = false;
 
   constructor(input: ConsentInput) {
-    // D67: a choice stored under an older revision, or none, is no choice.
+    // D67: a choice stored under an older revision is no choice. One
+    // stored without a revision was made before revisions were stored, so
+    // under the policy as first published: revision 1.
     const current =
       input.storedChoice !== 'unset' &&
-      input.storedRevision !== undefined &&
-      input.storedRevision >= input.revision;
+      (input.storedRevision ?? 1) >= input.revision;
     const outdated = input.storedChoice !== 'unset' && !current;
     if (current) {
       this.state = input.storedChoice;
