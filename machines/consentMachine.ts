@@ -33,6 +33,7 @@
  * `machine.provide(...)`. No React or DOM import here.
  */
 import { assign, setup, type SnapshotFrom } from 'xstate';
+import { choiceIsCurrent } from './consentRevision';
 
 export type ConsentChoice = 'unset' | 'accepted' | 'rejected';
 export type StoredChoice = Exclude<ConsentChoice, 'unset'>;
@@ -61,7 +62,8 @@ export interface ConsentInput {
   /**
    * From `{product}_CONSENT_REVISION`: the policy revision the stored
    * choice was made under; undefined when there is none (a choice stored
-   * before revisions were, under {@link FIRST_REVISION}), 0 when it holds
+   * before revisions were, under revision 1: `FIRST_REVISION` in
+   * ./consentRevision.ts), 0 when it holds
    * anything but a positive integer (older than every revision).
    */
   storedRevision: number | undefined;
@@ -83,24 +85,6 @@ export interface ConsentContext extends ConsentInput {
    * absent before that (a choice stored earlier, or none).
    */
   choiceSource?: ChoiceSource;
-}
-
-/**
- * The policy as first published (`CONSENT_REVISION`'s default): the
- * revision of a choice stored without one, which the page wrote before it
- * stored revisions.
- */
-export const FIRST_REVISION = 1;
-
-/**
- * Whether a stored choice was made under the current policy (D67): its
- * revision, {@link FIRST_REVISION} when none is stored, is the current one
- * or later. A choice under an older revision counts as none.
- */
-export function choiceIsCurrent(
-  input: Pick<ConsentInput, 'storedRevision' | 'revision'>,
-): boolean {
-  return (input.storedRevision ?? FIRST_REVISION) >= input.revision;
 }
 
 export type ConsentEvent =

@@ -191,11 +191,12 @@ export function earlyScript(
   const { outputFiles } = buildSync({
     stdin: {
       // First the ad networks' consent defaults (D66): granted only for an
-      // accept stored under the current policy (D67), before any other
-      // script can run.
-      contents: `import { cookieValue, signalConsentDefault } from './src/consentSignals';
+      // accept stored under the current policy (D67, read as the machine
+      // reads it), before any other script can run.
+      contents: `import { choiceIsCurrent, storedRevisionOf } from './machines/consentRevision';
+import { cookieValue, signalConsentDefault } from './src/consentSignals';
 import { startEarlyScript } from './src/earlyScript';
-signalConsentDefault(window, cookieValue(document.cookie, ${JSON.stringify(consent.cookie)}) === '1' && Number(cookieValue(document.cookie, ${JSON.stringify(consent.revisionCookie)})) >= ${consent.revision} ? 'granted' : 'denied');
+signalConsentDefault(window, cookieValue(document.cookie, ${JSON.stringify(consent.cookie)}) === '1' && choiceIsCurrent({ storedRevision: storedRevisionOf(cookieValue(document.cookie, ${JSON.stringify(consent.revisionCookie)})), revision: ${consent.revision} }) ? 'granted' : 'denied');
 startEarlyScript(window, ${JSON.stringify(SIGN_UP_FORM_ID)}, ${JSON.stringify(appScript)}, ${JSON.stringify(draftKey)});`,
       resolveDir: PROJECT_ROOT,
       loader: 'ts',

@@ -7,8 +7,8 @@
  */
 import type { ReactElement } from 'react';
 import { createActor, fromPromise, type InspectionEvent } from 'xstate';
+import { choiceIsCurrent } from '../machines/consentRevision';
 import {
-  choiceIsCurrent,
   consentMachine,
   type ConsentSignal,
   type RecordedChoice,

@@ -9,6 +9,7 @@
  * tag's own cookies, which a reject deletes, are src/trackerCookies.ts's.
  */
 import Cookies from 'js-cookie';
+import { storedRevisionOf } from '../machines/consentRevision';
 import type { Session } from '../machines/signUpContract';
 import {
   CAMPAIGN_LIFETIME_DAYS,
@@ -103,9 +104,7 @@ export function createCookieJar(options: CookieJarOptions) {
      * the cookie holds anything else, so that such a choice is asked again.
      */
     readConsentRevision(): number | undefined {
-      const value = Cookies.get(names.consentRevision);
-      if (value === undefined) return undefined;
-      return /^[1-9]\d{0,9}$/.test(value) ? Number(value) : 0;
+      return storedRevisionOf(Cookies.get(names.consentRevision));
     },
     /**
      * The browser's consent id (`{product}_CONSENT_ID`, D68): the stored

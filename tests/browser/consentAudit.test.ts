@@ -21,20 +21,12 @@
  * The consent signals' order (default before the tag, then each update) is
  * in engines.test.ts, "the ad networks' consent signals".
  */
-import { execFileSync } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSENT_RECORD_PATH } from '../../common/consentRecord';
 import { ENGINES } from '../../scripts/engines';
-import { buildServer } from '../../server/app';
-import { serverOptionsFrom } from '../../server/environment';
-import {
-  PROJECT_ROOT,
-  TEST_BUILDS,
-  TEST_CONSENT_REVISION,
-} from '../support/page/paths';
-import { scratchDatabase } from '../support/page/scratchDatabase';
+import { buildTestPage } from '../support/page/buildPage';
+import { TEST_CONSENT_REVISION } from '../support/page/paths';
+import { startTestServer, type TestServer } from '../support/page/testServer';
 import {
   googleConsentCommand,
   uetConsentCommand,
@@ -116,44 +108,17 @@ const TAG_KEPT_OUT = {
   uetq: uet('default', 'denied'),
 };
 
-/**
- * The tagged test page as a deployment that never raised the policy's
- * revision serves it: `CONSENT_REVISION=1`, the default (the tests' builds
- * have 2, D5). Built with `npm run build`'s script the first time a test
- * asks for it, then served by the real service until the file ends.
- */
-const FIRST_REVISION_BUILD = {
-  distDir: resolve(PROJECT_ROOT, 'dist-test-revision-1'),
-  env: { ...TEST_BUILDS.tagged.env, CONSENT_REVISION: '1' },
-};
-let firstRevisionServer:
-  Promise<{ origin: string; close: () => Promise<void> }> | undefined;
+let firstRevisionServer: Promise<TestServer> | undefined;
 
-/** The origin of the page built with revision 1, built and served once. */
+/**
+ * The origin of the page built with `CONSENT_REVISION=1` (the default; the
+ * tests' main pages have 2, D5), built the first time a test asks for it,
+ * then served until the file ends.
+ */
 function firstRevisionOrigin(): Promise<string> {
   firstRevisionServer ??= (async () => {
-    const { distDir, env } = FIRST_REVISION_BUILD;
-    execFileSync(
-      resolve(PROJECT_ROOT, 'node_modules/.bin/tsx'),
-      [
-        'scripts/build.ts',
-        ...['--dist-dir', distDir, '--no-source-maps'],
-        ...['--cache-dir', resolve(PROJECT_ROOT, '.parcel-cache/test-rev1')],
-      ],
-      {
-        cwd: PROJECT_ROOT,
-        stdio: 'inherit',
-        // Vitest sets NODE_ENV=test, which would build React's development copy.
-        env: { ...process.env, ...env, NODE_ENV: 'production' },
-      },
-    );
-    const app = await buildServer({
-      ...serverOptionsFrom(env, distDir),
-      database: await scratchDatabase(),
-    });
-    await app.listen({ port: 0, host: 'localhost' });
-    const { port } = app.server.address() as AddressInfo;
-    return { origin: `http://localhost:${port}`, close: () => app.close() };
+    buildTestPage('firstRevision');
+    return startTestServer({ build: 'firstRevision' });
   })();
   return firstRevisionServer.then((server) => server.origin);
 }
@@ -217,6 +182,21 @@ describe.each(ENGINES)('%s', (engine) => {
       .toBe(true);
     await settled();
     return page;
+  }
+
+  /**
+   * A stored accept that stands: the tag loads once and the settings link
+   * shows, and the early script's default already granted (D66), before
+   * the tag ran, with no update after it.
+   */
+  async function expectStoredAcceptStands(page: EnginePage) {
+    await expect
+      .poll(() => page.evaluate(consentState))
+      .toMatchObject({ tag: true, tagRuns: 1, settingsLink: true });
+    expect((await page.evaluate(consentState)).tagSaw).toEqual({
+      dataLayer: [google('default', 'granted')],
+      uetq: uet('default', 'granted'),
+    });
   }
 
   /** Proof-of-consent records that reached the service (D68). */
@@ -283,14 +263,7 @@ describe.each(ENGINES)('%s', (engine) => {
         gpc: 'property',
       });
       await using(page, async () => {
-        await expect
-          .poll(() => page.evaluate(consentState))
-          .toMatchObject({ tag: true, tagRuns: 1, settingsLink: true });
-        // The early script's default already said the visitor's choice.
-        expect((await page.evaluate(consentState)).tagSaw).toEqual({
-          dataLayer: [google('default', 'granted')],
-          uetq: uet('default', 'granted'),
-        });
+        await expectStoredAcceptStands(page);
         await expect(settingsModalSays(page)).resolves.toBe(
           'You have accepted marketing cookies.',
         );
@@ -394,6 +367,14 @@ describe.each(ENGINES)('%s', (engine) => {
           await acceptLoadsTheTag(page, 1);
           await expect.poll(recordsSent).toBe(1);
         });
+      });
+
+      it('an accept stored without a revision stands: the tag loads, and the early script’s default already grants', async () => {
+        const page = await openSignUpPage(suite, firstRevision, {
+          storedConsent: '1',
+          storedRevision: null,
+        });
+        await using(page, () => expectStoredAcceptStands(page));
       });
     });
   });

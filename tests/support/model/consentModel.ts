@@ -10,8 +10,8 @@
  * built with it, by tests/browser/consentAudit.test.ts.
  */
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
+import { choiceIsCurrent } from '../../../machines/consentRevision';
 import {
-  choiceIsCurrent,
   consentMachine,
   selectChoice,
   type ConsentContext,

@@ -19,20 +19,27 @@ export const TEST_PRODUCT_HOST = 'signup.vigil.test';
  */
 export const TEST_CONSENT_REVISION = 2;
 
+/** The configuration of the tests' main page (D5). */
+const TAGGED_ENV = {
+  TRACKING_TAG_URL: TEST_TAG_URL,
+  COOKIE_DOMAIN: TEST_COOKIE_DOMAIN,
+  SENTRY_DSN: TEST_SENTRY_DSN,
+  CONSENT_REVISION: String(TEST_CONSENT_REVISION),
+};
+
 /**
  * The page builds the browser tests drive: the configuration of
  * docs/contract.md with a tag, a cookie domain and an error-report DSN, and
- * the same without a tag or a DSN (D5 in docs/decisions.md).
+ * the same without a tag or a DSN (D5 in docs/decisions.md); both built by
+ * the browser project's global setup. `firstRevision` (`onDemand`) is the
+ * tagged page as a deployment that never raised its policy's revision
+ * serves it (`CONSENT_REVISION=1`, the default), built only by the file
+ * that asks for it (`buildTestPage`): one test file needs it (D67).
  */
 export const TEST_BUILDS = {
   tagged: {
     distDir: resolve(PROJECT_ROOT, 'dist-test'),
-    env: {
-      TRACKING_TAG_URL: TEST_TAG_URL,
-      COOKIE_DOMAIN: TEST_COOKIE_DOMAIN,
-      SENTRY_DSN: TEST_SENTRY_DSN,
-      CONSENT_REVISION: String(TEST_CONSENT_REVISION),
-    },
+    env: TAGGED_ENV,
   },
   untagged: {
     distDir: resolve(PROJECT_ROOT, 'dist-test-untagged'),
@@ -42,6 +49,11 @@ export const TEST_BUILDS = {
       SENTRY_DSN: '',
       CONSENT_REVISION: String(TEST_CONSENT_REVISION),
     },
+  },
+  firstRevision: {
+    distDir: resolve(PROJECT_ROOT, 'dist-test-revision-1'),
+    env: { ...TAGGED_ENV, CONSENT_REVISION: '1' },
+    onDemand: true,
   },
 } as const;
 
