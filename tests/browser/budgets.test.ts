@@ -29,8 +29,13 @@ import { startTestServer, type TestServer } from '../support/page/testServer';
 export const BUDGETS = {
   /** D58: the initial JS beyond the stack floor, Brotli. */
   aboveStackFloorBrotli: 7 * 1024,
-  /** The HTML with its inline stylesheet and early script, gzip. */
-  htmlGzip: 5 * 1024,
+  /**
+   * The HTML with its inline stylesheet and early script, gzip: 5 KiB
+   * until the early script read a consent cookie without a revision as
+   * the machine does (D67: revision 1), measured at 74 B of gzip more
+   * (1,318 → 1,392 B for the script alone), which put it at 5,171 B.
+   */
+  htmlGzip: 5_200,
 } as const;
 
 const distDir = TEST_BUILDS.tagged.distDir;

@@ -11,7 +11,8 @@
  *    protocol) with the welcome naming the site; the login cookies are
  *    replaced by the session cookie, whose attributes are read from the
  *    engine's cookie store (HttpOnly, SameSite=Strict, `/`, host-only,
- *    Secure only off localhost, 365 days); axe-core finds nothing;
+ *    Secure and named `__Host-{product}_SESSION` only off localhost, 365
+ *    days); axe-core finds nothing;
  * 3. reloads: the account again, without the welcome;
  * 4. signs out: the signed-out view, no session cookie, a reload stays
  *    signed out, and the ended session's cookie put back signs nobody in;
@@ -45,7 +46,13 @@ const DAY_SECONDS = 24 * 60 * 60;
 const LOGIN = 'VigilLogin';
 const WELCOME_MESSAGE = 'Vigil_WELCOME_MESSAGE';
 const FIRST_SIGNIN = 'Vigil_FIRST_SIGNIN';
-const SESSION = 'Vigil_SESSION';
+/**
+ * The session cookie's name (D91): with the `__Host-` prefix where it is
+ * Secure (the product host over HTTPS), so that no sibling subdomain can
+ * plant one; without it on localhost.
+ */
+const sessionCookie = (https: boolean) =>
+  https ? '__Host-Vigil_SESSION' : 'Vigil_SESSION';
 /** How long a page may take to show what is awaited: the machine is shared. */
 const POLL = { timeout: 10_000 };
 /** Sign-up, five page loads, three axe runs, a sign-out: WebKit takes longest. */
@@ -213,6 +220,7 @@ describe.each(ENGINES)('%s', (engine) => {
       if (!origin) throw new Error('no server');
       const host = new URL(origin).hostname;
       const entry = journeyEntry(engine, https ? 'tls' : 'plain');
+      const SESSION = sessionCookie(https);
       const network = suite.network;
       const loadsOf = (path: string) =>
         network.exchanges.filter((exchange) => isPage(exchange, 'GET', path));
