@@ -184,11 +184,11 @@ describe('proof of consent (issue 23, D68)', () => {
   });
 
   it.each([
-    ['answered 503', 503],
-    ['answered 429', 429],
-    ['not reached', 0],
+    ['the service answered 503 to', 503],
+    ['the service answered 429 to', 429],
+    ['that never reached the service', 0],
   ])(
-    'a record the service %s for is sent again on the next load',
+    'a record %s is kept, and sent again on the next load',
     async (_what, status) => {
       const { context, page } = await openSignUpPage(browser, server.origin, {
         query: '?utm_source=google',
