@@ -37,8 +37,7 @@ export async function registerConsentApi(
 ): Promise<void> {
   await app.register(async (api) => {
     // Form encoding only, as the sign-up API (server/signUpApi.ts): what
-    // navigator.sendBeacon sends for URLSearchParams, which needs no CORS
-    // preflight when `API_ORIGIN` is another origin.
+    // the page's fetch sends for URLSearchParams (src/consentSender.ts).
     await acceptFormBodies(api, CONSENT_BODY_LIMIT_BYTES);
 
     api.post(

@@ -17,6 +17,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { consentRecordsRepository } from './consentRecords';
+import { CONSENT_ID } from './consentRules';
 import { NoDatabaseError, openDatabase } from './database';
 import { databaseSettingsFrom, type ServerEnvironment } from './environment';
 
@@ -25,8 +26,6 @@ function reason(error: unknown): string {
   const { message, cause } = error as Error;
   return cause instanceof Error ? `${message}: ${cause.message}` : message;
 }
-
-const UUID = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
 
 /**
  * Prints one consent id's records as JSON lines.
@@ -44,7 +43,11 @@ export async function exportConsent(
   write: (line: string) => void = (line) => process.stdout.write(line),
 ): Promise<number> {
   const [consentId] = args;
-  if (args.length !== 1 || consentId === undefined || !UUID.test(consentId)) {
+  if (
+    args.length !== 1 ||
+    consentId === undefined ||
+    !CONSENT_ID.test(consentId)
+  ) {
     console.error('Usage: npm run consent:export -- <consent-id (a UUID)>');
     return 2;
   }

@@ -19,8 +19,9 @@ import { refusal, type UntrustedBody } from './signUpRules';
 /** The most characters (code points) of a stored `User-Agent`. */
 export const USER_AGENT_MAX_LENGTH = 512;
 
-// RFC 9562 §4: 32 hexadecimal digits in groups of 8-4-4-4-12.
-const UUID = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
+/** A consent id: a UUID, RFC 9562 §4, 32 hexadecimal digits in groups of 8-4-4-4-12. */
+export const CONSENT_ID =
+  /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
 // A positive decimal integer without leading zeros or sign.
 const REVISION = /^[1-9]\d{0,9}$/;
 // Control characters (C0, DEL, C1): a path from `location.pathname` has
@@ -60,7 +61,7 @@ export function readConsentRecord(
     refusal(SIGN_UP_CODES.invalidParameter, field);
 
   const consentId = single(CONSENT_RECORD_FIELDS.consentId);
-  if (consentId === undefined || !UUID.test(consentId)) {
+  if (consentId === undefined || !CONSENT_ID.test(consentId)) {
     return invalid(CONSENT_RECORD_FIELDS.consentId);
   }
   const choice = single(CONSENT_RECORD_FIELDS.choice);

@@ -196,17 +196,21 @@ export function consentRetentionDaysFrom(env: ServerEnvironment): number {
  * runs, but unsafely: Google's test key (no token is verified), and
  * `TRUST_PROXY=true` (any client chooses its own rate-limit key).
  *
+ * @param options what {@link serverOptionsFrom} read from the environment
  * @returns one message per problem, each naming its variable; none for a
  *   safe configuration
  */
-export function startupWarnings(env: ServerEnvironment): string[] {
+export function startupWarnings(
+  options: Pick<ServerOptions, 'captcha' | 'trustProxy'>,
+): string[] {
   const warnings: string[] = [];
-  if (captchaFrom(env, readConfig(env).recaptchaSiteKey) === undefined) {
+  // {@link captchaFrom} leaves tokens unverified with the test key only.
+  if (options.captcha === undefined) {
     warnings.push(
       "RECAPTCHA_SITE_KEY is Google's test key: captcha tokens are not verified and any non-empty token passes. Set RECAPTCHA_SITE_KEY and RECAPTCHA_SECRET to a real key before this service faces the public.",
     );
   }
-  if (trustProxyFrom(env) === true) {
+  if (options.trustProxy === true) {
     warnings.push(
       'TRUST_PROXY=true believes every X-Forwarded-For entry, and the left-most one is whatever the client wrote: any client can choose the address the rate limit counts. Set TRUST_PROXY to the number of proxies in front of the service (e.g. 1) or to their addresses.',
     );

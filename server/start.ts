@@ -15,7 +15,7 @@
  */
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from './app';
+import { buildServer, type ServerOptions } from './app';
 import {
   positiveInteger,
   serverOptionsFrom,
@@ -26,17 +26,16 @@ import {
 const SHUTDOWN_GRACE_MS = 15_000;
 
 let app: FastifyInstance;
+let options: ServerOptions;
 let port: number;
 const host = process.env.HOST?.trim() || 'localhost';
 try {
   port = positiveInteger(process.env, 'PORT', 1234);
-  app = await buildServer({
-    ...serverOptionsFrom(
-      process.env,
-      new URL('../dist', import.meta.url).pathname,
-    ),
-    logger: true,
-  });
+  options = serverOptionsFrom(
+    process.env,
+    new URL('../dist', import.meta.url).pathname,
+  );
+  app = await buildServer({ ...options, logger: true });
 } catch (error) {
   console.error(
     `The sign-up service did not start: ${(error as Error).message}`,
@@ -56,6 +55,6 @@ closeWithGrace(
 await app.listen({ port, host });
 console.log(`Sign-up page: http://${host}:${port}/signup`);
 // A configuration that runs, but unsafely, says so at every start.
-for (const warning of startupWarnings(process.env)) {
+for (const warning of startupWarnings(options)) {
   console.warn(`Warning: ${warning}`);
 }

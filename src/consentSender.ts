@@ -20,21 +20,16 @@ export interface ConsentNetwork {
 }
 
 /**
- * What became of one record: `stored` (the service answered 2xx),
- * `refused` (a 4xx that sending it again cannot change: the record is not
- * one the service can store), or `later` (no answer, a time-out, a rate
- * limit or a server error: send it again on a later load).
- */
-export type Delivery = 'stored' | 'refused' | 'later';
-
-/**
- * @returns the record's {@link Delivery}, from the answer's status
- *   (RFC 9110 §15: 408 and 429 are worth repeating, other 4xx are not)
+ * @returns true when the record needs no further try: the service stored
+ *   it (2xx), or refused it with a 4xx that sending it again cannot change
+ *   (RFC 9110 §15: 408 and 429 are worth repeating, other 4xx are not);
+ *   false when it goes again on a later load (no answer, a time-out, a
+ *   rate limit, a server error)
  */
 async function send(
   network: ConsentNetwork,
   record: ConsentRecordRequest,
-): Promise<Delivery> {
+): Promise<boolean> {
   let response: Response | undefined;
   try {
     response = await network.fetch?.(CONSENT_RECORD_PATH, {
@@ -48,14 +43,13 @@ async function send(
       credentials: 'omit',
     });
   } catch {
-    return 'later';
+    return false;
   }
-  if (response === undefined) return 'later';
-  if (response.ok) return 'stored';
-  const { status } = response;
-  return status >= 400 && status < 500 && status !== 408 && status !== 429
-    ? 'refused'
-    : 'later';
+  if (response === undefined) return false;
+  const { ok, status } = response;
+  return (
+    ok || (status >= 400 && status < 500 && status !== 408 && status !== 429)
+  );
 }
 
 /**
@@ -71,8 +65,8 @@ export function sendConsentRecords(
   done: (record: ConsentRecordRequest) => void,
 ): void {
   for (const record of records) {
-    void send(network, record).then((delivery) => {
-      if (delivery !== 'later') done(record);
+    void send(network, record).then((settled) => {
+      if (settled) done(record);
     });
   }
 }

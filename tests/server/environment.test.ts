@@ -48,7 +48,7 @@ describe('the captcha', () => {
   it('verifies nothing with Google’s test key and no secret, and says so at start', () => {
     for (const env of [{}, { RECAPTCHA_SITE_KEY: RECAPTCHA_TEST_SITE_KEY }]) {
       expect(options(env).captcha).toBeUndefined();
-      expect(startupWarnings(env)).toEqual([
+      expect(startupWarnings(options(env))).toEqual([
         expect.stringMatching(
           /RECAPTCHA_SITE_KEY is Google's test key: captcha tokens are not verified/,
         ),
@@ -60,7 +60,7 @@ describe('the captcha', () => {
     expect(
       captchaFrom({ RECAPTCHA_SECRET: 's' }, RECAPTCHA_TEST_SITE_KEY),
     ).toEqual({ secret: 's' });
-    expect(startupWarnings({ RECAPTCHA_SECRET: 's' })).toEqual([]);
+    expect(startupWarnings(options({ RECAPTCHA_SECRET: 's' }))).toEqual([]);
   });
 
   it('takes another verifier over https, or on this host', () => {
@@ -98,10 +98,9 @@ describe('the captcha', () => {
 
 describe('TRUST_PROXY', () => {
   it('warns at start when it trusts every hop, naming the variable and the safe values', () => {
-    const warnings = startupWarnings({
-      TRUST_PROXY: 'true',
-      RECAPTCHA_SECRET: 's',
-    });
+    const warnings = startupWarnings(
+      options({ TRUST_PROXY: 'true', RECAPTCHA_SECRET: 's' }),
+    );
     expect(warnings).toEqual([
       expect.stringMatching(
         /TRUST_PROXY=true.*X-Forwarded-For.*number of proxies/,
@@ -113,7 +112,7 @@ describe('TRUST_PROXY', () => {
     'says nothing of %j',
     (value) => {
       expect(
-        startupWarnings({ TRUST_PROXY: value, RECAPTCHA_SECRET: 's' }),
+        startupWarnings(options({ TRUST_PROXY: value, RECAPTCHA_SECRET: 's' })),
       ).toEqual([]);
     },
   );
