@@ -1,18 +1,53 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The projects: `unit` (pure modules, machines and views in jsdom),
- * `server` and `server-postgres` (the sign-up service in Node, under abuse,
- * load and crashes on loopback: the same tests on the embedded database and
- * on a PostgreSQL server started for the run; `*.pglite.test.ts` on the
- * former only, `*.postgres.test.ts`, several instances on one server, on
- * the latter only) and
- * `browser` (the built page against the service: in Chromium, Firefox and
- * WebKit in tests/browser/engines.test.ts, journey.test.ts,
- * formHelp.test.ts, joiners.test.ts and consentAudit.test.ts, in Chromium
- * in the other files), then `browser-postgres` (the files that sign up
- * through the service, on PostgreSQL).
+ * The projects, and the command that runs each (docs/testing.md):
+ *
+ * - `npm test`: `unit` (pure modules, machines and views in jsdom),
+ *   `server` and `server-postgres` (the sign-up service in Node, under
+ *   abuse, load and crashes on loopback: on the embedded database and on a
+ *   PostgreSQL server started for the run; `*.pglite.test.ts` on the former
+ *   only, `*.postgres.test.ts`, several instances on one server, on the
+ *   latter only; the tests that open no database on the former only), then
+ *   `browser` (the built page against the service in Chromium) and
+ *   `browser-postgres` (the files that sign up through the service, on
+ *   PostgreSQL, in Chromium).
+ * - `npm run test:engines`: `engines`, the files written for every engine
+ *   (`describe.each(enginesUnderTest())`) in Firefox and WebKit.
  */
+
+/**
+ * The browser files that run in every engine: in Chromium with the rest of
+ * `browser`, and in Firefox and WebKit in `engines`.
+ */
+const EVERY_ENGINE = [
+  'tests/browser/engines.test.ts',
+  'tests/browser/journey.test.ts',
+  'tests/browser/formHelp.test.ts',
+  'tests/browser/joiners.test.ts',
+  'tests/browser/consentAudit.test.ts',
+];
+
+/**
+ * Server tests that open no database (rules, parsers, the configuration):
+ * run once, in `server`, not again in `server-postgres`.
+ */
+const NO_DATABASE = [
+  'tests/server/consentRules.test.ts',
+  'tests/server/formBody.test.ts',
+  'tests/server/formBodyEdges.test.ts',
+  'tests/server/signUpRules.test.ts',
+  'tests/server/signUpRuleReasons.test.ts',
+  'tests/server/signUpRulesLimits.test.ts',
+  'tests/server/environment.test.ts',
+];
+
+const BROWSER = {
+  environment: 'node',
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+} as const;
+
 export default defineConfig({
   test: {
     projects: [
@@ -47,8 +82,9 @@ export default defineConfig({
           name: 'server-postgres',
           environment: 'node',
           include: ['tests/server/**/*.test.ts'],
-          // The embedded data directory's own tests.
-          exclude: ['tests/server/**/*.pglite.test.ts'],
+          // The embedded data directory's own tests, and the tests that
+          // open no database (they ran in `server`).
+          exclude: ['tests/server/**/*.pglite.test.ts', ...NO_DATABASE],
           globalSetup: [
             'tests/support/page/serverBundleSetup.ts',
             'tests/support/page/postgresSetup.ts',
@@ -59,15 +95,14 @@ export default defineConfig({
       },
       {
         test: {
+          ...BROWSER,
           name: 'browser',
-          environment: 'node',
           include: ['tests/browser/**/*.test.ts'],
+          provide: { engines: ['chromium'] },
           globalSetup: [
             'tests/support/page/buildPage.ts',
             'tests/support/page/pgliteSetup.ts',
           ],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
           // One browser at a time (D86): some tests time the page against
           // its own clock, which a second browser beside it would slow.
           fileParallelism: false,
@@ -78,20 +113,34 @@ export default defineConfig({
         test: {
           // The browser tests that sign up through the service, again on a
           // PostgreSQL server: after the others, one browser at a time.
+          ...BROWSER,
           name: 'browser-postgres',
-          environment: 'node',
           include: [
             'tests/browser/journey.test.ts',
             'tests/browser/signup.test.ts',
           ],
+          provide: { engines: ['chromium'] },
           globalSetup: [
             'tests/support/page/buildPage.ts',
             'tests/support/page/postgresSetup.ts',
           ],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
           fileParallelism: false,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          // `npm run test:engines`: the same files in Firefox and WebKit.
+          ...BROWSER,
+          name: 'engines',
+          include: EVERY_ENGINE,
+          provide: { engines: ['firefox', 'webkit'] },
+          globalSetup: [
+            'tests/support/page/buildPage.ts',
+            'tests/support/page/pgliteSetup.ts',
+          ],
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

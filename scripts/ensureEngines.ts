@@ -1,8 +1,9 @@
 /**
- * Run by `npm test` before the browser suite: finds Chromium, Firefox and
- * WebKit (scripts/engines.ts), installs the Debian packages of
- * any that is missing when this process may (root with apt-get), or fails
- * with a message that says what to do.
+ * Run before a browser suite: finds the engines named on the command line
+ * (`chromium` for `npm test`, `firefox webkit` for `npm run test:engines`;
+ * all three when none is named) with scripts/engines.ts, installs the
+ * Debian packages of any that is missing when this process may (root with
+ * apt-get), or fails with a message that says what to do.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,8 +15,23 @@ import {
   type Engine,
 } from './engines';
 
+const named = process.argv.slice(2);
+const unknown = named.filter(
+  (name) => !(ENGINES as readonly string[]).includes(name),
+);
+if (unknown.length > 0) {
+  console.error(
+    `Unknown engine ${unknown.join(', ')}: name ${ENGINES.join(', ')}.`,
+  );
+  process.exit(2);
+}
+const wanted: readonly Engine[] =
+  named.length > 0
+    ? ENGINES.filter((engine) => named.includes(engine))
+    : ENGINES;
+
 function missing(): Engine[] {
-  return ENGINES.filter((engine) => {
+  return wanted.filter((engine) => {
     try {
       findEngine(engine);
       return false;
@@ -46,12 +62,12 @@ if (
 }
 if (absent.length > 0) {
   console.error(
-    'The browser tests need Chromium, Firefox and WebKit.\n' +
+    `These browser tests need ${wanted.join(', ')}.\n` +
       absent.map(missingEngineMessage).join('\n'),
   );
   process.exit(1);
 }
-for (const engine of ENGINES) {
+for (const engine of wanted) {
   const { executable, browser } = findEngine(engine);
   console.log(
     `Browser tests use ${engine}: ${executable}${browser ? ` (${browser})` : ''}`,

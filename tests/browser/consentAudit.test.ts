@@ -23,7 +23,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSENT_RECORD_PATH } from '../../common/consentRecord';
-import { ENGINES } from '../../scripts/engines';
 import { buildTestPage } from '../support/page/buildPage';
 import { TEST_CONSENT_REVISION } from '../support/page/paths';
 import { startTestServer, type TestServer } from '../support/page/testServer';
@@ -33,6 +32,7 @@ import {
 } from './support/consentCommands';
 import type { EnginePage } from './support/engines/browser';
 import { useEngine } from './support/engines/launch';
+import { enginesUnderTest } from './support/engines/underTest';
 import {
   openSignUpPage,
   using,
@@ -129,7 +129,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-describe.each(ENGINES)('%s', (engine) => {
+describe.each(enginesUnderTest())('%s', (engine) => {
   const suite = useEngine(engine);
 
   /**

@@ -34,8 +34,9 @@ import {
   uetConsentCommand,
 } from './support/consentCommands';
 import { cookiesSent } from './support/engines/network';
-import { ENGINES, type Engine } from '../../scripts/engines';
+import type { Engine } from '../../scripts/engines';
 import { useEngine } from './support/engines/launch';
+import { enginesUnderTest } from './support/engines/underTest';
 import {
   axeViolations,
   focusedName,
@@ -190,7 +191,7 @@ function itCoversEveryTransition(
   });
 }
 
-describe.each(ENGINES)('%s', (engine) => {
+describe.each(enginesUnderTest())('%s', (engine) => {
   const suite = useEngine(engine);
 
   describe('signUpMachine, browser level (built page, local API)', () => {

@@ -17,9 +17,10 @@
  * The expectations are the issue's words, not the page's output.
  */
 import { describe, expect, it } from 'vitest';
-import { ENGINES, type Engine } from '../../scripts/engines';
+import type { Engine } from '../../scripts/engines';
 import type { EnginePage } from './support/engines/browser';
 import { useEngine } from './support/engines/launch';
+import { enginesUnderTest } from './support/engines/underTest';
 import {
   axeViolations,
   focusedName,
@@ -69,7 +70,7 @@ const formState = (page: EnginePage) =>
 const storedDraft = (page: EnginePage) =>
   page.evaluate((key: string) => window.sessionStorage.getItem(key), DRAFT_KEY);
 
-describe.each(ENGINES)('%s', (engine) => {
+describe.each(enginesUnderTest())('%s', (engine) => {
   const suite = useEngine(engine);
 
   describe('the e-mail typo suggestion (D54)', () => {

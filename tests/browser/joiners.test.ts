@@ -11,8 +11,9 @@
  * The expectations are the issue's words, not the page's output.
  */
 import { describe, expect, it } from 'vitest';
-import { ENGINES, type Engine } from '../../scripts/engines';
+import type { Engine } from '../../scripts/engines';
 import { useEngine } from './support/engines/launch';
+import { enginesUnderTest } from './support/engines/underTest';
 import { openSignUpPage, using } from './support/engines/visit';
 import { typeInto } from '../support/model/visitor';
 
@@ -37,7 +38,7 @@ const hookText = (hook: string) => {
     : null;
 };
 
-describe.each(ENGINES)('%s', (engine) => {
+describe.each(enginesUnderTest())('%s', (engine) => {
   const suite = useEngine(engine);
 
   it.each(SITES.map(([what, site], index) => [what, site, index] as const))(

@@ -30,10 +30,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../machines/signUpContract';
-import { ENGINES, type Engine } from '../../scripts/engines';
+import type { Engine } from '../../scripts/engines';
 import { startTestServer, type TestServer } from '../support/page/testServer';
 import type { EnginePage, StoredCookie } from './support/engines/browser';
 import { useEngine } from './support/engines/launch';
+import { enginesUnderTest } from './support/engines/underTest';
 import {
   cookiesSent,
   type SeenExchange,
@@ -203,7 +204,7 @@ function storeCookieAsThePageDoes(
   );
 }
 
-describe.each(ENGINES)('%s', (engine) => {
+describe.each(enginesUnderTest())('%s', (engine) => {
   const suite = useEngine(engine);
   let productHost: TestServer | undefined;
   beforeAll(async () => {
