@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * The projects, and the command that runs each (docs/testing.md):
@@ -13,7 +13,8 @@ import { defineConfig } from 'vitest/config';
  *   `browser-postgres` (the files that sign up through the service, on
  *   PostgreSQL, in Chromium).
  * - `npm run test:engines`: `engines`, the files written for every engine
- *   (`describe.each(enginesUnderTest())`) in Firefox and WebKit.
+ *   (`describe.each(enginesUnderTest())`) in Firefox and WebKit, and the
+ *   two sweeps of every state in Chromium.
  */
 
 /**
@@ -26,6 +27,17 @@ const EVERY_ENGINE = [
   'tests/browser/formHelp.test.ts',
   'tests/browser/joiners.test.ts',
   'tests/browser/consentAudit.test.ts',
+];
+
+/**
+ * The two sweeps of every state of both machines, in Chromium: axe-core in
+ * the dark scheme and the atlas generator's check. The slowest files of
+ * all, they run in `npm run test:engines`, which has the time, and not in
+ * `npm test` (D86).
+ */
+const STATE_SWEEPS = [
+  'tests/browser/darkAudit.test.ts',
+  'tests/browser/atlas.test.ts',
 ];
 
 /**
@@ -60,6 +72,12 @@ export default defineConfig({
             'tests/machines/**/*.test.{ts,tsx}',
           ],
           setupFiles: ['tests/unit/support/setupDom.ts'],
+          // The files share each worker's modules (React, xstate, yup,
+          // tr46, jsdom's window) instead of importing them again per file:
+          // measured, this halves the project's time (docs/testing.md).
+          // Nothing here depends on a module's state being fresh: each test
+          // renders, mocks and cleans up what it uses.
+          isolate: false,
         },
       },
       {
@@ -98,21 +116,23 @@ export default defineConfig({
           ...BROWSER,
           name: 'browser',
           include: ['tests/browser/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...STATE_SWEEPS],
           provide: { engines: ['chromium'] },
           globalSetup: [
             'tests/support/page/buildPage.ts',
             'tests/support/page/pgliteSetup.ts',
           ],
-          // One browser at a time (D86): some tests time the page against
-          // its own clock, which a second browser beside it would slow.
-          fileParallelism: false,
+          // Two files at a time (D86): no test races the wall clock, and a
+          // browser test mostly waits on its page.
+          fileParallelism: true,
+          maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
       },
       {
         test: {
           // The browser tests that sign up through the service, again on a
-          // PostgreSQL server: after the others, one browser at a time.
+          // PostgreSQL server: after the others, two files at a time.
           ...BROWSER,
           name: 'browser-postgres',
           include: [
@@ -124,7 +144,8 @@ export default defineConfig({
             'tests/support/page/buildPage.ts',
             'tests/support/page/postgresSetup.ts',
           ],
-          fileParallelism: false,
+          fileParallelism: true,
+          maxWorkers: 2,
           sequence: { groupOrder: 1 },
         },
       },
@@ -133,13 +154,14 @@ export default defineConfig({
           // `npm run test:engines`: the same files in Firefox and WebKit.
           ...BROWSER,
           name: 'engines',
-          include: EVERY_ENGINE,
+          include: [...EVERY_ENGINE, ...STATE_SWEEPS],
           provide: { engines: ['firefox', 'webkit'] },
           globalSetup: [
             'tests/support/page/buildPage.ts',
             'tests/support/page/pgliteSetup.ts',
           ],
-          fileParallelism: false,
+          fileParallelism: true,
+          maxWorkers: 2,
           sequence: { groupOrder: 2 },
         },
       },

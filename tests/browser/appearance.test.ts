@@ -10,9 +10,9 @@
  *   than colour;
  * - the dark scheme: `color-scheme` declared, a dark page with the same
  *   layout, dark from the first paint (the prerendered page before any
- *   script), the account page at `/` too; axe-core finds nothing in any
- *   state of either machine at the phone and the desktop width, each
- *   reached as the state atlas reaches it (its pictures aside);
+ *   script), the account page at `/` too; axe-core's check of every state
+ *   of both machines in the dark scheme is tests/browser/darkAudit.test.ts's
+ *   (in `npm run test:engines`, D86);
  * - reduced motion: nothing transitions;
  * - reflow at 400 % zoom (a 1280 × 1024 window is 320 × 256 CSS px; WCAG
  *   1.4.10) and with WCAG 1.4.12's text spacing: no sideways scrolling,
@@ -26,9 +26,6 @@ import {
   type OpenOptions,
 } from '../support/page/signUpPage';
 import { axeViolationsIn } from './support/axe';
-import { auditEveryState } from '../../scripts/atlas/shoot';
-import { DIAGRAMS } from '../../scripts/diagramFiles';
-import { stateNodesOf } from '../../scripts/mermaid';
 import { useChromiumAndServer } from './support/browserSuite';
 
 const suite = useChromiumAndServer();
@@ -358,26 +355,6 @@ describe('the dark scheme (prefers-color-scheme: dark)', () => {
       });
     },
   );
-
-  it('axe-core finds no WCAG 2.2 AA violation in any state of either machine, at the phone and the desktop width', async () => {
-    // Every state the atlas pictures, reached along the model's paths as
-    // the atlas reaches it (scripts/atlas/shoot.ts), without its pictures.
-    const { shots, found } = await auditEveryState(
-      suite.browser,
-      suite.server.origin,
-      axeViolationsIn,
-    );
-    console.log(`dark-scheme audit: ${shots.length} states at 2 widths`);
-    for (const { machine } of DIAGRAMS) {
-      for (const node of stateNodesOf(machine)) {
-        expect(
-          shots.some((shot) => shot.nodes.includes(node.id)),
-          `${node.id} was not audited`,
-        ).toBe(true);
-      }
-    }
-    expect(found).toEqual([]);
-  }, 300_000);
 
   it('paints dark from the first frame: the prerendered page, before any script, carries both schemes inline', async () => {
     const context = await suite.browser.newContext({
