@@ -66,7 +66,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          environment: 'jsdom',
+          environment: 'node',
           include: [
             'tests/unit/**/*.test.{ts,tsx}',
             'tests/machines/**/*.test.{ts,tsx}',
@@ -78,6 +78,11 @@ export default defineConfig({
           // Nothing here depends on a module's state being fresh: each test
           // renders, mocks and cleans up what it uses.
           isolate: false,
+          // A limit for a test that hangs, not a timing: the unit files
+          // run beside the browser tests in npm test, and a test that
+          // spawns Node or renders every model path can take more than
+          // vitest's default 5 s on a loaded machine.
+          testTimeout: 30_000,
         },
       },
       {

@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 /**
  * Model-based tests, UI level: the same planned paths drive the real page
  * (src/app.tsx, React in jsdom). Events become what a visitor does (typing,

@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 /**
  * Sending the proof of a consent choice (src/consentRecorder.ts with its
  * sender, src/consentSender.ts; issue 23, D68, issue 35): with `fetch` and

@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 /**
  * The ad networks' consent signals (src/consentSignals.ts; issue 23, D66):
  * Google Consent Mode v2 commands on `dataLayer` as `gtag()` pushes them

@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 /**
  * The sign-up draft (src/draft.ts, D55), from issue 22: the five values
  * kept in the tab's sessionStorage under `{product}_SIGNUP_DRAFT`, never

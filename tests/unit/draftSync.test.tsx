@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 /**
  * The draft kept in step with the sign-up machine (src/views/draftSync.ts,
  * D55), from issue 22: the values are written as they change, never while

@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 /**
  * The inline early script (src/earlyScript.ts) in jsdom: it holds a submit
  * of the sign-up form until the app releases it, holds nothing after, and

@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 /**
  * The e-mail rule (`isValidEmail`) proven against an independent oracle
  * (`tests/oracles/urlOracle.ts`): the HTML standard's "valid e-mail address"

@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 /**
  * The e-mail suggestion held while a pointer press is under way
  * (src/views/afterPress.ts, D54: advice, never in the way of a sign-up).

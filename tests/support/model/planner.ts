@@ -105,12 +105,29 @@ function looksReached<TInput>(
 }
 
 /**
+ * The plans made in this process, by spec: planning is deterministic and
+ * costs seconds (the sign-up model's, about 15 s on two busy cores), and the
+ * unit files that share a worker (`isolate: false`) plan the same specs.
+ */
+const plans = new WeakMap<object, unknown>();
+
+/**
  * @returns paths that together cover everything reachable with the cases,
  *   each with its input and events, shortest first within equal coverage
+ *   (planned once per spec and process: a new array of the same paths)
  */
 export function planPaths<TInput>(
   spec: ModelSpec<TInput>,
 ): PlannedPath<TInput>[] {
+  let plan = plans.get(spec) as PlannedPath<TInput>[] | undefined;
+  if (!plan) {
+    plan = makePlan(spec);
+    plans.set(spec, plan);
+  }
+  return [...plan];
+}
+
+function makePlan<TInput>(spec: ModelSpec<TInput>): PlannedPath<TInput>[] {
   const candidates: PlannedPath<TInput>[] = [];
   for (const input of spec.inputs) {
     const options: TraversalOptions<AnyMachineSnapshot, EventObject, TInput> = {
