@@ -8,13 +8,14 @@ import { configDefaults, defineConfig } from 'vitest/config';
  *   abuse, load and crashes on loopback: on the embedded database and on a
  *   PostgreSQL server started for the run; `*.pglite.test.ts` on the former
  *   only, `*.postgres.test.ts`, several instances on one server, on the
- *   latter only; the tests that open no database on the former only), then
- *   `browser` (the built page against the service in Chromium) and
- *   `browser-postgres` (the files that sign up through the service, on
- *   PostgreSQL, in Chromium).
+ *   latter only; the tests that open no database on the former only), and
+ *   `browser` (the built page against the service in Chromium).
  * - `npm run test:engines`: `engines`, the files written for every engine
  *   (`describe.each(enginesUnderTest())`) in Firefox and WebKit, and the
- *   two sweeps of every state in Chromium.
+ *   two sweeps of every state in Chromium; then `browser-postgres` (the
+ *   files that sign up through the service, again with the service on
+ *   PostgreSQL, in Chromium: the service's database code is
+ *   `server-postgres`'s in `npm test`).
  */
 
 /**
@@ -136,8 +137,8 @@ export default defineConfig({
       },
       {
         test: {
-          // The browser tests that sign up through the service, again on a
-          // PostgreSQL server: after the others, two files at a time.
+          // `npm run test:engines`: the browser tests that sign up through
+          // the service, again on a PostgreSQL server, in Chromium.
           ...BROWSER,
           name: 'browser-postgres',
           include: [
@@ -151,7 +152,7 @@ export default defineConfig({
           ],
           fileParallelism: true,
           maxWorkers: 2,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 3 },
         },
       },
       {
