@@ -42,10 +42,14 @@ const STATE_SWEEPS = [
 ];
 
 /**
- * Server tests that open no database (rules, parsers, the configuration):
- * run once, in `server`, not again in `server-postgres`.
+ * Server tests that run once, in `server`, not again in `server-postgres`:
+ * those that open no database (rules, parsers, the configuration), and the
+ * fuzzing of the API's reading of a request (10,000 bodies, judged on what
+ * the API answers; the sign-ups among them reach the same accounts code
+ * that the other files judge on PostgreSQL).
  */
-const NO_DATABASE = [
+const RUN_ONCE = [
+  'tests/server/apiFuzz.test.ts',
   'tests/server/consentRules.test.ts',
   'tests/server/formBody.test.ts',
   'tests/server/formBodyEdges.test.ts',
@@ -106,9 +110,9 @@ export default defineConfig({
           name: 'server-postgres',
           environment: 'node',
           include: ['tests/server/**/*.test.ts'],
-          // The embedded data directory's own tests, and the tests that
-          // open no database (they ran in `server`).
-          exclude: ['tests/server/**/*.pglite.test.ts', ...NO_DATABASE],
+          // The embedded data directory's own tests, and those that run
+          // once (in `server`).
+          exclude: ['tests/server/**/*.pglite.test.ts', ...RUN_ONCE],
           globalSetup: [
             'tests/support/page/serverBundleSetup.ts',
             'tests/support/page/postgresSetup.ts',
