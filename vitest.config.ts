@@ -101,8 +101,11 @@ export default defineConfig({
             'tests/support/page/serverBundleSetup.ts',
             'tests/support/page/pgliteSetup.ts',
           ],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          // Limits for a hang, not timings: the service's processes, the
+          // fuzz and the data directory's lock take 30 s or more each, and
+          // run beside the browser tests in npm test.
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
         },
       },
       {
@@ -117,8 +120,11 @@ export default defineConfig({
             'tests/support/page/serverBundleSetup.ts',
             'tests/support/page/postgresSetup.ts',
           ],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          // Limits for a hang, not timings: the service's processes, the
+          // fuzz and the data directory's lock take 30 s or more each, and
+          // run beside the browser tests in npm test.
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
         },
       },
       {
