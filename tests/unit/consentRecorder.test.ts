@@ -193,6 +193,40 @@ describe('a consent record', () => {
     expect(localStorage.getItem(KEY)).toBeNull();
   });
 
+  it('sent by its sender’s own chunk (src/consentSender.ts) when the page names no other', async () => {
+    const fetch = answering(204);
+    createConsentRecorder({
+      pendingKey: KEY,
+      storage: () => localStorage,
+      fetch,
+    }).record(record(6));
+    await vi.waitFor(() => expect(fetch).toHaveBeenCalledTimes(1));
+    await vi.waitFor(() => expect(localStorage.getItem(KEY)).toBeNull());
+  });
+
+  it.each([
+    ['a record not in a list', JSON.stringify(record(9))],
+    ['a string', JSON.stringify('accepted')],
+  ])('ignores %s kept under its key', async (_what, kept) => {
+    localStorage.setItem(KEY, kept);
+    const fetch = answering(204);
+    expect(() => recorder({ fetch }).sendPending()).not.toThrow();
+    await settled();
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  it('kept beside entries that are not records (null among them) is still sent', async () => {
+    localStorage.setItem(
+      KEY,
+      JSON.stringify([null, { choice: 'maybe' }, 7, record(8)]),
+    );
+    const fetch = answering(204);
+    recorder({ fetch }).sendPending();
+    await settled();
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(String(fetch.mock.calls[0]?.[1]?.body)).toContain('revision=8');
+  });
+
   it('fetches no sender when nothing is kept', async () => {
     const loadSender = vi.fn(async () => sender);
     recorder({ loadSender }).sendPending();

@@ -74,6 +74,15 @@ describe('readAddressParameters', () => {
     expect(values).not.toHaveProperty('email');
   });
 
+  it.each(['bücher.de', 'https://xn--bcher-kva.de/status'])(
+    'prefills the url %j, whose host only the UTS #46 rule judges, leaving it to the submit (D58)',
+    (url) => {
+      expect(
+        read(`?email=ada@example.com&url=${encodeURIComponent(url)}`).values,
+      ).toEqual({ email: 'ada@example.com', url });
+    },
+  );
+
   it.each([
     'localhost',
     'localhost:3000',
