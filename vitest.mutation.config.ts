@@ -78,6 +78,10 @@ export default defineConfig({
                   ...(project.test?.exclude ?? []),
                   ...NOT_UNDER_MUTATION,
                 ],
+                // Fresh modules per file, whatever vitest.config.ts says: a
+                // module's state (the model's plan, made once per worker)
+                // must not outlive the mutant it was made under.
+                isolate: true,
               },
             },
           ]
