@@ -19,9 +19,10 @@
  *   a text down before releasing any, and WebKit drops a repeated key
  *   (`3000` arrives as `30`).
  * - One session for all pages: starting a MiniBrowser per test is slow and
- *   now and then never answers. Cookies are the only state the page keeps;
- *   closing a page deletes the cookies of the host it is on (classic
- *   WebDriver deletes those of the current document) and leaves it blank.
+ *   now and then never answers. Closing a page deletes the cookies of the
+ *   host it is on (classic WebDriver deletes those of the current
+ *   document), clears that origin's sessionStorage and localStorage, and
+ *   leaves it blank.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -232,12 +233,15 @@ function webkitPage(session: WebKitSession): EnginePage {
     },
     uncaughtErrors: undefined,
     close: async () => {
-      // Every "page" is the same WebDriver window: leave it as a new tab
-      // would be, without the cookies and the tab's sessionStorage (the
-      // sign-up draft, D55) of this page's origin.
+      // Every "page" is the same WebDriver window: leave it as a new
+      // browser would be, without the cookies, the tab's sessionStorage
+      // (the sign-up draft, D55) and the localStorage (consent records kept
+      // until the service took them, D68) of this page's origin. A record
+      // kept by one test was sent again on the next test's load.
       await session.execute(() => {
         try {
           window.sessionStorage.clear();
+          window.localStorage.clear();
         } catch {
           // about:blank, or storage disabled: nothing to clear.
         }
