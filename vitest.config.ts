@@ -10,9 +10,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
  *   only, `*.postgres.test.ts`, several instances on one server, on the
  *   latter only; the tests that open no database on the former only), and
  *   `browser` (the built page against the service in Chromium).
- * - `npm run test:engines`: `engines`, the files written for every engine
- *   (`describe.each(enginesUnderTest())`) in Firefox and WebKit, and the
- *   two sweeps of every state in Chromium; then `browser-postgres` (the
+ * - `npm run test:engines`: `sweeps`, the three sweeps of every state in
+ *   Chromium; `engines`, the files written for every engine
+ *   (`describe.each(enginesUnderTest())`) in Firefox and WebKit, the model's
+ *   paths among them; then `browser-postgres` (the
  *   files that sign up through the service, again with the service on
  *   PostgreSQL, in Chromium: the service's database code is
  *   `server-postgres`'s in `npm test`).
@@ -23,6 +24,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * `browser`, and in Firefox and WebKit in `engines`.
  */
 const EVERY_ENGINE = [
+  'tests/browser/modelPaths.test.ts',
   'tests/browser/engines.test.ts',
   'tests/browser/journey.test.ts',
   'tests/browser/formHelp.test.ts',
@@ -31,12 +33,15 @@ const EVERY_ENGINE = [
 ];
 
 /**
- * The two sweeps of every state of both machines, in Chromium: axe-core in
- * the dark scheme and the atlas generator's check. The slowest files of
- * all, they run in `npm run test:engines`, which has the time, and not in
- * `npm test` (D86).
+ * The three sweeps of every state of both machines, in Chromium: every
+ * transition path of the model at browser level (in Firefox and WebKit too,
+ * as one of {@link EVERY_ENGINE}), axe-core in the dark scheme, and the
+ * atlas generator's check. The slowest files of all, they run in
+ * `npm run test:engines`, which has the time, and not in `npm test`, which
+ * judges the same paths at machine and UI level (D86).
  */
 const STATE_SWEEPS = [
+  'tests/browser/modelPaths.test.ts',
   'tests/browser/darkAudit.test.ts',
   'tests/browser/atlas.test.ts',
 ];
@@ -63,7 +68,20 @@ const BROWSER = {
   environment: 'node',
   testTimeout: 60_000,
   hookTimeout: 120_000,
+  // Two files at a time (D86): no test races the wall clock, and a browser
+  // test mostly waits on its page.
+  fileParallelism: true,
+  maxWorkers: 2,
 } as const;
+
+/** The browser projects whose service keeps its accounts in PGlite. */
+const BROWSER_ON_PGLITE = {
+  ...BROWSER,
+  globalSetup: [
+    'tests/support/page/buildPage.ts',
+    'tests/support/page/pgliteSetup.ts',
+  ],
+};
 
 export default defineConfig({
   test: {
@@ -129,19 +147,11 @@ export default defineConfig({
       },
       {
         test: {
-          ...BROWSER,
+          ...BROWSER_ON_PGLITE,
           name: 'browser',
           include: ['tests/browser/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...STATE_SWEEPS],
           provide: { engines: ['chromium'] },
-          globalSetup: [
-            'tests/support/page/buildPage.ts',
-            'tests/support/page/pgliteSetup.ts',
-          ],
-          // Two files at a time (D86): no test races the wall clock, and a
-          // browser test mostly waits on its page.
-          fileParallelism: true,
-          maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
       },
@@ -160,24 +170,27 @@ export default defineConfig({
             'tests/support/page/buildPage.ts',
             'tests/support/page/postgresSetup.ts',
           ],
-          fileParallelism: true,
-          maxWorkers: 2,
           sequence: { groupOrder: 3 },
         },
       },
       {
         test: {
-          // `npm run test:engines`: the same files in Firefox and WebKit.
-          ...BROWSER,
+          // `npm run test:engines`: the sweeps of every state, in Chromium.
+          ...BROWSER_ON_PGLITE,
+          name: 'sweeps',
+          include: STATE_SWEEPS,
+          provide: { engines: ['chromium'] },
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          // `npm run test:engines`: the files written for every engine, in
+          // Firefox and WebKit.
+          ...BROWSER_ON_PGLITE,
           name: 'engines',
-          include: [...EVERY_ENGINE, ...STATE_SWEEPS],
+          include: EVERY_ENGINE,
           provide: { engines: ['firefox', 'webkit'] },
-          globalSetup: [
-            'tests/support/page/buildPage.ts',
-            'tests/support/page/pgliteSetup.ts',
-          ],
-          fileParallelism: true,
-          maxWorkers: 2,
           sequence: { groupOrder: 2 },
         },
       },

@@ -4,10 +4,6 @@
  * and Firefox, WebdriverIO for WebKit, all three through the tests' proxy).
  * Each engine runs:
  *
- * - the model-based paths of both machines, generated from the real
- *   machines (tests/support/model/planner.ts): every transition is covered;
- *   after every step the page must show what the model's state calls for,
- *   and axe-core (WCAG 2.2 AA) must find nothing where each path ends;
  * - a keyboard-only sign-up; the error summary taking focus, its links,
  *   and focus while submitting;
  * - the consent modal's focus (the platform's modal dialog: the page
@@ -15,26 +11,17 @@
  * - reflow at 320 CSS px (WCAG 1.4.10), with axe-core there too;
  * - the cookies' attributes as that engine stores them (R9.1 to R9.5).
  *
- * Covered transitions are those the machine takes on the path's events
- * (replayed with xstate's inspection events), counted once the page has
- * shown the model's state after every one of those events.
+ * The model-based paths of both machines, in the same engines, are
+ * modelPaths.test.ts.
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AnyStateMachine } from 'xstate';
-import {
-  consentMachine,
-  type ConsentEvent,
-} from '../../machines/consentMachine';
-import { signUpMachine } from '../../machines/signUpMachine';
 import type { EnginePage, StoredCookie } from './support/engines/browser';
 import {
   googleConsentCommand,
   uetConsentCommand,
 } from './support/consentCommands';
-import { cookiesSent } from './support/engines/network';
-import type { Engine } from '../../scripts/engines';
 import { useEngine } from './support/engines/launch';
 import { enginesUnderTest } from './support/engines/underTest';
 import {
@@ -44,40 +31,11 @@ import {
   using,
   waitFor,
 } from './support/engines/visit';
-import {
-  performConsent,
-  performSignUp,
-  typeInto,
-} from '../support/model/visitor';
-import {
-  consentModel,
-  describeConsentInput,
-} from '../support/model/consentModel';
-import { describePath } from '../support/model/modelRun';
-import {
-  expectedConsentRun,
-  expectedSignUpRun,
-} from '../support/model/reference';
-import { planPaths } from '../support/model/planner';
-import {
-  signUpCases,
-  signUpModel,
-  type SignUpModelEvent,
-} from '../support/model/signUpModel';
-import {
-  replayTransitions,
-  reportCoverage,
-  type TransitionRecord,
-} from '../support/model/transitions';
-import {
-  expectedConsentView,
-  expectedSignUpView,
-  readConsentView,
-  readSignUpView,
-} from '../support/model/views';
+import { performSignUp, typeInto } from '../support/model/visitor';
+import { signUpCases } from '../support/model/signUpModel';
 import { PROJECT_ROOT, TEST_COOKIE_DOMAIN } from '../support/page/paths';
 import { DESKTOP, validEntry } from '../support/page/signUpPage';
-import { startTestServer, type TestServer } from '../support/page/testServer';
+import { startTestServer } from '../support/page/testServer';
 import {
   browserVerdictScript,
   nodeVerdicts,
@@ -94,9 +52,6 @@ const LOGIN_COOKIES = [
   'Vigil_WELCOME_MESSAGE',
   'Vigil_FIRST_SIGNIN',
 ];
-
-const signUpPaths = planPaths(signUpModel);
-const consentPaths = planPaths(consentModel);
 
 function cookieNamed(cookies: StoredCookie[], name: string): StoredCookie {
   const cookie = cookies.find((c) => c.name === name);
@@ -168,156 +123,8 @@ function horizontalOverflow() {
   };
 }
 
-/**
- * The test that prints the coverage line of a machine in an engine and
- * fails unless every planned path passed and every transition was covered.
- * A path counts once the page passed it.
- */
-function itCoversEveryTransition(
-  machine: AnyStateMachine,
-  covered: TransitionRecord[],
-  planned: number,
-  engine: Engine,
-) {
-  it('covers every transition of the machine', () => {
-    const missing = reportCoverage(
-      machine,
-      covered,
-      covered.length,
-      `browser level, ${engine}`,
-    );
-    expect(covered).toHaveLength(planned);
-    expect(missing).toEqual([]);
-  });
-}
-
 describe.each(enginesUnderTest())('%s', (engine) => {
   const suite = useEngine(engine);
-
-  describe('signUpMachine, browser level (built page, local API)', () => {
-    const covered: TransitionRecord[] = [];
-
-    for (const path of signUpPaths) {
-      it(describePath(signUpModel, path), async () => {
-        const succeeds =
-          path.events.at(-1)?.type === 'xstate.done.actor.submitSignUp';
-        // The model signs up one e-mail address: each success needs its
-        // own service, with a database of its own.
-        const api: TestServer = succeeds
-          ? await startTestServer()
-          : suite.server;
-        try {
-          await using(await openSignUpPage(suite, api.origin), async (page) => {
-            const held = suite.network.holdSignUps();
-            const chunks = suite.network.holdChunks();
-            const model = expectedSignUpRun(
-              path.input,
-              path.events as SignUpModelEvent[],
-            );
-            await expect
-              .poll(() => page.evaluate(readSignUpView))
-              .toEqual(expectedSignUpView(model.initial));
-            for (const [index, event] of (
-              path.events as SignUpModelEvent[]
-            ).entries()) {
-              await performSignUp(page, held, event, chunks);
-              const expected = model.after[index];
-              if (!expected) throw new Error('no expectation for a step');
-              if (expected.state === 'success') {
-                // R4.3: the login cookies are set, then the browser goes to
-                // `/`, which they reach (and which spends them: D45).
-                await expect.poll(() => page.url()).toBe(`${api.origin}/`);
-                const arrival = suite.network.exchanges.find(
-                  (exchange) =>
-                    exchange.method === 'GET' &&
-                    exchange.url === `${api.origin}/`,
-                );
-                if (!arrival) throw new Error('no GET / reached the server');
-                const sent = cookiesSent(arrival);
-                expect([...sent.keys()]).toEqual(
-                  expect.arrayContaining(LOGIN_COOKIES),
-                );
-                expect(sent.get('Vigil_WELCOME_MESSAGE')).toBe('1');
-                expect(sent.get('Vigil_FIRST_SIGNIN')).toBe('1');
-                await waitFor(
-                  page,
-                  () =>
-                    document.querySelector('[data-testid="account-name"]') !==
-                    null,
-                );
-              } else {
-                await expect
-                  .poll(() => page.evaluate(readSignUpView))
-                  .toEqual(expectedSignUpView(expected));
-              }
-            }
-            await expect(axeViolations(page)).resolves.toEqual([]);
-            expect(page.uncaughtErrors?.() ?? []).toEqual([]);
-          });
-        } finally {
-          if (api !== suite.server) await api.close();
-        }
-        covered.push(
-          replayTransitions(signUpModel.replayLogic, path.input, path.events),
-        );
-      });
-    }
-
-    itCoversEveryTransition(signUpMachine, covered, signUpPaths.length, engine);
-  });
-
-  describe('consentMachine, browser level (built page)', () => {
-    const covered: TransitionRecord[] = [];
-
-    for (const path of consentPaths) {
-      it(describePath(consentModel, path, describeConsentInput), async () => {
-        const { storedChoice, utmSource } = path.input;
-        const storedCookie =
-          storedChoice === 'accepted'
-            ? '1'
-            : storedChoice === 'rejected'
-              ? '0'
-              : null;
-        const page = await openSignUpPage(suite, suite.server.origin, {
-          query: utmSource ? `?utm_source=${utmSource}` : '',
-          ...(storedCookie !== null && {
-            storedConsent: storedCookie,
-            storedRevision: path.input.storedRevision?.toString() ?? null,
-          }),
-          ...(path.input.gpcSignal && { gpc: 'property' as const }),
-        });
-        await using(page, async () => {
-          const model = expectedConsentRun(
-            path.input,
-            path.events as ConsentEvent[],
-          );
-          await expect
-            .poll(() => page.evaluate(readConsentView))
-            .toEqual(expectedConsentView(model.initial, storedCookie));
-          for (const [index, event] of path.events.entries()) {
-            await performConsent(page, event);
-            const expected = model.after[index];
-            if (!expected) throw new Error('no expectation for a step');
-            await expect
-              .poll(() => page.evaluate(readConsentView))
-              .toEqual(expectedConsentView(expected, storedCookie));
-          }
-          await expect(axeViolations(page)).resolves.toEqual([]);
-          expect(page.uncaughtErrors?.() ?? []).toEqual([]);
-        });
-        covered.push(
-          replayTransitions(consentModel.replayLogic, path.input, path.events),
-        );
-      });
-    }
-
-    itCoversEveryTransition(
-      consentMachine,
-      covered,
-      consentPaths.length,
-      engine,
-    );
-  });
 
   describe('the ad networks’ consent signals (issue 23, D66)', () => {
     const google = googleConsentCommand;

@@ -111,6 +111,13 @@ let server: TestServer;
 
 /** The page's time while its clock is held. */
 const HELD_CLOCK = new Date('2026-01-05T09:00:00Z');
+/**
+ * Where the page's clock starts, a day before {@link HELD_CLOCK}: an
+ * installed clock runs until it is paused, and `pauseAt` only goes forward,
+ * so the pause must lie ahead of the start however slowly the test runs.
+ * The page has no timer yet when the clock jumps to the pause.
+ */
+const CLOCK_START = new Date(HELD_CLOCK.getTime() - 24 * 60 * 60 * 1000);
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -187,7 +194,7 @@ describe('the prerendered page', () => {
         }
       }).observe(document, { childList: true, subtree: true });
     });
-    await page.clock.install({ time: HELD_CLOCK });
+    await page.clock.install({ time: CLOCK_START });
     await page.clock.pauseAt(HELD_CLOCK);
     await page.goto(`${server.origin}/signup`);
     await page.locator('script[type=module]').waitFor({ state: 'attached' });

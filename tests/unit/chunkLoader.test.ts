@@ -7,7 +7,8 @@
  * fetch the real chunks.
  */
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { checkHostName } from '../../common/domainName';
@@ -73,12 +74,16 @@ describe('importIsolatedChunk', () => {
   const writeChunk = (body: string) =>
     writeFile(fileURLToPath(chunk), body, 'utf8');
   const fillingSlot = `globalThis[Symbol.for('vigil.hostRule')] = { from: import.meta.url };`;
+  // Where vitest itself is installed, wherever the tests run from.
+  const NODE_MODULES = dirname(
+    dirname(createRequire(import.meta.url).resolve('vitest/package.json')),
+  );
   const askedFor = (held: unknown) => new URL((held as { from: string }).from);
 
   beforeEach(async () => {
     // The real path: Node names a module by it.
     const dir = await realpath(
-      await mkdtemp(join('node_modules', '.vigil-chunk-')),
+      await mkdtemp(join(NODE_MODULES, '.vigil-chunk-')),
     );
     chunk = pathToFileURL(join(dir, 'hostRuleChunk.mjs'));
     Reflect.deleteProperty(slots, HOST_RULE_KEY);

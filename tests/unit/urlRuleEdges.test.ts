@@ -5,6 +5,7 @@
  * details of a host, and hosts long enough to break Punycode.
  */
 import { describe, expect, it } from 'vitest';
+import { checkAsciiHostName } from '../../common/asciiHost';
 import { checkHostName } from '../../common/domainName';
 import { checkSiteUrl as checkSiteUrlWith } from '../../common/validation';
 
@@ -143,4 +144,15 @@ describe('checkHostName: joiners where IDNA allows them (RFC 5892 Appendix A)', 
       problem: 'format',
     });
   });
+});
+
+describe('checkAsciiHostName: the ASCII half of the host rule', () => {
+  it.each(['bücher.de', 'xn--bcher-kva.de', 'example.XN--P1AI'])(
+    'refuses to judge %j, which only the UTS #46 rule may (D58)',
+    (host) => {
+      expect(() => checkAsciiHostName(host)).toThrow(
+        'an internationalised host needs the UTS #46 rule',
+      );
+    },
+  );
 });
