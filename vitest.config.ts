@@ -152,6 +152,9 @@ export default defineConfig({
           include: ['tests/browser/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...STATE_SWEEPS],
           provide: { engines: ['chromium'] },
+          // Three files at a time: npm test runs this step alone, and its
+          // Chromium pages left most of two cores idle at two (D86).
+          maxWorkers: 3,
           sequence: { groupOrder: 0 },
         },
       },
