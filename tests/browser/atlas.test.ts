@@ -10,8 +10,8 @@
  * its pictures and fetches nothing from the network. That the full plan
  * reaches every state node and every failure kind is
  * tests/machines/atlasPlan.test.ts's; axe-core's check of every state in
- * the dark scheme is tests/browser/darkAudit.test.ts's. Both sweeps run in
- * `npm run test:engines` (D86).
+ * the dark scheme is tests/browser/darkAudit.test.ts's. The sweeps of every
+ * state run in `npm run test:engines` (D86).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

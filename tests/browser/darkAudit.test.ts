@@ -4,7 +4,7 @@
  * the model's paths as the state atlas reaches it (scripts/atlas/shoot.ts,
  * without its pictures): no WCAG 2.2 AA violation (issue 22, D52,
  * docs/accessibility.md). A sweep of every state, in Chromium: it runs in
- * `npm run test:engines` with the atlas's check, not in `npm test` (D86).
+ * `npm run test:engines` with the other sweeps, not in `npm test` (D86).
  * The page's other settings are tests/browser/appearance.test.ts's.
  */
 import { describe, expect, it } from 'vitest';
