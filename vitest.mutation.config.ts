@@ -8,7 +8,7 @@ import base from './vitest.config';
  * `npm run mutation`): `unit` (unit, machine and model tests in jsdom) and
  * `server` (the local API in Node), taken from vitest.config.ts so that a
  * test moved there is also moved here. Not `browser`: a build and a browser
- * per mutant would not fit the run's 20 minutes.
+ * per mutant would not fit a run of half an hour.
  */
 const MUTATION_PROJECTS = new Set(['unit', 'server']);
 

@@ -72,8 +72,34 @@ describe('checkHostName: labels', () => {
     ['bücher.de', 'xn--bcher-kva.de'],
     ['xn--tda.de', 'xn--tda.de'],
     ['xn--287k.com', 'xn--287k.com'],
+    // Nontransitional Processing, as the URL Standard's "domain to ASCII":
+    // ß stays ß (not "ss"), with or without the final dot of the absolute
+    // form (UTS #46 §4; docs/url-and-email-rules.md, the host rule's step 1).
+    ['straße.de', 'xn--strae-oqa.de'],
+    ['straße.de.', 'xn--strae-oqa.de'],
   ])('accepts %s as %s', (host, ascii) => {
     expect(checkHostName(host)).toEqual({ ok: true, ascii });
+  });
+
+  it.each([
+    // RFC 5891 §4.2.3.1: a U-label neither starts nor ends with a hyphen,
+    // typed as Unicode or decoded from an A-label whose own ends are letters.
+    ['bücher-.de'],
+    ['-bücher.de'],
+    ['xn---bcher-4ya.de'],
+    ['xn--bcher--3ya.de'],
+  ])('refuses %s: its U-label has a hyphen at one end', (host) => {
+    expect(checkHostName(host)).toEqual({ ok: false, problem: 'format' });
+  });
+
+  it.each([
+    // The host rule's step 2: localhost in any form keeps its own message,
+    // even when UTS #46's strict reading refuses the name for another fault
+    // (an underscore, which UseSTD3ASCIIRules refuses).
+    ['ｆｏｏ_bar.localhost'],
+    ['ｆｏｏ_bar.localhost.'],
+  ])('refuses %s as localhost, not as a format fault', (host) => {
+    expect(checkHostName(host)).toEqual({ ok: false, problem: 'local' });
   });
 
   it('refuses a Unicode label far too long for Punycode without throwing (RFC 3492 §6.4)', () => {
