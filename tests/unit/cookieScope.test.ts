@@ -31,6 +31,25 @@ describe('cookie scope (D27 to D29)', () => {
     }
   });
 
+  it('writes the consent id where the consent cookie goes: across COOKIE_DOMAIN (D68)', () => {
+    const set = vi.spyOn(Cookies, 'set').mockReturnValue(undefined);
+    vi.spyOn(Cookies, 'get').mockReturnValue(undefined as never);
+    const jar = createCookieJar({
+      productName: 'Vigil',
+      cookieDomain: '.vigil.example',
+      hostname: 'signup.vigil.example',
+    });
+    jar.writeConsent('accepted', 2);
+    const id = jar.consentId();
+    const attributesOf = (name: string) =>
+      set.mock.calls.find(([written]) => written === name)?.[2];
+    expect(attributesOf('Vigil_CONSENT_ID')).toEqual(
+      attributesOf('Vigil_COOKIE_CONSENT'),
+    );
+    expect(attributesOf('Vigil_CONSENT_ID')).toHaveProperty('domain');
+    expect(set).toHaveBeenCalledWith('Vigil_CONSENT_ID', id, expect.anything());
+  });
+
   it.each(['signup.localhost', 'a.b.localhost'])(
     'leaves Secure out on %s, a name under localhost (D27)',
     (hostname) => {

@@ -352,6 +352,20 @@ describe('consent cookie', () => {
     set.mockRestore();
   });
 
+  it.each([
+    ['x', ''],
+    ['', 'x'],
+  ])(
+    'replaces a consent id with %j before a UUID and %j after it',
+    (before, after) => {
+      const stored = `${before}0b6c1a5e-3f4d-4c2b-9a8e-1d2c3b4a5f60${after}`;
+      Cookies.set('Vigil_CONSENT_ID', stored);
+      const id = createCookieJar(onLocalhost).consentId();
+      expect(id).not.toBe(stored);
+      expect(Cookies.get('Vigil_CONSENT_ID')).toBe(id);
+    },
+  );
+
   it('replaces a consent id that is not a UUID', () => {
     Cookies.set('Vigil_CONSENT_ID', 'forged<script>');
     const id = createCookieJar(onLocalhost).consentId();
