@@ -138,6 +138,16 @@ describe('readAddressParameters', () => {
     ).toEqual({ values: {}, utmSource: undefined, utmCampaign: undefined });
   });
 
+  // The page loads the rules' chunk to judge a prefill only when the
+  // address leaves something to judge (src/app.tsx): a missing or blank
+  // e-mail or URL is no entry at all, not an entry without a value.
+  it.each(['', '?name=Ada', '?email=%20&url='])(
+    'leaves nothing for the rules to judge in %j',
+    (search) => {
+      expect(Object.keys(readAddressParameters(search).unchecked)).toEqual([]);
+    },
+  );
+
   // docs/url-and-email-rules.md, "Campaign": the value trimmed, kept when it
   // has 1–200 printable characters, otherwise ignored.
   it.each([
