@@ -163,6 +163,20 @@ describe('checkHostName: joiners where IDNA allows them (RFC 5892 Appendix A)', 
     expect(checkHostName(host)).toEqual({ ok: false, problem: 'invisible' });
   });
 
+  // Rule 8 leaves a joiner in the host to the host rule wherever it stands,
+  // the host's last character too (A.2: a joiner after a Sinhala virama
+  // ending the top-level label), with or without a port.
+  it.each([
+    'example.ශ්\u200d',
+    'https://example.ශ්\u200d/',
+    'example.ශ්\u200d:443',
+  ])(
+    'accepts the site URL %j, whose host ends with a joiner after a virama',
+    (url) => {
+      expect(checkSiteUrl(url)).toMatchObject({ ok: true });
+    },
+  );
+
   it('refuses a joiner in context in a label UTS #46 refuses for another reason as format', () => {
     // "_" is no letter, digit or hyphen (UseSTD3ASCIIRules).
     expect(checkHostName('क्\u200dष_.com')).toEqual({
