@@ -7,12 +7,12 @@
  * this one.
  *
  * Why one step at a time (D86): issue 36 ran the browser step beside the
- * node steps, and measured it slower than the steps one after another
- * (665 s against 605 s on two cores): side by side, the browsers and the
- * node steps' workers took the cores from each other. Each step alone
- * uses both cores: the node projects one file per core, the browser
- * project three files at a time, since a browser test mostly waits on
- * its page.
+ * node steps. On two cores that was no faster than one step after another
+ * (665 to 730 s side by side), since the browsers and the node steps'
+ * workers took the cores from each other: the unit step went from 45 s
+ * alone to over 190 s. Loaded that way, limits meant for a hang failed
+ * twice. Each step alone uses both cores: the node projects one file per
+ * core, the browser project two files at a time.
  *
  * At its end it prints each step's time and the total (wall clock). Exits
  * with the failing step's code, or 0.
