@@ -69,8 +69,9 @@ const BROWSER = {
   testTimeout: 60_000,
   hookTimeout: 120_000,
   // Two files at a time (D86): no test races the wall clock, and a browser
-  // test mostly waits on its page. Three were slower on two cores (486 s
-  // against 430 s for `browser`, issue 36).
+  // test mostly waits on its page. Three were no faster on two cores
+  // (`browser` in a clean clone: 486 s at three, 504 s at two) and loaded
+  // the machine more.
   fileParallelism: true,
   maxWorkers: 2,
   // How long `expect.poll` waits for what a page does: a limit for a hang,
