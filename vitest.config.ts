@@ -47,14 +47,11 @@ const STATE_SWEEPS = [
 ];
 
 /**
- * Server tests that run once, in `server`, not again in `server-postgres`:
- * those that open no database (rules, parsers, the configuration), and the
- * fuzzing of the API's reading of a request (10,000 bodies, judged on what
- * the API answers; the sign-ups among them reach the same accounts code
- * that the other files judge on PostgreSQL).
+ * Server tests that open no database and start no service: the rules, the
+ * form parser, the configuration. They run once, in `server`, and are the
+ * server tests of the mutation run (vitest.mutation.config.ts).
  */
-const RUN_ONCE = [
-  'tests/server/apiFuzz.test.ts',
+export const NO_DATABASE = [
   'tests/server/consentRules.test.ts',
   'tests/server/formBody.test.ts',
   'tests/server/formBodyEdges.test.ts',
@@ -63,6 +60,21 @@ const RUN_ONCE = [
   'tests/server/signUpRulesLimits.test.ts',
   'tests/server/environment.test.ts',
 ];
+
+/**
+ * Server tests that run once, in `server`, not again in `server-postgres`:
+ * {@link NO_DATABASE}, and the fuzzing of the API's reading of a request
+ * (10,000 bodies, judged on what the API answers; the sign-ups among them
+ * reach the same accounts code that the other files judge on PostgreSQL).
+ */
+const RUN_ONCE = [...NO_DATABASE, 'tests/server/apiFuzz.test.ts'];
+
+/**
+ * Limits for a hang, not timings: the service's processes, the fuzz and the
+ * data directory's lock take 30 s or more each on an idle machine, and
+ * more than 60 s on a loaded one.
+ */
+const SERVER_LIMITS = { testTimeout: 180_000, hookTimeout: 180_000 } as const;
 
 const BROWSER = {
   environment: 'node',
@@ -107,8 +119,7 @@ export default defineConfig({
           // Nothing here depends on a module's state being fresh: each test
           // renders, mocks and cleans up what it uses.
           isolate: false,
-          // A limit for a test that hangs, not a timing: the unit files
-          // run beside the browser tests in npm test, and a test that
+          // A limit for a test that hangs, not a timing: a test that
           // spawns Node or renders every model path can take more than
           // vitest's default 5 s on a loaded machine.
           testTimeout: 30_000,
@@ -125,11 +136,7 @@ export default defineConfig({
             'tests/support/page/serverBundleSetup.ts',
             'tests/support/page/pgliteSetup.ts',
           ],
-          // Limits for a hang, not timings: the service's processes, the
-          // fuzz and the data directory's lock take 30 s or more each, and
-          // run beside the browser tests in npm test.
-          testTimeout: 180_000,
-          hookTimeout: 180_000,
+          ...SERVER_LIMITS,
         },
       },
       {
@@ -144,11 +151,7 @@ export default defineConfig({
             'tests/support/page/serverBundleSetup.ts',
             'tests/support/page/postgresSetup.ts',
           ],
-          // Limits for a hang, not timings: the service's processes, the
-          // fuzz and the data directory's lock take 30 s or more each, and
-          // run beside the browser tests in npm test.
-          testTimeout: 180_000,
-          hookTimeout: 180_000,
+          ...SERVER_LIMITS,
         },
       },
       {

@@ -301,6 +301,5 @@ it(`${RUNS} generated bodies: no 5xx, always the API's shape, still answering`, 
   expect(byStatus.get(413)).toBeGreaterThan(0);
   expect(byStatus.get(415)).toBeGreaterThan(100);
   // A limit for a hang, not a timing: 10,000 requests take about 30 s on
-  // an idle machine, and passed 180 s beside the browser lane and a
-  // mutation run on two cores.
+  // an idle machine, and over 180 s on a loaded one.
 }, 600_000);
