@@ -12,6 +12,10 @@ import type { AccountView } from './accounts';
 export const ACCOUNT_STYLESHEET_PATH = '/account.css';
 /** Where the sign-out form posts. */
 export const SIGN_OUT_PATH = '/sign-out';
+/** Sign-in by e-mail: its form's page, where the form posts (D97). */
+export const SIGN_IN_PATH = '/signin';
+/** Where "Send the link again" posts (D97). */
+export const RESEND_PATH = '/resend-confirmation';
 
 /** Escapes text for HTML content and double-quoted attributes. */
 export function escapeHtml(text: string): string {
@@ -27,12 +31,28 @@ export type AccountPageView =
       welcome: boolean;
       /** This visit is the account's first sign-in (D46). */
       firstSignIn: boolean;
+      /**
+       * The answer to "Send the link again" (`/?resent=`): `sent`, or
+       * `limited` when the address has had its mails for the hour (D97).
+       */
+      resent?: 'sent' | 'limited' | undefined;
     }
   | { kind: 'refused' }
   | { kind: 'signedOut' }
   | { kind: 'unavailable' };
 
-function layout(productName: string, title: string, body: string): string {
+/**
+ * The account pages' document: the product's header and footer around a
+ * page's main content.
+ *
+ * @param title the page's own title (the product's name follows it)
+ * @param body the main content, HTML (its values already escaped)
+ */
+export function layout(
+  productName: string,
+  title: string,
+  body: string,
+): string {
   const product = escapeHtml(productName);
   return `<!doctype html>
 <html lang="en">
@@ -55,6 +75,17 @@ ${body}
 </div>
 </body>
 </html>
+`;
+}
+
+/** What `/?resent=` says under the unconfirmed notice. */
+function resentNote(resent: 'sent' | 'limited' | undefined): string {
+  if (resent === undefined) return '';
+  const text =
+    resent === 'sent'
+      ? 'We have sent the link again. It can take a minute to arrive.'
+      : 'This address has been sent several links in the last hour. Please wait a while before asking again, and look in your spam folder.';
+  return `<p class="message__note" data-testid="confirmation-resent">${text}</p>
 `;
 }
 
@@ -87,11 +118,21 @@ function signedIn(
 </section>
 `
     : '';
+  const unconfirmed = account.confirmed
+    ? ''
+    : `<div class="message message--notice" role="status" data-testid="address-unconfirmed">
+<h2 class="message__title">Confirm your email address</h2>
+<p>We sent a link to <strong class="account__email">${escapeHtml(account.email)}</strong>. Open it to confirm that your alerts reach you. Until then, someone else who owns this address can take the account over by signing in.</p>
+${resentNote(view.resent)}<form method="post" action="${RESEND_PATH}" class="message__action">
+<button type="submit" class="button button--secondary" data-testid="resend-confirmation">Send the link again</button>
+</form>
+</div>
+`;
   return layout(
     productName,
     'Your account',
     `<section class="card" aria-labelledby="account-title">
-${welcome}<h1 id="account-title" class="card__title">Your account</h1>
+${welcome}${unconfirmed}<h1 id="account-title" class="card__title">Your account</h1>
 <dl class="account">
 <div class="account__row"><dt>Name</dt><dd data-testid="account-name">${escapeHtml(account.name)}</dd></div>
 <div class="account__row"><dt>Email address</dt><dd data-testid="account-email">${escapeHtml(account.email)}</dd></div>
@@ -128,6 +169,7 @@ export function accountPage(
         `<section class="card" aria-labelledby="refused-title" data-testid="signin-refused">
 <h1 id="refused-title" class="card__title">We could not sign you in</h1>
 <p>The sign-in that follows creating an account works once, within 10 minutes. This one has already been used, has expired, or is not valid, so it signs nobody in.</p>
+<p>If you have an account, <a href="${SIGN_IN_PATH}">sign in with a link by email</a>.</p>
 <p>If you have not created your account yet, <a href="/signup">create your ${product} account</a>.</p>
 </section>`,
       );
@@ -138,7 +180,8 @@ export function accountPage(
         `<section class="card" aria-labelledby="signed-out-title" data-testid="signed-out">
 <h1 id="signed-out-title" class="card__title">You are not signed in</h1>
 <p>This is where your ${product} account opens once you are signed in.</p>
-<p><a href="/signup">Create your ${product} account</a></p>
+<p><a href="${SIGN_IN_PATH}">Sign in</a></p>
+<p>No account yet? <a href="/signup">Create your ${product} account</a></p>
 </section>`,
       );
     case 'unavailable':

@@ -36,6 +36,34 @@ export interface AccountView {
   name: string;
   email: string;
   siteUrl: string | null;
+  /** Whether a mailed link has proved the address (D98). */
+  confirmed: boolean;
+}
+
+/** An account's row as the pages read it. */
+interface AccountRow {
+  name: string;
+  email: string;
+  site_url: string | null;
+  confirmed_at: Date | null;
+}
+
+/** The columns of {@link AccountRow}. */
+export const ACCOUNT_VIEW_COLUMNS = [
+  'accounts.name',
+  'accounts.email',
+  'accounts.site_url',
+  'accounts.confirmed_at',
+] as const;
+
+/** @returns what the pages show of an account's row */
+export function accountView(row: AccountRow): AccountView {
+  return {
+    name: row.name,
+    email: row.email,
+    siteUrl: row.site_url,
+    confirmed: row.confirmed_at !== null,
+  };
 }
 
 /** A CHECK constraint of the accounts table refused a value. */
@@ -156,7 +184,8 @@ const UUID = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
  * fails or cannot be reached, and nothing else but what its comment names.
  */
 export function accountsRepository(db: Kysely<Schema>) {
-  // The account and its token in one statement (see `create`).
+  // The account, its token and its confirmation mail in one statement (see
+  // `create`).
   const signUpStatement = prepare<SignUpValues, { sid: string }>(
     (values) =>
       db
@@ -173,7 +202,23 @@ export function accountsRepository(db: Kysely<Schema>) {
             .onConflict((conflict) =>
               conflict.expression(sql`lower(email)`).doNothing(),
             )
-            .returning('id'),
+            .returning(['id', 'email']),
+        )
+        // Every data-modifying CTE runs once, read or not (PostgreSQL,
+        // "WITH Queries"); with no account, it queues nothing.
+        .with('queued', (cte) =>
+          cte
+            .insertInto('mail_outbox')
+            .columns(['kind', 'account_id', 'recipient'])
+            .expression((eb) =>
+              eb
+                .selectFrom('account')
+                .select([
+                  sql.lit('confirm').as('kind'),
+                  'account.id',
+                  'account.email',
+                ]),
+            ),
         )
         .insertInto('one_time_tokens')
         .columns(['token_hash', 'sid', 'account_id', 'expires_at'])
@@ -195,9 +240,10 @@ export function accountsRepository(db: Kysely<Schema>) {
 
   return {
     /**
-     * Creates the account and its one-time token in one statement: the
-     * unique index on `lower(email)` decides between simultaneous sign-ups
-     * with one address, so exactly one of them creates an account.
+     * Creates the account, its one-time token and the mail that confirms
+     * its address (an outbox row, D95) in one statement: the unique index
+     * on `lower(email)` decides between simultaneous sign-ups with one
+     * address, so exactly one of them creates an account and queues a mail.
      *
      * @returns the token and sid to answer with, or `null` when an account
      *   with this address (in any case) exists
@@ -270,12 +316,10 @@ export function accountsRepository(db: Kysely<Schema>) {
           )
           .selectFrom('accounts')
           .innerJoin('opened', 'opened.account_id', 'accounts.id')
-          .select(['accounts.name', 'accounts.email', 'accounts.site_url'])
+          .select(ACCOUNT_VIEW_COLUMNS)
           .executeTakeFirst(),
       );
-      return row
-        ? { name: row.name, email: row.email, siteUrl: row.site_url }
-        : null;
+      return row ? accountView(row) : null;
     },
 
     /**
@@ -287,15 +331,13 @@ export function accountsRepository(db: Kysely<Schema>) {
         db
           .selectFrom('sessions')
           .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
-          .select(['accounts.name', 'accounts.email', 'accounts.site_url'])
+          .select(ACCOUNT_VIEW_COLUMNS)
           .where('sessions.session_hash', '=', secretHash(session))
           .where('sessions.ended_at', 'is', null)
           .where('sessions.expires_at', '>', sql<Date>`now()`)
           .executeTakeFirst(),
       );
-      return row
-        ? { name: row.name, email: row.email, siteUrl: row.site_url }
-        : null;
+      return row ? accountView(row) : null;
     },
 
     /**

@@ -24,6 +24,10 @@ import type { CaptchaVerification } from './captcha';
 import { refuseCrossOrigin } from './crossOrigin';
 import { errorAnswer, type RaisedError } from './errorAnswer';
 import { loggerOptions, OneLinePerRequest } from './logging';
+import { mailLinksRepository } from './mailLinks';
+import { mailOutboxRepository } from './mailOutbox';
+import { registerMailRoutes } from './mailRoutes';
+import { mailSender, type MailOptions, type MailSender } from './mailSender';
 import { registerPageRoutes } from './pageRoutes';
 import { databaseRateLimitStore, deleteEndedWindows } from './rateLimitStore';
 import { registerSignInRoutes } from './signInRoutes';
@@ -59,6 +63,12 @@ export interface ServerOptions {
    * {@link HOUSEKEEPING_INTERVAL_MS}).
    */
   housekeepingIntervalMs?: number;
+  /**
+   * How mail is sent (`SMTP_URL`, `MAIL_FROM`, `PUBLIC_URL`, the DKIM
+   * variables; server/environment.ts). Undefined: mails are queued in the
+   * outbox and nothing sends them (tests that are not about mail).
+   */
+  mail?: MailOptions;
   /** Where the accounts live: `DATA_DIR` or `DATABASE_URL`. */
   database: DatabaseSettings;
   /** How long to wait for a PostgreSQL server at start (ms; default 30 s). */
@@ -170,6 +180,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The service's open database (server/database.ts). */
     database: Database;
+    /** The outbox's sender, when the service sends mail (server/mailSender.ts). */
+    mailSender: MailSender | undefined;
   }
 }
 
@@ -179,13 +191,25 @@ async function registerRoutes(
   distDir: string,
   database: Database,
 ): Promise<void> {
+  const outbox = mailOutboxRepository(database.db);
+  const sender =
+    options.mail &&
+    mailSender(outbox, options.mail, {
+      productName: options.productName,
+      embedded: database.engine === 'pglite',
+      log: app.log,
+    });
   // After the requests in flight are answered (Fastify runs onClose hooks
-  // once the server has stopped accepting and finished them).
+  // once the server has stopped accepting and finished them): the sends in
+  // flight finish and are marked, then the database closes.
   app.addHook('onClose', async () => {
+    await sender?.stop();
     await database.close();
   });
 
   app.decorate('database', database);
+  app.decorate('mailSender', sender);
+  const wakeSender = () => sender?.wake();
   const accounts = accountsRepository(database.db);
   await app.register(cookie);
   // Counted in the database, so every instance on it shares one limit
@@ -206,8 +230,16 @@ async function registerRoutes(
     accounts,
     productName: options.productName,
   });
+  await registerMailRoutes(app, {
+    accounts,
+    outbox,
+    links: mailLinksRepository(database.db),
+    productName: options.productName,
+    wakeSender,
+  });
   await registerSignUpApi(app, {
     accounts,
+    wakeSender,
     rateLimit: options.rateLimit,
     ...(options.captcha && { captcha: options.captcha }),
   });
@@ -228,6 +260,7 @@ async function registerRoutes(
       'consent records past their retention',
       () => records.deleteOlderThan(retentionDays),
     ],
+    ['copies of mails past 7 days', () => outbox.dropOldCopies()],
   ];
   const cleanup = setInterval(() => {
     for (const [what, run] of housekeeping) {
@@ -239,4 +272,5 @@ async function registerRoutes(
   app.addHook('onClose', async () => {
     clearInterval(cleanup);
   });
+  if (sender && options.mail?.autoStart !== false) await sender.start();
 }

@@ -22,6 +22,18 @@ export interface AccountsTable {
   /** The kept campaign (D10), ≤ 200 characters; null when none. */
   campaign: string | null;
   created_at: CreatedAt;
+  /** When a mailed link proved the address (D98); null until then. */
+  confirmed_at: Timestamp | null;
+  /**
+   * When the newsletter asked for took effect: the confirmation link's POST
+   * (double opt-in, D99); null while it has not, or none was asked for.
+   */
+  newsletter_confirmed_at: Timestamp | null;
+  /**
+   * An account still unconfirmed after this is deleted (D98); null for
+   * accounts made before confirmation existed, which are kept.
+   */
+  confirm_by: ColumnType<Date | null, never, Date | string | null>;
 }
 
 /** The one-time sign-in of a new account (D45): redeemed once at `/`. */
@@ -75,6 +87,52 @@ export interface ConsentRecordsTable {
   ip_network: string | null;
 }
 
+/** Why a mail is sent: to confirm the address, or to sign in (D96). */
+export type MailKind = 'confirm' | 'signin';
+
+/** One mail of the transactional outbox (D95). */
+export interface MailOutboxTable {
+  /** An identity column; a bigint, read as text. */
+  id: ColumnType<string, never, never>;
+  kind: MailKind;
+  account_id: string;
+  /** The address when queued; null once the copy is dropped (D89). */
+  recipient: string | null;
+  state: ColumnType<
+    'pending' | 'sending' | 'sent' | 'failed',
+    'pending' | undefined,
+    'pending' | 'sending' | 'sent' | 'failed'
+  >;
+  /** Sends tried so far (the claim counts one). */
+  attempts: ColumnType<number, never, number>;
+  next_attempt_at: ColumnType<Date, never, Date | string>;
+  /** While `sending`: another sender may take the row after this. */
+  lease_until: Timestamp | null;
+  created_at: CreatedAt;
+  sent_at: Timestamp | null;
+  failed_at: Timestamp | null;
+  delivered_via: 'smtp' | 'file' | null;
+  /** The SMTP reply code and command, or the error code: never its text. */
+  last_error: string | null;
+  /** What was sent, with the link's token left out; null before sending and once dropped. */
+  subject: string | null;
+  text_body: string | null;
+  html_body: string | null;
+}
+
+/** The token of a mailed link, made when the mail is sent (D96). */
+export interface LinkTokensTable {
+  /** SHA-256 of the token; the token itself is never stored. */
+  token_hash: Uint8Array;
+  purpose: MailKind;
+  account_id: string;
+  /** The mail that carries it; a bigint, read as text. */
+  outbox_id: string | null;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
 /** Every table, by name. */
 export interface Schema {
   accounts: AccountsTable;
@@ -82,4 +140,6 @@ export interface Schema {
   sessions: SessionsTable;
   rate_limit_windows: RateLimitWindowsTable;
   consent_records: ConsentRecordsTable;
+  mail_outbox: MailOutboxTable;
+  link_tokens: LinkTokensTable;
 }

@@ -8,20 +8,11 @@
  * The cookies the sign-up page wrote are read here as it wrote them
  * (js-cookie's percent-encoding, D30), and cleared with the attributes they
  * were set with (host-only, `Path=/`), so the browser replaces them.
- *
- * Where the session cookie is `Secure` (every host but localhost), its name
- * carries the `__Host-` prefix (RFC 6265bis §4.1.3.2): browsers keep such a
- * cookie only when it is Secure, host-only and `Path=/`, so a sibling
- * subdomain cannot plant one of its own choosing (session fixation), D91.
+ * The session cookie's name and attributes are server/sessionCookies.ts's.
  */
 import { readFileSync } from 'node:fs';
-import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  cookieNames,
-  DEFAULT_LIFETIME_DAYS,
-  isLocalhost,
-} from '../common/cookieNames';
+import { cookieNames } from '../common/cookieNames';
 import {
   ACCOUNT_STYLESHEET_PATH,
   accountPage,
@@ -34,6 +25,11 @@ import {
   type OneTimeAuth,
 } from './accounts';
 import { DatabaseUnavailableError } from './database';
+import {
+  clearCookie,
+  sessionCookieName,
+  setSessionCookie,
+} from './sessionCookies';
 
 /**
  * The account page's stylesheet: the product's look, shared with the
@@ -72,29 +68,6 @@ export function readLoginCookie(
 }
 
 /**
- * The attributes of the cookies `/` sets and clears: `Path=/`, host-only
- * (D28), `SameSite=Strict`, `Secure` except on localhost (R9.4, R9.5).
- */
-function baseAttributes(request: FastifyRequest): CookieSerializeOptions {
-  return {
-    path: '/',
-    sameSite: 'strict',
-    secure: !isLocalhost(request.hostname),
-  };
-}
-
-/**
- * The session cookie's name for a request (D91): `__Host-{product}_SESSION`
- * where the cookie is Secure, `{product}_SESSION` on localhost, where
- * browsers keep no Secure cookie set over http.
- *
- * @param name `{product}_SESSION`
- */
-function sessionCookieName(request: FastifyRequest, name: string): string {
-  return baseAttributes(request).secure ? `__Host-${name}` : name;
-}
-
-/**
  * Registers `GET /`, `POST /sign-out` (in a context that reads no body) and
  * the page's stylesheet. Needs @fastify/cookie registered on `app`.
  *
@@ -118,9 +91,6 @@ export async function registerSignInRoutes(
       .type('text/html; charset=utf-8')
       .send(accountPage(productName, view));
 
-  const clear = (request: FastifyRequest, reply: FastifyReply, name: string) =>
-    reply.clearCookie(name, baseAttributes(request));
-
   async function view(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -132,7 +102,7 @@ export async function registerSignInRoutes(
     // Off localhost, a session under the bare name was not set by us (a
     // sibling subdomain may write it): it is never read, and is cleared.
     if (sessionName !== names.session && cookies[names.session] !== undefined) {
-      clear(request, reply, names.session);
+      clearCookie(request, reply, names.session);
     }
     if (login !== undefined) {
       const auth = readLoginCookie(productName, login);
@@ -140,15 +110,11 @@ export async function registerSignInRoutes(
       const account = auth ? await accounts.redeem(auth, session) : null;
       // The login cookie and the flags that came with it are spent either
       // way: a refused token is refused for good.
-      clear(request, reply, names.login);
-      clear(request, reply, names.welcomeMessage);
-      clear(request, reply, names.firstSignIn);
+      clearCookie(request, reply, names.login);
+      clearCookie(request, reply, names.welcomeMessage);
+      clearCookie(request, reply, names.firstSignIn);
       if (!account) return { kind: 'refused' };
-      reply.setCookie(sessionName, session, {
-        ...baseAttributes(request),
-        httpOnly: true,
-        maxAge: DEFAULT_LIFETIME_DAYS * 24 * 60 * 60,
-      });
+      setSessionCookie(request, reply, names.session, session);
       return {
         kind: 'signedIn',
         account,
@@ -159,11 +125,19 @@ export async function registerSignInRoutes(
     const session = cookies[sessionName];
     const account = session ? await accounts.findBySession(session) : null;
     if (!account) {
-      if (session !== undefined) clear(request, reply, sessionName);
+      if (session !== undefined) clearCookie(request, reply, sessionName);
       return { kind: 'signedOut' };
     }
-    if (welcome) clear(request, reply, names.welcomeMessage);
-    return { kind: 'signedIn', account, welcome, firstSignIn: false };
+    if (welcome) clearCookie(request, reply, names.welcomeMessage);
+    // The answer of "Send the link again" (server/mailRoutes.ts).
+    const { resent } = request.query as { resent?: unknown };
+    return {
+      kind: 'signedIn',
+      account,
+      welcome,
+      firstSignIn: false,
+      resent: resent === 'sent' || resent === 'limited' ? resent : undefined,
+    };
   }
 
   app.get(
@@ -201,7 +175,7 @@ export async function registerSignInRoutes(
       const session = request.cookies[sessionName];
       if (session !== undefined) {
         await accounts.endSession(session);
-        clear(request, reply, sessionName);
+        clearCookie(request, reply, sessionName);
       }
       return reply.code(303).header('location', '/').send();
     });

@@ -24,6 +24,8 @@ export const BODY_LIMIT_BYTES = 16 * 1024;
 export interface SignUpApiOptions {
   /** Where accounts are created. */
   accounts: AccountsRepository;
+  /** Tells the mail sender a confirmation mail was queued (never waits). */
+  wakeSender: () => void;
   /** Sign-ups accepted per client IP per 15 minutes (`SIGNUP_RATE_LIMIT`). */
   rateLimit: number;
   /**
@@ -102,6 +104,8 @@ export async function registerSignUpApi(
           reply.code(409);
           return refusal(SIGN_UP_CODES.emailInUse, SIGN_UP_FIELDS.email);
         }
+        // Its confirmation mail was queued by the same statement (D95).
+        options.wakeSender();
         return { success: true, data: { one_time_auth: auth } };
       },
     );

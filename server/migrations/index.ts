@@ -12,6 +12,9 @@ import * as rateLimit from './0003_rate_limit';
 import * as rateLimitUnlogged from './0004_rate_limit_unlogged';
 import * as consentRecords from './0005_consent_records';
 import * as expiryIndexes from './0006_expiry_indexes';
+import * as addressConfirmation from './0007_address_confirmation';
+import * as mailOutbox from './0008_mail_outbox';
+import * as linkTokens from './0009_link_tokens';
 
 /** Name → migration; Kysely runs them in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -21,6 +24,9 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0004_rate_limit_unlogged': rateLimitUnlogged,
   '0005_consent_records': consentRecords,
   '0006_expiry_indexes': expiryIndexes,
+  '0007_address_confirmation': addressConfirmation,
+  '0008_mail_outbox': mailOutbox,
+  '0009_link_tokens': linkTokens,
 };
 
 /**

@@ -7,7 +7,7 @@
  * page's first load. It imports nothing from the page's bundle but React:
  * a module both shared would be kept whole there.
  */
-import type { MouseEvent } from 'react';
+import type { MouseEvent, ReactNode } from 'react';
 import type {
   FormLevelFailure,
   FieldErrors,
@@ -56,13 +56,19 @@ const ERROR_TARGETS = [
  * The failures shown in a message area (R8.1, R8.3): the rate limit in its
  * own, the rest in the general one (the area itself is the summary's,
  * ErrorSummary.tsx). An e-mail address in use has a message of its own
- * there (D43), which says what to do and nothing about the account.
+ * there (D43), which says what to do and nothing about the account, and
+ * links to sign-in by e-mail.
  */
-const FAILURE_TEXTS: Record<FormLevelFailure, string> = {
+const FAILURE_TEXTS: Record<FormLevelFailure, ReactNode> = {
   general:
     'Your account was not created: something went wrong on our side or on the way. Check your details and try again in a moment.',
-  emailInUse:
-    'There is already an account with this email address. Sign in to it instead, or use a different email address.',
+  emailInUse: (
+    <>
+      There is already an account with this email address.{' '}
+      <a href="/signin">Sign in to it instead</a>, or use a different email
+      address.
+    </>
+  ),
   rateLimited:
     'We have received too many sign-ups from your network. Wait 15 minutes, then try again.',
 };

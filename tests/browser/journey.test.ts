@@ -119,7 +119,7 @@ function noAccount(hook: 'signed-out' | 'signin-refused'): AccountView {
     email: null,
     site: null,
     welcome: null,
-    links: ['/signup'],
+    links: ['/signin', '/signup'],
   };
 }
 

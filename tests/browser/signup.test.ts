@@ -379,6 +379,12 @@ describe('server errors (R8.1 to R8.3) against the local API', () => {
     await expect(general.locator('p').textContent()).resolves.toBe(
       'There is already an account with this email address. Sign in to it instead, or use a different email address.',
     );
+    // The way in that the message names: sign-in by e-mail.
+    await expect(
+      general
+        .getByRole('link', { name: 'Sign in to it instead' })
+        .getAttribute('href'),
+    ).resolves.toBe('/signin');
     await expect
       .poll(() => page.evaluate(() => document.activeElement?.id))
       .toBe('error-summary');

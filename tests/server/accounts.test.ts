@@ -222,6 +222,8 @@ describe('the one-time token (D45)', () => {
       name: record.name,
       email: record.email,
       siteUrl: record.siteUrl,
+      // A new account's address is proved only by its mailed link (D98).
+      confirmed: false,
     });
     expect(await accounts.redeem(auth, 'session-two')).toBeNull();
   });
@@ -301,5 +303,72 @@ describe('a session (D46)', () => {
       .execute();
     expect(await accounts.findBySession('short-lived')).toBeNull();
     expect(await accounts.findBySession('never-issued')).toBeNull();
+  });
+});
+
+describe('the confirmation mail of a sign-up (D95)', () => {
+  const queuedFor = (email: string) =>
+    database.db
+      .selectFrom('mail_outbox')
+      .innerJoin('accounts', 'accounts.id', 'mail_outbox.account_id')
+      .select([
+        'mail_outbox.kind',
+        'mail_outbox.recipient',
+        'mail_outbox.state',
+        'mail_outbox.attempts',
+      ])
+      .where(sql`lower(accounts.email)`, '=', email.toLowerCase())
+      .execute();
+
+  it('is queued once, to the address as given, by the statement that creates the account', async () => {
+    const record = account({ email: 'Queued.Once@Example.com' });
+    await created(record);
+    expect(await queuedFor(record.email)).toEqual([
+      {
+        kind: 'confirm',
+        recipient: 'Queued.Once@Example.com',
+        state: 'pending',
+        attempts: 0,
+      },
+    ]);
+  });
+
+  it('is not queued again when the address is already in use', async () => {
+    const record = account();
+    await created(record);
+    expect(
+      await accounts.create({ ...record, email: record.email.toUpperCase() }),
+    ).toBeNull();
+    expect(await queuedFor(record.email)).toHaveLength(1);
+  });
+
+  it('is one per account when 10 sign-ups with one address arrive together', async () => {
+    const record = account();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => accounts.create(record)),
+    );
+    expect(results.filter((result) => result !== null)).toHaveLength(1);
+    expect(await queuedFor(record.email)).toHaveLength(1);
+  });
+
+  it('leaves the account unconfirmed, to be deleted 7 days after the sign-up unless confirmed (D98)', async () => {
+    const record = account();
+    await created(record);
+    const row = await database.db
+      .selectFrom('accounts')
+      .select([
+        'confirmed_at',
+        'newsletter_confirmed_at',
+        sql<number>`extract(epoch from confirm_by - created_at)::integer`.as(
+          'grace',
+        ),
+      ])
+      .where('email', '=', record.email)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({
+      confirmed_at: null,
+      newsletter_confirmed_at: null,
+      grace: 7 * 24 * 60 * 60,
+    });
   });
 });

@@ -8,8 +8,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FORM, apiServer, validSignUp } from './support/apiServer';
-import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { FORM, apiServer, signUpForLogin } from './support/apiServer';
 
 let app: FastifyInstance;
 
@@ -50,24 +49,8 @@ function cookieNamed(response: LightMyRequestResponse, name: string) {
 }
 
 /** Signs up through the API; returns the login cookie as the page writes it. */
-async function signUp(fields: Record<string, string> = {}) {
-  const body = validSignUp(fields);
-  const answer = await app.inject({
-    method: 'POST',
-    url: SIGN_UP_PATH,
-    headers: { 'content-type': FORM },
-    payload: body.toString(),
-  });
-  expect(answer.statusCode).toBe(200);
-  const { token, sid } = (
-    answer.json() as { data: { one_time_auth: { token: string; sid: string } } }
-  ).data.one_time_auth;
-  // js-cookie's encoding of the JSON (D30): what a browser sends back.
-  const login = `VigilLogin=${encodeURIComponent(
-    JSON.stringify({ VigilToken: token, VigilSID: sid }),
-  )}`;
-  return { body, login, token, sid };
-}
+const signUp = (fields: Record<string, string> = {}) =>
+  signUpForLogin(app, fields);
 
 const FLAGS = 'Vigil_WELCOME_MESSAGE=1; Vigil_FIRST_SIGNIN=1';
 

@@ -11,6 +11,7 @@ import { expect } from 'vitest';
 import { scratchDatabase } from '../../support/page/scratchDatabase';
 import { buildServer, type ServerOptions } from '../../../server/app';
 import { GPC_PAGE_FILE } from '../../../server/pageRoutes';
+import { SIGN_UP_PATH } from '../../../machines/signUpContract';
 
 export const FORM = 'application/x-www-form-urlencoded';
 
@@ -69,6 +70,39 @@ export function validSignUp(
     url: 'https://example.com',
     ...overrides,
   });
+}
+
+/**
+ * Signs up through the API, as the page does.
+ *
+ * @returns the fields sent, the one-time token and sid answered, and the
+ *   `{product}Login` cookie as the page writes it (js-cookie's encoding of
+ *   the JSON, D30): what a browser sends back to `/`
+ */
+export async function signUpForLogin(
+  app: FastifyInstance,
+  fields: Record<string, string> = {},
+): Promise<{
+  body: URLSearchParams;
+  login: string;
+  token: string;
+  sid: string;
+}> {
+  const body = validSignUp(fields);
+  const answer = await app.inject({
+    method: 'POST',
+    url: SIGN_UP_PATH,
+    headers: { 'content-type': FORM },
+    payload: body.toString(),
+  });
+  expect(answer.statusCode, answer.body).toBe(200);
+  const { token, sid } = (
+    answer.json() as { data: { one_time_auth: { token: string; sid: string } } }
+  ).data.one_time_auth;
+  const login = `VigilLogin=${encodeURIComponent(
+    JSON.stringify({ VigilToken: token, VigilSID: sid }),
+  )}`;
+  return { body, login, token, sid };
 }
 
 /** The two shapes of docs/contract.md "HTTP". */

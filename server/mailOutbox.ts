@@ -1,0 +1,410 @@
+/**
+ * The transactional outbox's repository (D95 in docs/decisions.md): every
+ * statement about `mail_outbox` and the mailed links' tokens they carry
+ * (`link_tokens`). Routes queue mails here; the sender
+ * (server/mailSender.ts) claims, sends and marks them.
+ *
+ * A claim is one autocommit statement with a lease, never a transaction
+ * held open while SMTP answers: the embedded engine has one connection,
+ * and a transaction open over a send would stop every request meanwhile.
+ */
+import { createHash } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import type { ExpressionBuilder } from 'kysely';
+import { DatabaseUnavailableError } from './database';
+import { LINK_LIFETIMES } from './mailMessages';
+import { countRequests } from './rateLimitStore';
+import type { MailKind, Schema } from './schema';
+
+/**
+ * The limits on mails someone can ask for (D97): sign-in requests and
+ * resends together, counted in fixed windows of an hour in the database,
+ * so that every instance on it shares them. The confirmation that a
+ * sign-up queues is not counted: an address has one account, which queues
+ * it once.
+ */
+export const MAIL_LIMITS = {
+  /** Mails one address can be sent per window. */
+  perAddress: 3,
+  /** Requests one client (an IPv4 address, an IPv6 /64) can make per window. */
+  perClient: 10,
+  windowMs: 60 * 60 * 1000,
+} as const;
+
+/** A mail the sender has claimed, with what composing it needs. */
+export interface ClaimedMail {
+  /** The row's id (a bigint, as text). */
+  id: string;
+  kind: MailKind;
+  accountId: string;
+  recipient: string;
+  /** Sends tried, this one included. */
+  attempts: number;
+  createdAt: Date;
+  /** The account holder's name and newsletter request, as they are now. */
+  name: string;
+  newsletter: boolean;
+}
+
+/** A token the sender made for a claimed mail; only its hash is stored. */
+export interface MintedToken {
+  outboxId: string;
+  kind: MailKind;
+  accountId: string;
+  tokenHash: Buffer;
+}
+
+/** What was sent, as kept for 7 days: the link's token left out. */
+export interface SentCopy {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+async function query<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw new DatabaseUnavailableError(error);
+  }
+}
+
+/**
+ * The rate-limit key of an address (D97): its SHA-256, so the address never
+ * sits in the counters' table in clear, under a prefix no route's key has.
+ *
+ * @param email the address as typed; compared trimmed and in lower case,
+ *   as the accounts' unique index compares it
+ */
+export function addressKey(email: string): string {
+  const hash = createHash('sha256')
+    .update(email.trim().toLowerCase(), 'utf8')
+    .digest('hex');
+  return `mail address ${hash}`;
+}
+
+/**
+ * The rate-limit key of a client (D97): an IPv4 address as it is (an
+ * IPv4-mapped IPv6 address as its IPv4 address, RFC 4291 §2.5.5.2), an
+ * IPv6 address by its /64, the smallest network one subscriber is given
+ * (RFC 6177), so that a client cannot step through its own addresses.
+ *
+ * @param address `request.ip`
+ */
+export function clientKey(address: string): string {
+  const bare = address.split('%', 1)[0] ?? '';
+  if (!ipaddr.isValid(bare)) return `mail client ${bare}`;
+  const parsed = ipaddr.process(bare);
+  if (parsed.kind() === 'ipv4') return `mail client ${parsed.toString()}`;
+  const network = ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/64`);
+  return `mail client ${network.toString()}/64`;
+}
+
+/**
+ * The repository over one database. Every function raises
+ * {@link DatabaseUnavailableError} when the database fails.
+ */
+export function mailOutboxRepository(db: Kysely<Schema>) {
+  /** A row a sender may take: due, or left by a sender whose lease ended. */
+  const due = (
+    eb: ExpressionBuilder<Schema, 'mail_outbox'>,
+  ): Expression<SqlBool> =>
+    eb.or([
+      eb.and([
+        eb('mail_outbox.state', '=', 'pending'),
+        eb('mail_outbox.next_attempt_at', '<=', sql<Date>`now()`),
+      ]),
+      eb.and([
+        eb('mail_outbox.state', '=', 'sending'),
+        eb('mail_outbox.lease_until', '<', sql<Date>`now()`),
+      ]),
+    ]);
+
+  return {
+    /**
+     * Counts a request for a mail against the limits, then queues the mail
+     * if the address has an account (for `confirm`: an unconfirmed one) and
+     * both counts are within {@link MAIL_LIMITS}. A known and an unknown
+     * address cost the same two statements (D97).
+     *
+     * @param request the address as typed, and the client's `request.ip`
+     * @returns whether a mail was queued
+     */
+    async requestMail(request: {
+      kind: MailKind;
+      email: string;
+      clientAddress: string;
+    }): Promise<boolean> {
+      const keys = {
+        address: addressKey(request.email),
+        client: clientKey(request.clientAddress),
+      };
+      const counts = await countRequests(
+        db,
+        // In key order, as every counting statement takes its rows.
+        [keys.address, keys.client].sort().map((key) => ({
+          key,
+          requests: 1,
+          windowMs: MAIL_LIMITS.windowMs,
+        })),
+      );
+      const hits = (key: string) =>
+        counts.find((count) => count.key === key)?.hits ?? Infinity;
+      if (
+        hits(keys.address) > MAIL_LIMITS.perAddress ||
+        hits(keys.client) > MAIL_LIMITS.perClient
+      ) {
+        return false;
+      }
+      const result = await query(() =>
+        db
+          .insertInto('mail_outbox')
+          .columns(['kind', 'account_id', 'recipient'])
+          .expression((eb) =>
+            eb
+              .selectFrom('accounts')
+              .select([eb.val(request.kind).as('kind'), 'id', 'email'])
+              .where(sql`lower(email)`, '=', request.email.trim().toLowerCase())
+              .$if(request.kind === 'confirm', (unconfirmed) =>
+                unconfirmed.where('confirmed_at', 'is', null),
+              ),
+          )
+          .executeTakeFirst(),
+      );
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+
+    /**
+     * Takes up to `batch` mails to send, in one statement: each is marked
+     * `sending` with one more attempt and a lease. Rows another sender holds
+     * are skipped, not waited for (`FOR UPDATE SKIP LOCKED`); the outer
+     * condition is repeated because a blocked update re-checks only its own
+     * WHERE on the row's new version (PostgreSQL, "Transaction Isolation",
+     * Read Committed).
+     *
+     * @param leaseMs how long the claim holds before another sender may take
+     *   the mail (a sender killed mid-send)
+     */
+    async claim(batch: number, leaseMs: number): Promise<ClaimedMail[]> {
+      const rows = await query(() =>
+        db
+          .updateTable('mail_outbox')
+          .from('accounts')
+          .set({
+            state: 'sending',
+            attempts: sql<number>`mail_outbox.attempts + 1`,
+            lease_until: sql<Date>`now() + make_interval(secs => ${leaseMs / 1000})`,
+          })
+          .whereRef('accounts.id', '=', 'mail_outbox.account_id')
+          .where('mail_outbox.id', 'in', (eb) =>
+            eb
+              .selectFrom('mail_outbox')
+              .select('mail_outbox.id')
+              .where(due)
+              .orderBy('mail_outbox.next_attempt_at')
+              .limit(batch)
+              .forUpdate()
+              .skipLocked(),
+          )
+          .where(due)
+          .returning([
+            'mail_outbox.id',
+            'mail_outbox.kind',
+            'mail_outbox.account_id',
+            'mail_outbox.recipient',
+            'mail_outbox.attempts',
+            'mail_outbox.created_at',
+            'accounts.name',
+            'accounts.newsletter',
+          ])
+          .execute(),
+      );
+      return rows.flatMap((row) =>
+        row.recipient === null
+          ? []
+          : [
+              {
+                id: row.id,
+                kind: row.kind,
+                accountId: row.account_id,
+                recipient: row.recipient,
+                attempts: row.attempts,
+                createdAt: row.created_at,
+                name: row.name,
+                newsletter: row.newsletter,
+              },
+            ],
+      );
+    },
+
+    /**
+     * Stores the tokens of claimed mails, one live token per mail: a retry
+     * replaces the token of an attempt that never arrived, but never one
+     * that was spent (D96). Each token expires {@link LINK_LIFETIMES} after
+     * this statement.
+     *
+     * @returns the ids of the mails whose token is now the one given; a
+     *   mail missing from it was delivered by an earlier attempt whose link
+     *   has been used, and must not be sent again
+     */
+    async mint(tokens: readonly MintedToken[]): Promise<Set<string>> {
+      if (tokens.length === 0) return new Set();
+      const rows = await query(() =>
+        db
+          .insertInto('link_tokens')
+          .values(
+            tokens.map((token) => ({
+              token_hash: token.tokenHash,
+              purpose: token.kind,
+              account_id: token.accountId,
+              outbox_id: token.outboxId,
+              expires_at: sql<Date>`now() + ${LINK_LIFETIMES[token.kind].sql}::interval`,
+            })),
+          )
+          .onConflict((conflict) =>
+            conflict
+              .column('outbox_id')
+              .doUpdateSet({
+                token_hash: sql`excluded.token_hash`,
+                expires_at: sql`excluded.expires_at`,
+              })
+              .where('link_tokens.used_at', 'is', null),
+          )
+          .returning('outbox_id')
+          .execute(),
+      );
+      return new Set(rows.flatMap((row) => row.outbox_id ?? []));
+    },
+
+    /**
+     * Marks a mail sent, keeping the copy; only while this attempt still
+     * holds it (a sender whose lease ended may not overwrite a newer one).
+     */
+    async markSent(
+      mail: Pick<ClaimedMail, 'id' | 'attempts'>,
+      via: 'smtp' | 'file',
+      copy: SentCopy | undefined,
+    ): Promise<void> {
+      await query(() =>
+        db
+          .updateTable('mail_outbox')
+          .set({
+            state: 'sent',
+            sent_at: sql<Date>`now()`,
+            lease_until: null,
+            delivered_via: via,
+            last_error: null,
+            ...(copy && {
+              subject: copy.subject,
+              text_body: copy.text,
+              html_body: copy.html,
+            }),
+          })
+          .where('id', '=', mail.id)
+          .where('state', '=', 'sending')
+          .where('attempts', '=', mail.attempts)
+          .execute(),
+      );
+    },
+
+    /**
+     * After a send that failed: back to `pending`, due after `delayMs`; or
+     * `failed` when `permanent`, or when the mail has waited longer than
+     * `giveUpAfterMs` since it was queued.
+     *
+     * @param error what went wrong, as it may be stored (no address, no
+     *   reply text), at most 200 characters
+     * @returns the row's new state, or undefined when this attempt no
+     *   longer held the mail
+     */
+    async markFailed(
+      mail: Pick<ClaimedMail, 'id' | 'attempts'>,
+      outcome: {
+        error: string;
+        permanent: boolean;
+        delayMs: number;
+        giveUpAfterMs: number;
+      },
+    ): Promise<'pending' | 'failed' | undefined> {
+      const givingUp = sql<boolean>`${outcome.permanent} or created_at < now() - make_interval(secs => ${outcome.giveUpAfterMs / 1000})`;
+      const row = await query(() =>
+        db
+          .updateTable('mail_outbox')
+          .set({
+            state: sql<
+              'pending' | 'failed'
+            >`case when ${givingUp} then 'failed' else 'pending' end`,
+            failed_at: sql<Date | null>`case when ${givingUp} then now() end`,
+            next_attempt_at: sql<Date>`now() + make_interval(secs => ${outcome.delayMs / 1000})`,
+            lease_until: null,
+            last_error: outcome.error.slice(0, 200),
+          })
+          .where('id', '=', mail.id)
+          .where('state', '=', 'sending')
+          .where('attempts', '=', mail.attempts)
+          .returning('state')
+          .executeTakeFirst(),
+      );
+      return row?.state === 'failed' ? 'failed' : row ? 'pending' : undefined;
+    },
+
+    /**
+     * At a sender's start: mails waiting for their next attempt are due now
+     * (a restart retries what waits). With `orphaned`, mails left `sending`
+     * are due too: on the embedded engine one process holds the data
+     * directory (D48), so such a mail's sender is dead.
+     */
+    async retryNow(orphaned: boolean): Promise<void> {
+      await query(() =>
+        db
+          .updateTable('mail_outbox')
+          .set({
+            state: 'pending',
+            next_attempt_at: sql<Date>`now()`,
+            lease_until: null,
+          })
+          .where((eb) =>
+            eb.or([
+              eb.and([
+                eb('state', '=', 'pending'),
+                eb('next_attempt_at', '>', sql<Date>`now()`),
+              ]),
+              ...(orphaned ? [eb('state', '=', 'sending')] : []),
+            ]),
+          )
+          .execute(),
+      );
+    },
+
+    /**
+     * Drops the address and the copy of mails sent or given up more than
+     * 7 days ago (D89); the row stays, as the record that a mail of its
+     * kind went to its account.
+     *
+     * @returns how many rows it cleared
+     */
+    async dropOldCopies(): Promise<number> {
+      const result = await query(() =>
+        db
+          .updateTable('mail_outbox')
+          .set({
+            recipient: null,
+            subject: null,
+            text_body: null,
+            html_body: null,
+          })
+          .where('recipient', 'is not', null)
+          .where(
+            sql`coalesce(sent_at, failed_at)`,
+            '<',
+            sql<Date>`now() - interval '7 days'`,
+          )
+          .executeTakeFirst(),
+      );
+      return Number(result.numUpdatedRows);
+    },
+  };
+}
+
+export type MailOutboxRepository = ReturnType<typeof mailOutboxRepository>;

@@ -1,0 +1,228 @@
+/**
+ * The outbox's sender (D95 in docs/decisions.md): one per instance. It
+ * claims due mails (server/mailOutbox.ts), makes each one's link token,
+ * sends it, and marks it sent, to be retried, or failed.
+ *
+ * - A mail is claimed with a lease, so that a sender killed mid-send leaves
+ *   it to another sender once the lease ends, and sends are never inside
+ *   a transaction.
+ * - A failure that may pass (a 4xx reply, a server that cannot be reached)
+ *   is retried with jittered exponential backoff; a 5xx reply to the
+ *   recipient or the message is final, and logged without the address.
+ * - Delivery is at least once: a kill between the server's acceptance and
+ *   the mark sends the mail again, with the same Message-ID and a new
+ *   token (the first link then no longer works).
+ *
+ * Log lines name a mail by its row id and kind, never by its address,
+ * subject or link.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { newSecret, secretHash } from './accounts';
+import { composeMail, fromHeader, redactedCopy } from './mailMessages';
+import type { ClaimedMail, MailOutboxRepository } from './mailOutbox';
+import {
+  openMailTransport,
+  sendFailure,
+  type MailTransport,
+  type MailTransportSettings,
+} from './mailTransport';
+
+/** How the service sends mail (`ServerOptions.mail`). */
+export interface MailOptions {
+  /** `PUBLIC_URL`: every link in a mail is built on it, never on `Host`. */
+  publicUrl: string;
+  /** `MAIL_FROM`: a bare address or one with a display name. */
+  from: string;
+  transport: MailTransportSettings;
+  /** How often other instances' mails and retries are looked for (ms; default 5 s). */
+  pollIntervalMs?: number;
+  /** Backoff of retries (ms); defaults {@link DEFAULT_RETRY}. */
+  retry?: Partial<typeof DEFAULT_RETRY>;
+  /** How long a claim holds (ms; default 5 minutes). */
+  leaseMs?: number;
+  /** Start sending when the server is built (default true). */
+  autoStart?: boolean;
+}
+
+/**
+ * Retries: the first after about a second, doubling up to 5 minutes, so a
+ * mail arrives within about half a minute of a 30 s outage's end; given up
+ * 72 hours after it was queued.
+ */
+export const DEFAULT_RETRY = {
+  firstDelayMs: 1_000,
+  maxDelayMs: 5 * 60_000,
+  giveUpAfterMs: 72 * 60 * 60_000,
+};
+
+/** Mails claimed per statement, and sent at once. */
+const BATCH = 10;
+const IN_FLIGHT = 2;
+
+/** The sender's controls. */
+export interface MailSender {
+  /** Retries what waits, then sends, and looks again every poll interval. */
+  start(): Promise<void>;
+  /** Looks for due mails now (after a commit that queued one); never waits. */
+  wake(): void;
+  /** Resolves once no due mail is left unclaimed (for tests). */
+  drain(): Promise<void>;
+  /** Stops claiming, lets the sends in flight finish, closes the transport. */
+  stop(): Promise<void>;
+}
+
+/**
+ * @param outbox the outbox's repository
+ * @param options the mail options
+ * @param context the product's name (the mails' sender name), whether the
+ *   database is the embedded one (one process: a mail left `sending` at
+ *   start is orphaned) and the log
+ */
+export function mailSender(
+  outbox: MailOutboxRepository,
+  options: MailOptions,
+  context: { productName: string; embedded: boolean; log: FastifyBaseLogger },
+): MailSender {
+  const retry = { ...DEFAULT_RETRY, ...options.retry };
+  const leaseMs = options.leaseMs ?? 5 * 60_000;
+  const pollIntervalMs = options.pollIntervalMs ?? 5_000;
+  const from = fromHeader(options.from, context.productName);
+  const host = new URL(options.publicUrl).hostname;
+  const idPrefix =
+    context.productName.toLowerCase().replace(/[^a-z0-9]+/g, '') || 'mail';
+  const transport: MailTransport = openMailTransport(options.transport);
+  const { log } = context;
+
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  /** The Message-ID: the same on every attempt, so receivers can drop a repeat. */
+  const messageId = (mail: ClaimedMail) =>
+    `<${idPrefix}-${mail.id}-${mail.createdAt.getTime()}@${host}>`;
+
+  function delayOf(attempts: number): number {
+    const base = Math.min(
+      retry.maxDelayMs,
+      retry.firstDelayMs * 2 ** Math.max(0, attempts - 1),
+    );
+    return Math.round(base * (0.8 + 0.4 * Math.random()));
+  }
+
+  async function deliver(mail: ClaimedMail, token: string): Promise<void> {
+    const composed = composeMail({
+      kind: mail.kind,
+      productName: context.productName,
+      publicUrl: options.publicUrl,
+      from,
+      recipient: mail.recipient,
+      name: mail.name,
+      newsletter: mail.newsletter,
+      token,
+      messageId: messageId(mail),
+    });
+    const line = { id: mail.id, kind: mail.kind, attempts: mail.attempts };
+    try {
+      await transport.send(composed);
+    } catch (error) {
+      const failure = sendFailure(error);
+      const state = await outbox.markFailed(mail, {
+        error: failure.summary,
+        permanent: failure.permanent,
+        delayMs: delayOf(mail.attempts),
+        giveUpAfterMs: retry.giveUpAfterMs,
+      });
+      if (state === 'failed') {
+        log.error(
+          { mail: { ...line, error: failure.summary } },
+          'mail not sent, for good',
+        );
+      } else {
+        log.warn(
+          { mail: { ...line, error: failure.summary } },
+          'mail not sent yet; will retry',
+        );
+      }
+      return;
+    }
+    await outbox.markSent(mail, transport.via, redactedCopy(composed, token));
+    log.info({ mail: { ...line, via: transport.via } }, 'mail handed over');
+  }
+
+  /** One claim and its sends; how many mails it claimed. */
+  async function pass(): Promise<number> {
+    const claimed = await outbox.claim(BATCH, leaseMs);
+    if (claimed.length === 0) return 0;
+    const tokens = new Map(claimed.map((mail) => [mail.id, newSecret()]));
+    const live = await outbox.mint(
+      claimed.map((mail) => ({
+        outboxId: mail.id,
+        kind: mail.kind,
+        accountId: mail.accountId,
+        tokenHash: secretHash(tokens.get(mail.id) ?? ''),
+      })),
+    );
+    const queue = [...claimed];
+    const worker = async () => {
+      for (let mail = queue.shift(); mail; mail = queue.shift()) {
+        const token = tokens.get(mail.id);
+        if (live.has(mail.id) && token) await deliver(mail, token);
+        // Its link was used: an earlier attempt arrived before a crash.
+        else await outbox.markSent(mail, transport.via, undefined);
+      }
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+    return claimed.length;
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void run(), pollIntervalMs).unref();
+  }
+
+  /** Runs passes until nothing due is left; one run at a time. */
+  function run(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        while (!stopped && (await pass()) > 0);
+      } while (again && !stopped);
+    })()
+      .catch((error: Error) => {
+        // Serialized by server/logging.ts's errorForLog.
+        log.warn({ err: error }, 'could not send mail; will retry');
+      })
+      .finally(() => {
+        running = undefined;
+        schedule();
+      });
+    return running;
+  }
+
+  return {
+    async start() {
+      await outbox.retryNow(context.embedded);
+      void run();
+    },
+    wake() {
+      if (!stopped) void run();
+    },
+    async drain() {
+      await run();
+      // A wake during the run's last claim may have started another.
+      while (running) await running;
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      transport.close();
+    },
+  };
+}

@@ -1,0 +1,243 @@
+/**
+ * Mail that leaves, through a real SMTP server (smtp-server on loopback,
+ * read with mailparser): one confirmation mail per sign-up, made as issue
+ * 37 asks (multipart, named after the product, `Auto-Submitted`, no remote
+ * resource, links only on `PUBLIC_URL`); 4xx replies retried, a 5xx reply
+ * to the recipient final and stored without the address; copies dropped
+ * after 7 days (D89, D95, D101).
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { FORM, validSignUp } from './support/apiServer';
+import {
+  linkOf,
+  PUBLIC_URL,
+  startMailService,
+  type MailService,
+} from './support/mailService';
+
+let service: MailService;
+
+beforeAll(async () => {
+  service = await startMailService();
+});
+
+afterAll(() => service.close());
+
+async function signUp(
+  fields: Record<string, string> = {},
+  headers: Record<string, string> = {},
+) {
+  const body = validSignUp(fields);
+  const answer = await service.app.inject({
+    method: 'POST',
+    url: SIGN_UP_PATH,
+    headers: { 'content-type': FORM, ...headers },
+    payload: body.toString(),
+  });
+  return { answer, email: body.get('email') ?? '' };
+}
+
+const outboxRow = (email: string) =>
+  service.app.database.db
+    .selectFrom('mail_outbox')
+    .selectAll()
+    .where(sql`lower(recipient)`, '=', email.toLowerCase())
+    .executeTakeFirstOrThrow();
+
+describe('the confirmation mail of a sign-up', () => {
+  it('arrives once per sign-up, each to its own address, with its own Message-ID', async () => {
+    const before = service.sink.messages.length;
+    const emails = [];
+    for (let index = 0; index < 20; index += 1) {
+      const { answer, email } = await signUp();
+      expect(answer.statusCode).toBe(200);
+      emails.push(email);
+    }
+    await service.sink.waitForMessages(before + 20);
+    await service.drain();
+    for (const email of emails) {
+      expect(service.mailsTo(email), email).toHaveLength(1);
+    }
+    const ids = service.sink.messages
+      .slice(before)
+      .map((mail) => mail.messageId);
+    expect(new Set(ids).size).toBe(20);
+  });
+
+  it('is not sent to an address already in use', async () => {
+    const { email } = await signUp();
+    await service.drain();
+    const { answer } = await signUp({ email: email.toUpperCase() });
+    expect(answer.statusCode).toBe(409);
+    await service.drain();
+    expect(service.mailsTo(email)).toHaveLength(1);
+  });
+
+  it('is multipart text and HTML, from the product, auto-generated, with no remote resource and its one link on PUBLIC_URL', async () => {
+    const { answer, email } = await signUp({ name: 'Ada "Q" O’Brien & Søn' });
+    expect(answer.statusCode).toBe(200);
+    await service.drain();
+    const [mail] = service.mailsTo(email);
+    if (!mail) throw new Error('no mail');
+    expect(mail.subject).toContain('Vigil');
+    expect(mail.from?.value[0]).toEqual({
+      name: 'Vigil',
+      address: 'no-reply@vigil.example',
+    });
+    expect(mail.headers.get('auto-submitted')).toBe('auto-generated');
+    expect(mail.text).toContain('Ada "Q" O’Brien & Søn');
+    const html = typeof mail.html === 'string' ? mail.html : '';
+    // The name, escaped as HTML text (mailparser keeps the part as sent).
+    expect(html).toContain('Ada &#34;Q&#34; O’Brien &#38; Søn');
+    expect(html).not.toMatch(/<img|<link|<script|url\(|src=/i);
+    for (const url of `${mail.text ?? ''} ${html}`.match(
+      /https?:\/\/[^\s"'<>]+/g,
+    ) ?? []) {
+      expect(url.startsWith(`${PUBLIC_URL}/`), url).toBe(true);
+    }
+    const link = linkOf(mail);
+    expect(link.pathname).toBe('/link');
+    expect(link.searchParams.get('token')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('builds its link on PUBLIC_URL whatever Host or X-Forwarded-Host the request names', async () => {
+    const forwarded = await startMailService({ trustProxy: true });
+    try {
+      const body = validSignUp();
+      const answer = await forwarded.app.inject({
+        method: 'POST',
+        url: SIGN_UP_PATH,
+        headers: {
+          'content-type': FORM,
+          host: 'evil.example',
+          'x-forwarded-host': 'evil.example',
+        },
+        payload: body.toString(),
+      });
+      expect(answer.statusCode).toBe(200);
+      await forwarded.drain();
+      const [mail] = forwarded.mailsTo(body.get('email') ?? '');
+      if (!mail) throw new Error('no mail');
+      expect(linkOf(mail).origin).toBe(PUBLIC_URL);
+      expect(`${mail.text ?? ''}${String(mail.html)}`).not.toContain('evil');
+    } finally {
+      await forwarded.close();
+    }
+  });
+
+  it('keeps a copy without the token, and the database holds no token in clear', async () => {
+    const { email } = await signUp();
+    await service.drain();
+    const [mail] = service.mailsTo(email);
+    if (!mail) throw new Error('no mail');
+    const token = linkOf(mail).searchParams.get('token') ?? '';
+    const row = await outboxRow(email);
+    expect(row).toMatchObject({
+      state: 'sent',
+      attempts: 1,
+      delivered_via: 'smtp',
+      last_error: null,
+    });
+    expect(row.text_body).toContain(`${PUBLIC_URL}/link?token=`);
+    const dump = await sql<{ dump: string }>`
+      select (select string_agg(o::text, ' ') from mail_outbox o) ||
+             (select string_agg(l::text, ' ') from link_tokens l) as dump`.execute(
+      service.app.database.db,
+    );
+    expect(dump.rows[0]?.dump).toContain(row.id);
+    expect(dump.rows[0]?.dump).not.toContain(token);
+  });
+});
+
+describe('a refused send', () => {
+  it('is retried after a 4xx reply until the server accepts it', async () => {
+    const retrying = await startMailService({}, { pollIntervalMs: 20 });
+    try {
+      const body = validSignUp();
+      const email = body.get('email') ?? '';
+      retrying.sink.rejectRecipient(email, 451, 2);
+      const answer = await retrying.app.inject({
+        method: 'POST',
+        url: SIGN_UP_PATH,
+        headers: { 'content-type': FORM },
+        payload: body.toString(),
+      });
+      expect(answer.statusCode).toBe(200);
+      await retrying.sink.waitForMessages(1);
+      await retrying.drain();
+      expect(retrying.mailsTo(email)).toHaveLength(1);
+      const row = await retrying.app.database.db
+        .selectFrom('mail_outbox')
+        .select(['state', 'attempts'])
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual({ state: 'sent', attempts: 3 });
+    } finally {
+      await retrying.close();
+    }
+  });
+
+  it('is given up after a 5xx reply to the recipient, and stored without the address', async () => {
+    const body = validSignUp();
+    const email = body.get('email') ?? '';
+    service.sink.rejectRecipient(email, 550);
+    const answer = await service.app.inject({
+      method: 'POST',
+      url: SIGN_UP_PATH,
+      headers: { 'content-type': FORM },
+      payload: body.toString(),
+    });
+    expect(answer.statusCode).toBe(200);
+    await service.drain();
+    const row = await outboxRow(email);
+    expect(row.state).toBe('failed');
+    expect(row.attempts).toBe(1);
+    expect(row.last_error).toContain('550');
+    expect(row.last_error).not.toContain('@');
+    await service.drain();
+    expect((await outboxRow(email)).attempts).toBe(1);
+    expect(service.mailsTo(email)).toHaveLength(0);
+  });
+});
+
+describe('the copies of sent mails (D89)', () => {
+  it('lose the address and the copy 7 days after sending, and not before', async () => {
+    const old = await signUp();
+    const recent = await signUp();
+    await service.drain();
+    const db = service.app.database.db;
+    const oldRow = await outboxRow(old.email);
+    const recentRow = await outboxRow(recent.email);
+    await db
+      .updateTable('mail_outbox')
+      .set({ sent_at: sql<Date>`now() - interval '7 days 1 minute'` })
+      .where('id', '=', oldRow.id)
+      .execute();
+    await db
+      .updateTable('mail_outbox')
+      .set({ sent_at: sql<Date>`now() - interval '6 days 23 hours'` })
+      .where('id', '=', recentRow.id)
+      .execute();
+    const { mailOutboxRepository } = await import('../../server/mailOutbox');
+    expect(
+      await mailOutboxRepository(db).dropOldCopies(),
+    ).toBeGreaterThanOrEqual(1);
+    const rows = await db
+      .selectFrom('mail_outbox')
+      .select(['id', 'state', 'recipient', 'subject', 'text_body', 'html_body'])
+      .where('id', 'in', [oldRow.id, recentRow.id])
+      .execute();
+    expect(rows.find((row) => row.id === oldRow.id)).toEqual({
+      id: oldRow.id,
+      state: 'sent',
+      recipient: null,
+      subject: null,
+      text_body: null,
+      html_body: null,
+    });
+    expect(rows.find((row) => row.id === recentRow.id)?.recipient).toBe(
+      recent.email,
+    );
+  });
+});

@@ -1,0 +1,170 @@
+/**
+ * A sign-up service that sends its mail to a real SMTP server of the test's
+ * own (tests/server/support/smtpSink.ts), and the steps of the mail tests:
+ * sign up, redeem the first sign-in for a session, read a mail's link.
+ */
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { ParsedMail } from 'mailparser';
+import { expect } from 'vitest';
+import type { ServerOptions } from '../../../server/app';
+import type { MailOptions } from '../../../server/mailSender';
+import { FORM, apiServer, signUpForLogin } from './apiServer';
+import { startSmtpSink, type SmtpSink } from './smtpSink';
+
+/** Where the service says it is: every mailed link must start with it. */
+export const PUBLIC_URL = 'https://vigil.example';
+
+/** The mail options of a service sending to `sink`, retrying within a second. */
+export function sinkMailOptions(
+  sink: SmtpSink,
+  overrides: Partial<MailOptions> = {},
+): MailOptions {
+  return {
+    publicUrl: PUBLIC_URL,
+    from: 'no-reply@vigil.example',
+    transport: { kind: 'smtp', url: sink.url },
+    pollIntervalMs: 60_000,
+    retry: { firstDelayMs: 20, maxDelayMs: 200 },
+    ...overrides,
+  };
+}
+
+/** A service on its own scratch database and its own SMTP sink. */
+export interface MailService {
+  app: FastifyInstance;
+  sink: SmtpSink;
+  /** Mails the sink received for an address (any case), in order. */
+  mailsTo(email: string): ParsedMail[];
+  /** Sends every due mail, then resolves: the sink's count is final. */
+  drain(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts a sink and a service sending to it. */
+export async function startMailService(
+  options: Partial<ServerOptions> = {},
+  mail: Partial<MailOptions> = {},
+): Promise<MailService> {
+  const sink = await startSmtpSink();
+  const app = await apiServer({
+    mail: sinkMailOptions(sink, mail),
+    ...options,
+  });
+  return {
+    app,
+    sink,
+    mailsTo: (email) =>
+      sink.messages.filter(
+        (message) =>
+          message.to !== undefined &&
+          [message.to]
+            .flat()
+            .some((to) =>
+              to.value.some(
+                (box) => box.address?.toLowerCase() === email.toLowerCase(),
+              ),
+            ),
+      ),
+    async drain() {
+      await app.mailSender?.drain();
+    },
+    async close() {
+      await app.close();
+      await sink.stop();
+    },
+  };
+}
+
+/**
+ * The one link of a mail: in the plain text, and the same in the HTML.
+ *
+ * @throws the assertion error when the mail has no link, or the two parts
+ *   disagree
+ */
+export function linkOf(mail: ParsedMail): URL {
+  const links = (mail.text ?? '').match(/https?:\/\/\S+/g) ?? [];
+  expect(links).toHaveLength(1);
+  const link = links[0] ?? '';
+  expect(typeof mail.html === 'string' ? mail.html : '').toContain(
+    `href="${link}"`,
+  );
+  return new URL(link);
+}
+
+/** A mail's link as a path and query, for `inject`. */
+export function pathOf(mail: ParsedMail): string {
+  const url = linkOf(mail);
+  return `${url.pathname}${url.search}`;
+}
+
+/** A mail's token. */
+export function tokenOf(mail: ParsedMail): string {
+  return linkOf(mail).searchParams.get('token') ?? '';
+}
+
+/**
+ * Signs up through the API and redeems the first sign-in at `/`.
+ *
+ * @returns the sign-up's fields and the `Cookie` header of its session
+ */
+export async function signUpAndSignIn(
+  app: FastifyInstance,
+  fields: Record<string, string> = {},
+): Promise<{ email: string; body: URLSearchParams; cookie: string }> {
+  const { body, login } = await signUpForLogin(app, fields);
+  const page = await app.inject({
+    method: 'GET',
+    url: '/',
+    headers: { cookie: login },
+  });
+  const session = sessionCookie(page);
+  expect(session).toBeDefined();
+  return {
+    email: body.get('email') ?? '',
+    body,
+    cookie: `Vigil_SESSION=${session ?? ''}`,
+  };
+}
+
+/** The value of the session cookie an answer sets on localhost, if any. */
+export function sessionCookie(
+  response: LightMyRequestResponse,
+): string | undefined {
+  const header = response.headers['set-cookie'];
+  const lines = header === undefined ? [] : [header].flat();
+  for (const line of lines) {
+    const match = /^Vigil_SESSION=([^;]+)/.exec(line);
+    if (match) return match[1];
+  }
+  return undefined;
+}
+
+/** The text of the element with a test selector, or undefined when absent. */
+export function hook(html: string, testId: string): string | undefined {
+  const match = new RegExp(
+    `<(\\w+)[^>]*data-testid="${testId}"[^>]*>([\\s\\S]*?)</\\1>`,
+  ).exec(html);
+  return match?.[2]
+    ?.replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Posts a form of the account pages as the page's own form would. */
+export function postForm(
+  app: FastifyInstance,
+  url: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
+  return app.inject({
+    method: 'POST',
+    url,
+    headers: {
+      'content-type': FORM,
+      'sec-fetch-site': 'same-origin',
+      ...headers,
+    },
+    payload: new URLSearchParams(fields).toString(),
+  });
+}

@@ -1,0 +1,207 @@
+/**
+ * The two transactional mails (server/mailMessages.ts), judged against the
+ * rules they follow rather than against their own output: one link each,
+ * to the continue page on `PUBLIC_URL`; nothing that loads from elsewhere;
+ * every value escaped in the HTML; the auto-responders silenced (RFC 3834
+ * §5); the token gone from the copy the database keeps; and a From header
+ * whose display name is an RFC 5322 quoted-string.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  composeMail,
+  fromHeader,
+  redactedCopy,
+  type MailInput,
+  type MailKind,
+} from '../../server/mailMessages';
+
+const PUBLIC_URL = 'https://vigil.example';
+const TOKEN = 'q3Zr9Xw-_b1cD2eF3gH4iJ5kL6mN7oP8qR9sT0uV1wX';
+const LINK = `https://vigil.example/link?token=${TOKEN}`;
+
+function input(overrides: Partial<MailInput> = {}): MailInput {
+  return {
+    kind: 'confirm',
+    productName: 'Vigil',
+    publicUrl: PUBLIC_URL,
+    from: '"Vigil" <no-reply@vigil.example>',
+    recipient: 'ada@example.com',
+    name: 'Ada',
+    newsletter: false,
+    token: TOKEN,
+    messageId: '<vigil-12-1700000000000@vigil.example>',
+    ...overrides,
+  };
+}
+
+const KINDS: MailKind[] = ['confirm', 'signin'];
+
+/** Every http(s) URL in a text, up to a space, a quote or a bracket. */
+function urls(text: string): string[] {
+  return text.match(/https?:\/\/[^\s"'<>]+/gi) ?? [];
+}
+
+describe('composeMail', () => {
+  it('names the product in each subject', () => {
+    expect(composeMail(input({ productName: 'Acme' })).subject).toBe(
+      'Confirm your email address for Acme',
+    );
+    expect(
+      composeMail(input({ kind: 'signin', productName: 'Acme' })).subject,
+    ).toBe('Your Acme sign-in link');
+  });
+
+  it.each(KINDS)('%s: addresses the recipient, greets by name', (kind) => {
+    const mail = composeMail(input({ kind }));
+    expect(mail.to).toBe('ada@example.com');
+    expect(mail.from).toBe('"Vigil" <no-reply@vigil.example>');
+    expect(mail.text).toContain('Hello Ada,');
+    expect(mail.html).toContain('Hello Ada,');
+  });
+
+  it.each(KINDS)(
+    '%s: holds the link in the text (on its own line) and in the HTML',
+    (kind) => {
+      const mail = composeMail(input({ kind }));
+      expect(mail.text.split('\n')).toContain(LINK);
+      expect(mail.html).toContain(`href="${LINK}"`);
+    },
+  );
+
+  it.each(KINDS)('%s: links to nothing but PUBLIC_URL', (kind) => {
+    const mail = composeMail(input({ kind, productName: 'Acme' }));
+    const found = [...urls(mail.text), ...urls(mail.html)];
+    expect(found.length).toBeGreaterThan(0);
+    for (const url of found)
+      expect(url.startsWith(`${PUBLIC_URL}/`)).toBe(true);
+    // One URL only: the link.
+    expect(new Set(found)).toEqual(new Set([LINK]));
+  });
+
+  it.each(KINDS)('%s: loads nothing from anywhere', (kind) => {
+    const html = composeMail(input({ kind })).html.toLowerCase();
+    for (const banned of ['<img', 'url(', '<link', '<script', 'src=']) {
+      expect(html).not.toContain(banned);
+    }
+  });
+
+  it.each(KINDS)('%s: is a whole English document in both schemes', (kind) => {
+    const { html } = composeMail(input({ kind }));
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).toContain('<html lang="en">');
+    expect(html).toContain('<meta name="color-scheme" content="light dark">');
+    expect(html).not.toContain('<style');
+  });
+
+  it.each(KINDS)('%s: escapes every value in the HTML', (kind) => {
+    const hostile = '<script>alert(1)</script>';
+    const mail = composeMail(
+      input({ kind, name: hostile, productName: `Acme ${hostile}` }),
+    );
+    expect(mail.html).not.toContain(hostile);
+    expect(mail.html.toLowerCase()).not.toContain('<script');
+    expect(mail.html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
+    // The plain text needs no escaping: it shows the name as written.
+    expect(mail.text).toContain(`Hello ${hostile},`);
+  });
+
+  it.each(KINDS)('%s: silences auto-responders (RFC 3834 §5)', (kind) => {
+    const mail = composeMail(input({ kind }));
+    expect(mail.headers).toEqual({
+      'Auto-Submitted': 'auto-generated',
+      'X-Auto-Response-Suppress': 'All',
+    });
+    expect(mail.messageId).toBe('<vigil-12-1700000000000@vigil.example>');
+  });
+
+  it('says how long each link works', () => {
+    const confirm = composeMail(input({ kind: 'confirm' }));
+    const signin = composeMail(input({ kind: 'signin' }));
+    for (const part of [confirm.text, confirm.html]) {
+      expect(part).toContain('The link works once, within 7 days.');
+      expect(part).not.toContain('15 minutes');
+    }
+    for (const part of [signin.text, signin.html]) {
+      expect(part).toContain('The link works once, within 15 minutes.');
+      expect(part).not.toContain('7 days');
+    }
+  });
+
+  it('mentions the newsletter only in a confirm mail that asked for it', () => {
+    const sentence = 'Confirming also starts the newsletter you asked for.';
+    const asked = composeMail(input({ kind: 'confirm', newsletter: true }));
+    expect(asked.text).toContain(sentence);
+    expect(asked.html).toContain(sentence);
+    for (const mail of [
+      composeMail(input({ kind: 'confirm', newsletter: false })),
+      composeMail(input({ kind: 'signin', newsletter: true })),
+      composeMail(input({ kind: 'signin', newsletter: false })),
+    ]) {
+      expect(mail.text).not.toContain('newsletter');
+      expect(mail.html).not.toContain('newsletter');
+    }
+  });
+
+  it.each(KINDS)('%s: tells a stranger to ignore it', (kind) => {
+    const note =
+      'If this was not you, ignore this mail: nothing happens unless you press the button on the page the link opens.';
+    const mail = composeMail(input({ kind }));
+    expect(mail.text).toContain(note);
+    expect(mail.html).toContain(note);
+  });
+});
+
+describe('redactedCopy', () => {
+  it.each(KINDS)('%s: keeps no trace of the token', (kind) => {
+    const mail = composeMail(input({ kind, newsletter: true }));
+    const copy = redactedCopy(mail, TOKEN);
+    for (const part of [copy.subject, copy.text, copy.html]) {
+      expect(part).not.toContain(TOKEN);
+    }
+    expect(copy.text).toContain('https://vigil.example/link?token=…');
+    expect(copy.html).toContain('https://vigil.example/link?token=…');
+    expect(copy.subject).toBe(mail.subject);
+  });
+
+  it('refuses an empty token, which would leave the link whole', () => {
+    expect(() => redactedCopy(composeMail(input()), '')).toThrow(RangeError);
+  });
+});
+
+describe('fromHeader', () => {
+  it('gives a bare address the product as its quoted display name', () => {
+    expect(fromHeader('no-reply@vigil.example', 'Vigil')).toBe(
+      '"Vigil" <no-reply@vigil.example>',
+    );
+  });
+
+  it('escapes a quote and a backslash in the name (RFC 5322 §3.2.4)', () => {
+    expect(fromHeader('no-reply@vigil.example', 'The "Best" Vigil')).toBe(
+      '"The \\"Best\\" Vigil" <no-reply@vigil.example>',
+    );
+    expect(fromHeader('no-reply@vigil.example', 'Back\\slash')).toBe(
+      '"Back\\\\slash" <no-reply@vigil.example>',
+    );
+  });
+
+  it('keeps a line break out of the header', () => {
+    expect(fromHeader('no-reply@vigil.example', 'Vigil\r\nBcc: x@y')).toBe(
+      '"Vigil Bcc: x@y" <no-reply@vigil.example>',
+    );
+  });
+
+  it('keeps MAIL_FROM as given when it has a display name', () => {
+    expect(fromHeader('Ops <ops@x.example>', 'Vigil')).toBe(
+      'Ops <ops@x.example>',
+    );
+    expect(fromHeader('"Ops, Inc." <ops@x.example>', 'Vigil')).toBe(
+      '"Ops, Inc." <ops@x.example>',
+    );
+  });
+
+  it('names an address in angle brackets without a display name', () => {
+    expect(fromHeader('<ops@x.example>', 'Vigil')).toBe(
+      '"Vigil" <ops@x.example>',
+    );
+  });
+});
