@@ -173,6 +173,7 @@ export default defineConfig({
           include: [
             'tests/browser/journey.test.ts',
             'tests/browser/signup.test.ts',
+            'tests/browser/mailJourney.test.ts',
           ],
           provide: { engines: ['chromium'] },
           globalSetup: [

@@ -3,7 +3,7 @@
  * TypeScript of server/ and what it imports of ours, bundled by esbuild into
  * ES modules: `dist-server/start.mjs`, the service, and
  * `dist-server/consent-export.mjs`, `npm run consent:export`, which runs
- * where the service runs. Packages stay outside the bundle
+ * where the service runs, and `dist-server/mail.mjs`, `npm run mail`. Packages stay outside the bundle
  * and load from node_modules, and files the service reads at start (its
  * stylesheets) from the source tree, so
  * `npm run serve` runs it with plain Node: no TypeScript loader at run
@@ -27,9 +27,13 @@ export const CONSENT_EXPORT_BUNDLE = join(
   'consent-export.mjs',
 );
 
+/** What `npm run mail` runs. */
+export const MAIL_COMMAND_BUNDLE = join(SERVER_BUNDLE_DIR, 'mail.mjs');
+
 /**
- * Bundles server/start.ts into {@link SERVER_BUNDLE}, and
- * server/consentExport.ts into {@link CONSENT_EXPORT_BUNDLE}.
+ * Bundles server/start.ts into {@link SERVER_BUNDLE},
+ * server/consentExport.ts into {@link CONSENT_EXPORT_BUNDLE} and
+ * server/mailCommand.ts into {@link MAIL_COMMAND_BUNDLE}.
  *
  * @throws esbuild's error when the code does not build
  */
@@ -40,6 +44,7 @@ export function buildServerBundle(): void {
     entryPoints: {
       start: join(root, 'server/start.ts'),
       'consent-export': join(root, 'server/consentExport.ts'),
+      mail: join(root, 'server/mailCommand.ts'),
     },
     outdir: SERVER_BUNDLE_DIR,
     outExtension: { '.js': '.mjs' },

@@ -103,7 +103,9 @@ function signedIn(
         site
           ? `We are now watching <strong class="account__site">${site}</strong>. `
           : ''
-      }We will email ${escapeHtml(account.email)} the moment it stops answering.</p>
+      }We will email ${escapeHtml(account.email)} the moment it stops answering${
+        account.confirmed ? '' : ', once you have confirmed the address'
+      }.</p>
 </div>
 `
     : '';
@@ -132,8 +134,8 @@ ${resentNote(view.resent)}<form method="post" action="${RESEND_PATH}" class="mes
     productName,
     'Your account',
     `<section class="card" aria-labelledby="account-title">
-${welcome}${unconfirmed}<h1 id="account-title" class="card__title">Your account</h1>
-<dl class="account">
+${welcome}<h1 id="account-title" class="card__title">Your account</h1>
+${unconfirmed}<dl class="account">
 <div class="account__row"><dt>Name</dt><dd data-testid="account-name">${escapeHtml(account.name)}</dd></div>
 <div class="account__row"><dt>Email address</dt><dd data-testid="account-email">${escapeHtml(account.email)}</dd></div>
 <div class="account__row"><dt>Website watched</dt><dd data-testid="account-site">${site ?? 'None yet'}</dd></div>

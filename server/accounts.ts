@@ -342,14 +342,19 @@ export function accountsRepository(db: Kysely<Schema>) {
 
     /**
      * Deletes what can never sign anyone in again (D89): one-time tokens
-     * past their 10 minutes (used or not), and sessions that expired or
-     * were ended. Nothing that still works is touched, so any instance may
-     * run it at any time.
+     * past their 10 minutes (used or not), mailed links' tokens past their
+     * expiry (used or not), and sessions that expired or were ended.
+     * Nothing that still works is touched, so any instance may run it at
+     * any time.
      *
-     * @returns how many tokens and sessions it deleted
+     * @returns how many one-time tokens, sessions and links it deleted
      */
-    async deleteExpired(): Promise<{ tokens: number; sessions: number }> {
-      const [tokens, sessions] = await query(() =>
+    async deleteExpired(): Promise<{
+      tokens: number;
+      sessions: number;
+      links: number;
+    }> {
+      const [tokens, sessions, links] = await query(() =>
         Promise.all([
           db
             .deleteFrom('one_time_tokens')
@@ -364,12 +369,37 @@ export function accountsRepository(db: Kysely<Schema>) {
               ]),
             )
             .executeTakeFirst(),
+          db
+            .deleteFrom('link_tokens')
+            .where('expires_at', '<', sql<Date>`now()`)
+            .executeTakeFirst(),
         ]),
       );
       return {
         tokens: Number(tokens.numDeletedRows),
         sessions: Number(sessions.numDeletedRows),
+        links: Number(links.numDeletedRows),
       };
+    },
+
+    /**
+     * Deletes the accounts still unconfirmed 7 days after their sign-up
+     * (`confirm_by`, D98), with everything that is theirs (sessions,
+     * tokens, mails: the foreign keys cascade), so that their address is
+     * free again for its owner. Accounts made before confirmation existed
+     * have no `confirm_by` and stay.
+     *
+     * @returns how many accounts it deleted
+     */
+    async deleteUnconfirmed(): Promise<number> {
+      const result = await query(() =>
+        db
+          .deleteFrom('accounts')
+          .where('confirmed_at', 'is', null)
+          .where('confirm_by', '<', sql<Date>`now()`)
+          .executeTakeFirst(),
+      );
+      return Number(result.numDeletedRows);
     },
 
     /**

@@ -107,8 +107,9 @@ function readInlineHashes(distDir: string): InlineHashes | undefined {
 
 /**
  * How often the service deletes what has expired (D89): ended rate-limit
- * windows, spent or expired tokens, ended or expired sessions, and consent
- * records past their retention; in milliseconds.
+ * windows, spent or expired tokens and links, ended or expired sessions,
+ * accounts unconfirmed after 7 days (D98), consent records past their
+ * retention, and the copies of mails sent 7 days ago; in milliseconds.
  */
 export const HOUSEKEEPING_INTERVAL_MS = 5 * 60 * 1000;
 
@@ -255,7 +256,8 @@ async function registerRoutes(
     options.consentRetentionDays ?? DEFAULT_CONSENT_RETENTION_DAYS;
   const housekeeping: readonly [string, () => Promise<unknown>][] = [
     ['ended rate-limit windows', () => deleteEndedWindows(database.db)],
-    ['expired tokens and sessions', () => accounts.deleteExpired()],
+    ['expired tokens, links and sessions', () => accounts.deleteExpired()],
+    ['accounts unconfirmed after 7 days', () => accounts.deleteUnconfirmed()],
     [
       'consent records past their retention',
       () => records.deleteOlderThan(retentionDays),

@@ -199,15 +199,20 @@ function openPostgres(
   return new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
 }
 
-/** `DATABASE_URL` as the operator may see it: no user name or password. */
-export function redactedUrl(url: string): string {
+/**
+ * A URL with credentials (`DATABASE_URL`, `SMTP_URL`) as the operator may
+ * see it in a message: no user name or password.
+ *
+ * @param name the variable, named when the URL cannot be read
+ */
+export function redactedUrl(url: string, name = 'DATABASE_URL'): string {
   try {
     const parsed = new URL(url);
     parsed.username = '';
     parsed.password = '';
     return parsed.toString();
   } catch {
-    return '(an unreadable DATABASE_URL)';
+    return `(an unreadable ${name})`;
   }
 }
 

@@ -11,7 +11,11 @@ import {
   DEFAULT_CONSENT_RETENTION_DAYS,
   MIN_CONSENT_RETENTION_DAYS,
 } from './consentRecords';
-import type { DatabaseSettings } from './database';
+import { createPrivateKey } from 'node:crypto';
+import { isValidEmail } from '../common/emailAddress';
+import { redactedUrl, type DatabaseSettings } from './database';
+import type { MailOptions } from './mailSender';
+import type { DkimSettings } from './mailTransport';
 
 /** Every variable the server reads; unset and empty mean "the default". */
 export type ServerEnvironment = Partial<Record<string, string | undefined>>;
@@ -169,6 +173,119 @@ function isLoopbackUrl(value: string): boolean {
   );
 }
 
+/** Where mail goes without `SMTP_URL`: `mail` under the data directory. */
+export const MAIL_DIR = 'mail';
+
+/**
+ * The address part of `MAIL_FROM`, which may carry a display name
+ * (`Ops <ops@vigil.example>`).
+ */
+function mailFromAddress(raw: string): string {
+  return /<([^<>]*)>\s*$/.exec(raw)?.[1]?.trim() ?? raw;
+}
+
+/**
+ * DKIM signing (RFC 6376) from `DKIM_DOMAIN`, `DKIM_SELECTOR` and
+ * `DKIM_PRIVATE_KEY` (PEM; `\n` written as two characters is read as a
+ * line break, as one-line environment files hold it).
+ *
+ * @returns undefined when none of the three is set
+ * @throws Error naming the missing variables when only some are set, or
+ *   `DKIM_PRIVATE_KEY` when it is not a private key
+ */
+export function dkimFrom(env: ServerEnvironment): DkimSettings | undefined {
+  const names = ['DKIM_DOMAIN', 'DKIM_SELECTOR', 'DKIM_PRIVATE_KEY'] as const;
+  const set = names.filter((name) => env[name]?.trim());
+  if (set.length === 0) return undefined;
+  if (set.length < names.length) {
+    const missing = names.filter((name) => !set.includes(name));
+    throw new Error(
+      `DKIM signing needs DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY together; ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set`,
+    );
+  }
+  const privateKey = (env.DKIM_PRIVATE_KEY ?? '').replace(/\\n/g, '\n').trim();
+  try {
+    createPrivateKey(privateKey);
+  } catch {
+    throw new Error(
+      'DKIM_PRIVATE_KEY must be a private key in PEM (-----BEGIN PRIVATE KEY----- …)',
+    );
+  }
+  return {
+    domainName: (env.DKIM_DOMAIN ?? '').trim(),
+    keySelector: (env.DKIM_SELECTOR ?? '').trim(),
+    privateKey,
+  };
+}
+
+/**
+ * How the service sends mail (D95, D100, D101), from `SMTP_URL`,
+ * `MAIL_FROM`, `PUBLIC_URL` and the DKIM variables.
+ *
+ * @param dataDir the embedded database's directory setting (`DATA_DIR`),
+ *   under which mail is written without `SMTP_URL`
+ * @returns SMTP when `SMTP_URL` is set; otherwise files in
+ *   `$DATA_DIR/mail` (default `./data/mail`), which `npm run mail` reads
+ * @throws Error naming the variable when `SMTP_URL` is not an `smtp:` or
+ *   `smtps:` URL (its credentials are never repeated), when `SMTP_URL` is
+ *   set without `MAIL_FROM` (a guessed sender would be refused or spoof),
+ *   when `MAIL_FROM` is not an address, or when the DKIM variables are
+ *   incomplete ({@link dkimFrom})
+ */
+export function mailOptionsFrom(env: ServerEnvironment): MailOptions {
+  const publicUrl = publicUrlFrom(env);
+  const smtpUrl = env.SMTP_URL?.trim();
+  const from = env.MAIL_FROM?.trim();
+  const dkim = dkimFrom(env);
+  if (from && !isValidEmail(mailFromAddress(from))) {
+    throw new Error(
+      `MAIL_FROM must be an address like no-reply@vigil.example, or Vigil <no-reply@vigil.example>; got "${from}"`,
+    );
+  }
+  if (!smtpUrl) {
+    return {
+      publicUrl,
+      from: from ?? 'no-reply@localhost',
+      transport: {
+        kind: 'file',
+        dir: resolve(env.DATA_DIR?.trim() || DEFAULT_DATA_DIR, MAIL_DIR),
+      },
+    };
+  }
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(smtpUrl).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'smtp:' && protocol !== 'smtps:') {
+    throw new Error(
+      `SMTP_URL must be an smtp:// or smtps:// URL like smtps://user:password@smtp.example:465; got "${redactedUrl(smtpUrl, 'SMTP_URL')}"`,
+    );
+  }
+  if (!from) {
+    throw new Error(
+      'SMTP_URL is set but MAIL_FROM is not: set MAIL_FROM to the address mail is sent from (e.g. no-reply@vigil.example), one your SMTP server may send as',
+    );
+  }
+  return {
+    publicUrl,
+    from,
+    transport: { kind: 'smtp', url: smtpUrl, ...(dkim && { dkim }) },
+  };
+}
+
+/**
+ * Where mail goes, as the service says at start (D100): the SMTP server
+ * without its credentials, or the directory mail is written to and the
+ * command that reads it.
+ */
+export function mailNotice(mail: MailOptions): string {
+  return mail.transport.kind === 'smtp'
+    ? `Mail: sent through ${redactedUrl(mail.transport.url, 'SMTP_URL')} as ${mail.from}`
+    : `Mail: not sent (SMTP_URL is not set); each mail is written to ${mail.transport.dir}. Read the newest with: npm run mail`;
+}
+
 /**
  * `CONSENT_RETENTION_DAYS`: how long a consent record is kept (D89).
  *
@@ -193,17 +310,29 @@ export function consentRetentionDaysFrom(env: ServerEnvironment): number {
 
 /**
  * What the service must say loudly when it starts with a configuration that
- * runs, but unsafely: Google's test key (no token is verified), and
- * `TRUST_PROXY=true` (any client chooses its own rate-limit key).
+ * runs, but unsafely: Google's test key (no token is verified),
+ * `TRUST_PROXY=true` (any client chooses its own rate-limit key), and a
+ * public `PUBLIC_URL` without `SMTP_URL` (no mail reaches anyone).
  *
  * @param options what {@link serverOptionsFrom} read from the environment
  * @returns one message per problem, each naming its variable; none for a
  *   safe configuration
  */
 export function startupWarnings(
-  options: Pick<ServerOptions, 'captcha' | 'trustProxy'>,
+  options: Pick<ServerOptions, 'captcha' | 'trustProxy' | 'mail'>,
 ): string[] {
   const warnings: string[] = [];
+  const publicHost = options.mail && new URL(options.mail.publicUrl).hostname;
+  if (
+    options.mail?.transport.kind === 'file' &&
+    publicHost !== 'localhost' &&
+    publicHost !== '127.0.0.1' &&
+    publicHost !== '[::1]'
+  ) {
+    warnings.push(
+      `SMTP_URL is not set: no mail leaves this machine, so nobody at ${options.mail.publicUrl} can confirm an address or sign in. Set SMTP_URL and MAIL_FROM.`,
+    );
+  }
   // {@link captchaFrom} leaves tokens unverified with the test key only.
   if (options.captcha === undefined) {
     warnings.push(
@@ -224,7 +353,8 @@ export function startupWarnings(
  * @returns the options of `buildServer`: the page's configuration (for its
  *   Content-Security-Policy and cookie names), `SIGNUP_RATE_LIMIT` (default
  *   5), the captcha's verification, the database (`DATABASE_URL` or
- *   `DATA_DIR`), `TRUST_PROXY` and `CONSENT_RETENTION_DAYS`
+ *   `DATA_DIR`), `TRUST_PROXY`, `CONSENT_RETENTION_DAYS` and how mail is
+ *   sent ({@link mailOptionsFrom})
  * @throws Error naming the variable when a value cannot be used, or when
  *   the values together would run unsafely ({@link captchaFrom})
  */
@@ -242,6 +372,7 @@ export function serverOptionsFrom(
     trustProxy: trustProxyFrom(env),
     ...(captcha && { captcha }),
     consentRetentionDays: consentRetentionDaysFrom(env),
+    mail: mailOptionsFrom(env),
     trackingTagUrl: config.trackingTagUrl,
     sentryDsn: config.sentryDsn,
   };

@@ -8,15 +8,19 @@
  *   key without its secret), a data directory another instance holds, a
  *   database that cannot be opened: a message on stderr, exit 1.
  * - A configuration that runs, but unsafely (Google's test captcha key,
- *   `TRUST_PROXY=true`): a warning on stderr at every start.
- * - SIGTERM or SIGINT: stop accepting, finish the requests in flight, close
- *   the database, exit 0 (exit 1 if that takes longer than
+ *   `TRUST_PROXY=true`, a public `PUBLIC_URL` without `SMTP_URL`): a
+ *   warning on stderr at every start.
+ * - Where mail goes (an SMTP server, or files `npm run mail` reads): a line
+ *   on stdout at every start.
+ * - SIGTERM or SIGINT: stop accepting, finish the requests in flight and
+ *   the mails being sent, close the database, exit 0 (exit 1 if that takes longer than
  *   {@link SHUTDOWN_GRACE_MS}).
  */
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildServer, type ServerOptions } from './app';
 import {
+  mailNotice,
   positiveInteger,
   serverOptionsFrom,
   startupWarnings,
@@ -54,6 +58,8 @@ closeWithGrace(
 
 await app.listen({ port, host });
 console.log(`Sign-up page: http://${host}:${port}/signup`);
+// Where mail goes, so that nobody believes a mail was sent that was not.
+if (options.mail) console.log(mailNotice(options.mail));
 // A configuration that runs, but unsafely, says so at every start.
 for (const warning of startupWarnings(options)) {
   console.warn(`Warning: ${warning}`);

@@ -5,11 +5,13 @@
  * says so at start, and the settings the service reads (PUBLIC_URL,
  * CONSENT_RETENTION_DAYS) are checked like every other.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { RECAPTCHA_TEST_SITE_KEY } from '../../common/config';
 import {
   captchaFrom,
   consentRetentionDaysFrom,
+  mailNotice,
   publicUrlFrom,
   serverOptionsFrom,
   startupWarnings,
@@ -172,3 +174,114 @@ describe('CONSENT_RETENTION_DAYS', () => {
     ).toThrow(/at least 365: a record must outlive the consent cookie/);
   });
 });
+
+describe('mail (SMTP_URL, MAIL_FROM, the DKIM variables)', () => {
+  /** An Ed25519 key in PKCS #8 PEM, as `openssl genpkey` writes it. */
+  const DKIM_KEY = generateKeyPairSync('ed25519')
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
+
+  it('without SMTP_URL, writes each mail under DATA_DIR/mail and says so at start', () => {
+    const { mail } = options({ DATA_DIR: '/srv/vigil' });
+    expect(mail?.transport).toEqual({ kind: 'file', dir: '/srv/vigil/mail' });
+    expect(mailNotice(mail ?? fail())).toMatch(
+      /^Mail: not sent \(SMTP_URL is not set\); each mail is written to \/srv\/vigil\/mail\. Read the newest with: npm run mail$/,
+    );
+    // On this machine that is what a person running it expects: no warning.
+    expect(
+      startupWarnings({ mail }).filter((line) => line.includes('SMTP_URL')),
+    ).toEqual([]);
+  });
+
+  it('warns at start when a public PUBLIC_URL has no SMTP_URL: no mail would reach anyone', () => {
+    const { mail } = options({ PUBLIC_URL: 'https://vigil.example' });
+    expect(startupWarnings({ mail })).toContainEqual(
+      expect.stringMatching(/^SMTP_URL is not set: .*SMTP_URL and MAIL_FROM/),
+    );
+  });
+
+  it('sends through SMTP_URL as MAIL_FROM, with links on PUBLIC_URL, and never repeats the credentials', () => {
+    const { mail } = options({
+      SMTP_URL: 'smtps://mailer:s3cret@smtp.example:465',
+      MAIL_FROM: 'no-reply@vigil.example',
+      PUBLIC_URL: 'https://vigil.example',
+    });
+    expect(mail).toMatchObject({
+      publicUrl: 'https://vigil.example',
+      from: 'no-reply@vigil.example',
+      transport: {
+        kind: 'smtp',
+        url: 'smtps://mailer:s3cret@smtp.example:465',
+      },
+    });
+    const notice = mailNotice(mail ?? fail());
+    expect(notice).toContain('smtp.example:465');
+    expect(notice).not.toMatch(/mailer|s3cret/);
+  });
+
+  it('refuses an SMTP_URL that is not smtp: or smtps:, without repeating its password', () => {
+    let message = '';
+    try {
+      options({
+        SMTP_URL: 'http://mailer:s3cret@smtp.example',
+        MAIL_FROM: 'no-reply@vigil.example',
+      });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^SMTP_URL must be an smtp:\/\/ or smtps:\/\//);
+    expect(message).not.toMatch(/s3cret|mailer/);
+  });
+
+  it('refuses SMTP_URL without MAIL_FROM, and a MAIL_FROM that is not an address', () => {
+    expect(() => options({ SMTP_URL: 'smtp://smtp.example:587' })).toThrow(
+      /^SMTP_URL is set but MAIL_FROM is not/,
+    );
+    expect(() =>
+      options({ SMTP_URL: 'smtp://smtp.example', MAIL_FROM: 'vigil' }),
+    ).toThrow(/^MAIL_FROM must be an address/);
+    expect(
+      options({
+        SMTP_URL: 'smtp://smtp.example',
+        MAIL_FROM: 'Vigil Alerts <alerts@vigil.example>',
+      }).mail?.from,
+    ).toBe('Vigil Alerts <alerts@vigil.example>');
+  });
+
+  it('signs with DKIM when all three variables are set, reading \\n as a line break', () => {
+    const { mail } = options({
+      SMTP_URL: 'smtp://smtp.example',
+      MAIL_FROM: 'no-reply@vigil.example',
+      DKIM_DOMAIN: 'vigil.example',
+      DKIM_SELECTOR: 'mail2026',
+      DKIM_PRIVATE_KEY: DKIM_KEY.replace(/\n/g, '\\n'),
+    });
+    expect(mail?.transport).toMatchObject({
+      dkim: {
+        domainName: 'vigil.example',
+        keySelector: 'mail2026',
+        privateKey: DKIM_KEY.trim(),
+      },
+    });
+  });
+
+  it('refuses some of the DKIM variables without the others, naming the missing ones, and a key that is not one', () => {
+    expect(() =>
+      options({ DKIM_DOMAIN: 'vigil.example', DKIM_SELECTOR: 's' }),
+    ).toThrow(/DKIM_PRIVATE_KEY is not set/);
+    expect(() => options({ DKIM_PRIVATE_KEY: DKIM_KEY })).toThrow(
+      /DKIM_DOMAIN and DKIM_SELECTOR are not set/,
+    );
+    expect(() =>
+      options({
+        DKIM_DOMAIN: 'vigil.example',
+        DKIM_SELECTOR: 's',
+        DKIM_PRIVATE_KEY: 'not a key',
+      }),
+    ).toThrow(/^DKIM_PRIVATE_KEY must be a private key in PEM/);
+  });
+});
+
+function fail(): never {
+  throw new Error('no mail options');
+}

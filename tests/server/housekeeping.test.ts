@@ -55,6 +55,17 @@ async function newAccount(server: FastifyInstance = app) {
   return { repository, auth };
 }
 
+/** A new account with its address, signed in once. */
+async function newAccountWithAddress() {
+  const { repository, auth } = await newAccount();
+  const email = `housekeeping.${process.pid}.${accounts}@example.com`;
+  // Its one-time token, used, is kept for its 10 minutes (D89): it must
+  // go with the account too.
+  const session = newSecret();
+  expect(await repository.redeem(auth, session)).not.toBeNull();
+  return { repository, auth, session, email };
+}
+
 /** A signed-in session of a new account: its cookie's value. */
 async function newSession(server: FastifyInstance = app) {
   const { repository, auth } = await newAccount(server);
@@ -143,6 +154,95 @@ describe('expired tokens and sessions', () => {
     expect(await sessionCount(used.session)).toBe(1);
     expect(await open.repository.findBySession(open.session)).not.toBeNull();
     expect(await live.repository.redeem(live.auth, newSecret())).not.toBeNull();
+  });
+});
+
+/** A mailed link's token for an account, expiring `expiresIn` from now. */
+async function linkToken(email: string, expiresIn: string) {
+  const token = newSecret();
+  await sql`insert into link_tokens (token_hash, purpose, account_id, expires_at)
+            select ${secretHash(token)}, 'signin', id, now() + ${expiresIn}::interval
+              from accounts where email = ${email}`.execute(app.database.db);
+  return token;
+}
+
+async function linkCount(token: string) {
+  const rows = await app.database.db
+    .selectFrom('link_tokens')
+    .select('purpose')
+    .where('token_hash', '=', secretHash(token))
+    .execute();
+  return rows.length;
+}
+
+describe('mailed links', () => {
+  it('are deleted once expired; live ones stay', async () => {
+    const { email } = await newAccountWithAddress();
+    const expired = await linkToken(email, '-1 second');
+    const live = await linkToken(email, '15 minutes');
+    const deleted = await accountsRepository(app.database.db).deleteExpired();
+    expect(deleted.links).toBeGreaterThanOrEqual(1);
+    expect(await linkCount(expired)).toBe(0);
+    expect(await linkCount(live)).toBe(1);
+  });
+});
+
+describe('accounts never confirmed (D98)', () => {
+  const accountCount = async (email: string) =>
+    (
+      await app.database.db
+        .selectFrom('accounts')
+        .select('id')
+        .where('email', '=', email)
+        .execute()
+    ).length;
+
+  const setAccount = (email: string, values: string) =>
+    sql`update accounts set ${sql.raw(values)} where email = ${email}`.execute(
+      app.database.db,
+    );
+
+  it('are deleted 7 days after the sign-up with everything of theirs, and the address signs up again', async () => {
+    const { email, repository, auth, session } = await newAccountWithAddress();
+    const link = await linkToken(email, '15 minutes');
+    await setAccount(email, "confirm_by = now() - interval '1 second'");
+
+    expect(await repository.deleteUnconfirmed()).toBeGreaterThanOrEqual(1);
+    expect(await accountCount(email)).toBe(0);
+    expect(await sessionCount(session)).toBe(0);
+    expect(await tokenCount(auth.sid)).toBe(0);
+    expect(await linkCount(link)).toBe(0);
+    const mails = await app.database.db
+      .selectFrom('mail_outbox')
+      .select('id')
+      .where('recipient', '=', email)
+      .execute();
+    expect(mails).toEqual([]);
+    expect(
+      await repository.create({
+        name: 'The owner',
+        email,
+        siteUrl: undefined,
+        newsletter: false,
+        campaign: undefined,
+      }),
+    ).not.toBeNull();
+  });
+
+  it('stay while within their 7 days, once confirmed, and when made before confirmation existed', async () => {
+    const young = await newAccountWithAddress();
+    const confirmed = await newAccountWithAddress();
+    await setAccount(
+      confirmed.email,
+      "confirmed_at = now() - interval '8 days', confirm_by = now() - interval '1 day'",
+    );
+    const older = await newAccountWithAddress();
+    await setAccount(older.email, 'confirm_by = null');
+
+    await young.repository.deleteUnconfirmed();
+    for (const { email } of [young, confirmed, older]) {
+      expect(await accountCount(email), email).toBe(1);
+    }
   });
 });
 

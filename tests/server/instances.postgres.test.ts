@@ -4,7 +4,8 @@
  * together and apply each migration once, count one rate limit, make one
  * account of simultaneous sign-ups with one address, and survive the
  * database failing under them, even when a killed connection's socket
- * closes late (a relay holds the close back). PostgreSQL only: an embedded
+ * closes late (a relay holds the close back); and they send each queued
+ * mail once, under one limit per address. PostgreSQL only: an embedded
  * data directory belongs to one process (tests/server/process.test.ts).
  */
 import { connect, createServer, type Socket } from 'node:net';
@@ -25,6 +26,8 @@ import {
   type EmbeddedPostgresServer,
 } from '../support/page/embeddedPostgres';
 import type { DatabaseSettings } from '../../server/database';
+import { sinkMailOptions } from './support/mailService';
+import { startSmtpSink, type SmtpSink } from './support/smtpSink';
 
 function signUpThrough(
   app: FastifyInstance,
@@ -150,6 +153,81 @@ async function lingeringRelay(
       }),
   };
 }
+
+describe('two instances sending mail from one database (D95)', () => {
+  let settings: DatabaseSettings;
+  let sink: SmtpSink;
+  let a: FastifyInstance;
+  let b: FastifyInstance;
+
+  beforeAll(async () => {
+    settings = await scratchDatabase();
+    sink = await startSmtpSink();
+    // The senders start together, once the mails are queued.
+    const mail = sinkMailOptions(sink, {
+      autoStart: false,
+      pollIntervalMs: 10,
+    });
+    [a, b] = await Promise.all([
+      apiServer({ database: settings, mail }),
+      apiServer({ database: settings, mail }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([a.close(), b.close()]);
+    await sink.stop();
+  });
+
+  it('send each mail once', async () => {
+    const emails: string[] = [];
+    for (let index = 0; index < 60; index += 1) {
+      const body = validSignUp();
+      emails.push(body.get('email') ?? '');
+      const answer = await signUpThrough(
+        index % 2 === 0 ? a : b,
+        body,
+        `198.51.100.${index + 10}`,
+      );
+      expect(answer.statusCode).toBe(200);
+    }
+    await Promise.all([a.mailSender?.start(), b.mailSender?.start()]);
+    await sink.waitForMessages(60);
+    await Promise.all([a.mailSender?.drain(), b.mailSender?.drain()]);
+    const sentTo = sink.messages.flatMap((message) =>
+      [message.to ?? []]
+        .flat()
+        .flatMap((to) => to.value.map((box) => box.address)),
+    );
+    expect(sentTo.sort()).toEqual([...emails].sort());
+    expect(
+      new Set(sink.messages.map((message) => message.messageId)).size,
+    ).toBe(60);
+  });
+
+  it('hold one limit of mails per address', async () => {
+    const email = anAccountsAddress();
+    const before = sink.messages.length;
+    for (const app of [a, b, a, b]) {
+      const answer = await app.inject({
+        method: 'POST',
+        url: '/signin',
+        headers: { 'content-type': FORM, 'sec-fetch-site': 'same-origin' },
+        payload: new URLSearchParams({ email }).toString(),
+      });
+      expect(answer.statusCode).toBe(200);
+    }
+    await Promise.all([a.mailSender?.drain(), b.mailSender?.drain()]);
+    expect(sink.messages.length - before).toBe(3);
+  });
+
+  /** An address with an account: the first mail's. */
+  function anAccountsAddress(): string {
+    const to = [sink.messages[0]?.to ?? []].flat()[0]?.value[0]?.address;
+    if (!to) throw new Error('no mail yet');
+    return to;
+  }
+});
 
 describe('the database failing under the service', () => {
   let server: EmbeddedPostgresServer;

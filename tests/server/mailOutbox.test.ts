@@ -6,6 +6,7 @@
  * to the recipient final and stored without the address; copies dropped
  * after 7 days (D89, D95, D101).
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../machines/signUpContract';
@@ -148,6 +149,42 @@ describe('the confirmation mail of a sign-up', () => {
     );
     expect(dump.rows[0]?.dump).toContain(row.id);
     expect(dump.rows[0]?.dump).not.toContain(token);
+  });
+});
+
+describe('DKIM (DKIM_DOMAIN, DKIM_SELECTOR, DKIM_PRIVATE_KEY)', () => {
+  it('signs each mail for the configured domain and selector', async () => {
+    const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    const signed = await startMailService(
+      {},
+      {
+        dkim: {
+          domainName: 'vigil.example',
+          keySelector: 'mail2026',
+          privateKey,
+        },
+      },
+    );
+    try {
+      const body = validSignUp();
+      await signed.app.inject({
+        method: 'POST',
+        url: SIGN_UP_PATH,
+        headers: { 'content-type': FORM },
+        payload: body.toString(),
+      });
+      await signed.drain();
+      const [mail] = signed.mailsTo(body.get('email') ?? '');
+      const signature =
+        mail?.headerLines.find((line) => line.key === 'dkim-signature')?.line ??
+        '';
+      expect(signature).toMatch(/\bd=vigil\.example;/);
+      expect(signature).toMatch(/\bs=mail2026;/);
+    } finally {
+      await signed.close();
+    }
   });
 });
 

@@ -8,21 +8,25 @@ import type { ParsedMail } from 'mailparser';
 import { expect } from 'vitest';
 import type { ServerOptions } from '../../../server/app';
 import type { MailOptions } from '../../../server/mailSender';
+import type { DkimSettings } from '../../../server/mailTransport';
 import { FORM, apiServer, signUpForLogin } from './apiServer';
 import { startSmtpSink, type SmtpSink } from './smtpSink';
 
 /** Where the service says it is: every mailed link must start with it. */
 export const PUBLIC_URL = 'https://vigil.example';
 
+/** What a test may change of {@link sinkMailOptions}: any option, and DKIM. */
+export type SinkMailOverrides = Partial<MailOptions> & { dkim?: DkimSettings };
+
 /** The mail options of a service sending to `sink`, retrying within a second. */
 export function sinkMailOptions(
   sink: SmtpSink,
-  overrides: Partial<MailOptions> = {},
+  { dkim, ...overrides }: SinkMailOverrides = {},
 ): MailOptions {
   return {
     publicUrl: PUBLIC_URL,
     from: 'no-reply@vigil.example',
-    transport: { kind: 'smtp', url: sink.url },
+    transport: { kind: 'smtp', url: sink.url, ...(dkim && { dkim }) },
     pollIntervalMs: 60_000,
     retry: { firstDelayMs: 20, maxDelayMs: 200 },
     ...overrides,
@@ -43,7 +47,7 @@ export interface MailService {
 /** Starts a sink and a service sending to it. */
 export async function startMailService(
   options: Partial<ServerOptions> = {},
-  mail: Partial<MailOptions> = {},
+  mail: SinkMailOverrides = {},
 ): Promise<MailService> {
   const sink = await startSmtpSink();
   const app = await apiServer({

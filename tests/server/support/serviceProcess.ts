@@ -6,6 +6,9 @@
  * signals, kill it and read what it logs.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SERVER_BUNDLE } from '../../../scripts/buildServer';
 import { freePort } from '../../support/page/embeddedPostgres';
 import { PROJECT_ROOT } from '../../support/page/paths';
@@ -18,6 +21,13 @@ export interface ServiceProcess {
   output: string[];
   /** Settles when it exits. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** A directory under the OS temp dir, deleted when this process exits. */
+function scratchDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'vigil-service-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 /** The environment variables that put a service on a database. */
@@ -66,6 +76,10 @@ export async function startService(
         NODE_ENV: 'production',
         SIGNUP_RATE_LIMIT: '1000000000',
         PORT: String(port),
+        // Without SMTP_URL, mail is written under DATA_DIR (D100): on a
+        // PostgreSQL server too, so a directory of the test's, never the
+        // project's ./data.
+        ...(env.DATA_DIR === undefined && { DATA_DIR: scratchDir() }),
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,8 @@
  * Starts the real local server (server/app.ts) on a free loopback port,
  * serving a page that the browser project's global setup built; over HTTPS
  * with a throwaway self-signed certificate when asked, so that Secure and
- * domain-wide cookies can be tested on {@link TEST_PRODUCT_HOST}.
+ * domain-wide cookies can be tested on {@link TEST_PRODUCT_HOST}; sending
+ * its mail to a test's SMTP server when asked, with links to itself.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { buildServer } from '../../../server/app';
 import type { DatabaseSettings } from '../../../server/database';
 import { serverOptionsFrom } from '../../../server/environment';
 import { TEST_BUILDS, TEST_PRODUCT_HOST, type TestBuild } from './paths';
+import { freePort } from './embeddedPostgres';
 import { scratchDatabase } from './scratchDatabase';
 
 export interface TestServer {
@@ -65,6 +67,13 @@ function selfSignedCertificate() {
  * @param options.https serve on {@link TEST_PRODUCT_HOST} over HTTPS
  * @param options.database where the accounts live; default a scratch
  *   database of the run's engine (tests/support/page/scratchDatabase.ts)
+ * @param options.smtpUrl send the service's mail (confirmation and sign-in
+ *   links) to this SMTP server, e.g. a sink's `smtp://127.0.0.1:PORT`
+ *   (tests/server/support/smtpSink.ts), with `PUBLIC_URL` the server's own
+ *   {@link TestServer.origin}, so that a browser can open the mailed links.
+ *   The port is then picked before the server is built (`PUBLIC_URL` is
+ *   part of its options) rather than left to `listen`. Default: no mail is
+ *   sent (the outbox fills, and nothing sends it).
  */
 export async function startTestServer(
   options: {
@@ -72,22 +81,44 @@ export async function startTestServer(
     build?: TestBuild;
     https?: boolean;
     database?: DatabaseSettings;
+    smtpUrl?: string;
   } = {},
 ): Promise<TestServer> {
   const build = TEST_BUILDS[options.build ?? 'tagged'];
+  const originAt = (port: number) =>
+    options.https
+      ? `https://${TEST_PRODUCT_HOST}:${port}`
+      : `http://localhost:${port}`;
+  // With mail, PUBLIC_URL names the port, so the port comes first.
+  const port = options.smtpUrl === undefined ? 0 : await freePort();
   const app = await buildServer({
     ...serverOptionsFrom(build.env, build.distDir),
     // Generous unless a test is about the limit: every test signs up.
     rateLimit: options.rateLimit ?? 1000,
     database: options.database ?? (await scratchDatabase()),
     ...(options.https && { https: selfSignedCertificate() }),
+    // Without an SMTP server of the test's, mail is queued and never sent
+    // (not written into the project's ./data/mail).
+    mail:
+      options.smtpUrl === undefined
+        ? undefined
+        : {
+            publicUrl: originAt(port),
+            from: 'no-reply@vigil.test',
+            transport: { kind: 'smtp', url: options.smtpUrl },
+          },
   });
-  await app.listen({ port: 0, host: 'localhost' });
-  const { port } = app.server.address() as AddressInfo;
+  try {
+    await app.listen({ port, host: 'localhost' });
+  } catch (error) {
+    // The picked port was taken in between: close what was built (its
+    // database and mail sender) rather than leave it running.
+    await app.close();
+    throw error;
+  }
+  const { port: bound } = app.server.address() as AddressInfo;
   return {
-    origin: options.https
-      ? `https://${TEST_PRODUCT_HOST}:${port}`
-      : `http://localhost:${port}`,
+    origin: originAt(bound),
     close: () => app.close(),
   };
 }
