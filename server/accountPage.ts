@@ -124,7 +124,7 @@ function signedIn(
     ? ''
     : `<div class="message message--notice" role="status" data-testid="address-unconfirmed">
 <h2 class="message__title">Confirm your email address</h2>
-<p>We sent a link to <strong class="account__email">${escapeHtml(account.email)}</strong>. Open it to confirm that your alerts reach you. Until then, someone else who owns this address can take the account over by signing in.</p>
+<p>We sent a link to <strong class="account__email">${escapeHtml(account.email)}</strong>. Open it to confirm that our alerts reach you. An account whose address is not confirmed within 7 days is deleted.</p>
 ${resentNote(view.resent)}<form method="post" action="${RESEND_PATH}" class="message__action">
 <button type="submit" class="button button--secondary" data-testid="resend-confirmation">Send the link again</button>
 </form>

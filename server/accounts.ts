@@ -183,7 +183,18 @@ const UUID = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
  * Every function raises {@link DatabaseUnavailableError} when the database
  * fails or cannot be reached, and nothing else but what its comment names.
  */
-export function accountsRepository(db: Kysely<Schema>) {
+export function accountsRepository(
+  db: Kysely<Schema>,
+  {
+    queueConfirmation = true,
+  }: {
+    /**
+     * Whether a sign-up queues its confirmation mail (D95); false only for
+     * the benchmark's figure without mail (`VIGIL_BENCH_WITHOUT_MAIL`).
+     */
+    queueConfirmation?: boolean;
+  } = {},
+) {
   // The account, its token and its confirmation mail in one statement (see
   // `create`).
   const signUpStatement = prepare<SignUpValues, { sid: string }>(
@@ -217,7 +228,8 @@ export function accountsRepository(db: Kysely<Schema>) {
                   sql.lit('confirm').as('kind'),
                   'account.id',
                   'account.email',
-                ]),
+                ])
+                .where(sql.lit(queueConfirmation)),
             ),
         )
         .insertInto('one_time_tokens')

@@ -69,6 +69,11 @@ export interface ServerOptions {
    * outbox and nothing sends them (tests that are not about mail).
    */
   mail?: MailOptions;
+  /**
+   * Whether a sign-up queues its confirmation mail (default true); false
+   * only for the benchmark's figure without mail.
+   */
+  queueMail?: boolean;
   /** Where the accounts live: `DATA_DIR` or `DATABASE_URL`. */
   database: DatabaseSettings;
   /** How long to wait for a PostgreSQL server at start (ms; default 30 s). */
@@ -211,7 +216,9 @@ async function registerRoutes(
   app.decorate('database', database);
   app.decorate('mailSender', sender);
   const wakeSender = () => sender?.wake();
-  const accounts = accountsRepository(database.db);
+  const accounts = accountsRepository(database.db, {
+    queueConfirmation: options.queueMail !== false,
+  });
   await app.register(cookie);
   // Counted in the database, so every instance on it shares one limit
   // (server/rateLimitStore.ts).

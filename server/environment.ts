@@ -319,9 +319,14 @@ export function consentRetentionDaysFrom(env: ServerEnvironment): number {
  *   safe configuration
  */
 export function startupWarnings(
-  options: Pick<ServerOptions, 'captcha' | 'trustProxy' | 'mail'>,
+  options: Pick<ServerOptions, 'captcha' | 'trustProxy' | 'mail' | 'queueMail'>,
 ): string[] {
   const warnings: string[] = [];
+  if (options.queueMail === false) {
+    warnings.push(
+      'VIGIL_BENCH_WITHOUT_MAIL=1: sign-ups queue no confirmation mail and no mail is sent. It exists for npm run bench:api; unset it.',
+    );
+  }
   const publicHost = options.mail && new URL(options.mail.publicUrl).hostname;
   if (
     options.mail?.transport.kind === 'file' &&
@@ -372,7 +377,11 @@ export function serverOptionsFrom(
     trustProxy: trustProxyFrom(env),
     ...(captcha && { captcha }),
     consentRetentionDays: consentRetentionDaysFrom(env),
-    mail: mailOptionsFrom(env),
+    // Internal, for `npm run bench:api`'s figure without mail: no outbox
+    // row and no sender (warned about at start).
+    ...(env.VIGIL_BENCH_WITHOUT_MAIL === '1'
+      ? { queueMail: false }
+      : { mail: mailOptionsFrom(env) }),
     trackingTagUrl: config.trackingTagUrl,
     sentryDsn: config.sentryDsn,
   };

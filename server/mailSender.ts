@@ -97,6 +97,8 @@ export function mailSender(
   let running: Promise<void> | undefined;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  /** The soonest retry a run has set (ms from its end), if sooner than a poll. */
+  let soonestRetryMs = Infinity;
 
   /** The Message-ID: the same on every attempt, so receivers can drop a repeat. */
   const messageId = (mail: ClaimedMail) =>
@@ -127,12 +129,15 @@ export function mailSender(
       await transport.send(composed);
     } catch (error) {
       const failure = sendFailure(error);
+      const delayMs = delayOf(mail.attempts);
       const state = await outbox.markFailed(mail, {
         error: failure.summary,
         permanent: failure.permanent,
-        delayMs: delayOf(mail.attempts),
+        delayMs,
         giveUpAfterMs: retry.giveUpAfterMs,
       });
+      if (state === 'pending')
+        soonestRetryMs = Math.min(soonestRetryMs, delayMs);
       if (state === 'failed') {
         log.error(
           { mail: { ...line, error: failure.summary } },
@@ -176,10 +181,13 @@ export function mailSender(
     return claimed.length;
   }
 
+  /** The next look: at the next poll, or at this run's soonest retry. */
   function schedule(): void {
     if (stopped) return;
     clearTimeout(timer);
-    timer = setTimeout(() => void run(), pollIntervalMs).unref();
+    const delay = Math.min(pollIntervalMs, soonestRetryMs);
+    soonestRetryMs = Infinity;
+    timer = setTimeout(() => void run(), delay).unref();
   }
 
   /** Runs passes until nothing due is left; one run at a time. */

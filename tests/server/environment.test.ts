@@ -282,6 +282,20 @@ describe('mail (SMTP_URL, MAIL_FROM, the DKIM variables)', () => {
   });
 });
 
+describe('VIGIL_BENCH_WITHOUT_MAIL (internal, for npm run bench:api)', () => {
+  it('queues no mail, sends none, and says so at every start', () => {
+    const benched = options({ VIGIL_BENCH_WITHOUT_MAIL: '1' });
+    expect(benched.queueMail).toBe(false);
+    expect(benched.mail).toBeUndefined();
+    expect(startupWarnings(benched)).toContainEqual(
+      expect.stringMatching(
+        /^VIGIL_BENCH_WITHOUT_MAIL=1: sign-ups queue no confirmation mail/,
+      ),
+    );
+    expect(options({}).queueMail).toBeUndefined();
+  });
+});
+
 function fail(): never {
   throw new Error('no mail options');
 }
