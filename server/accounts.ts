@@ -190,7 +190,7 @@ export function accountsRepository(
   }: {
     /**
      * Whether a sign-up queues its confirmation mail (D95); false only for
-     * the benchmark's figure without mail (`VIGIL_BENCH_WITHOUT_MAIL`).
+     * the benchmark's figure without mail (`VIGIL_BENCH_MAIL=none`).
      */
     queueConfirmation?: boolean;
   } = {},

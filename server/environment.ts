@@ -276,6 +276,24 @@ export function mailOptionsFrom(env: ServerEnvironment): MailOptions {
 }
 
 /**
+ * `VIGIL_BENCH_MAIL`, internal, for `npm run bench:api`'s figures: `none`
+ * (sign-ups queue no mail, and none is sent) or `queue` (mails are queued,
+ * and none is sent); unset, mail as {@link mailOptionsFrom} says.
+ *
+ * @throws Error naming the variable for any other value
+ */
+function benchMailFrom(
+  env: ServerEnvironment,
+): Pick<ServerOptions, 'mail' | 'benchMail'> {
+  const bench = env.VIGIL_BENCH_MAIL?.trim();
+  if (!bench) return { mail: mailOptionsFrom(env) };
+  if (bench === 'none' || bench === 'queue') return { benchMail: bench };
+  throw new Error(
+    `VIGIL_BENCH_MAIL is internal to npm run bench:api: none, queue or unset; got "${bench}"`,
+  );
+}
+
+/**
  * Where mail goes, as the service says at start (D100): the SMTP server
  * without its credentials, or the directory mail is written to and the
  * command that reads it.
@@ -319,12 +337,12 @@ export function consentRetentionDaysFrom(env: ServerEnvironment): number {
  *   safe configuration
  */
 export function startupWarnings(
-  options: Pick<ServerOptions, 'captcha' | 'trustProxy' | 'mail' | 'queueMail'>,
+  options: Pick<ServerOptions, 'captcha' | 'trustProxy' | 'mail' | 'benchMail'>,
 ): string[] {
   const warnings: string[] = [];
-  if (options.queueMail === false) {
+  if (options.benchMail !== undefined) {
     warnings.push(
-      'VIGIL_BENCH_WITHOUT_MAIL=1: sign-ups queue no confirmation mail and no mail is sent. It exists for npm run bench:api; unset it.',
+      `VIGIL_BENCH_MAIL is set: ${options.benchMail === 'none' ? 'sign-ups queue no confirmation mail, and' : 'mails are queued, but'} no mail is sent. It exists for npm run bench:api; unset it.`,
     );
   }
   const publicHost = options.mail && new URL(options.mail.publicUrl).hostname;
@@ -377,11 +395,9 @@ export function serverOptionsFrom(
     trustProxy: trustProxyFrom(env),
     ...(captcha && { captcha }),
     consentRetentionDays: consentRetentionDaysFrom(env),
-    // Internal, for `npm run bench:api`'s figure without mail: no outbox
-    // row and no sender (warned about at start).
-    ...(env.VIGIL_BENCH_WITHOUT_MAIL === '1'
-      ? { queueMail: false }
-      : { mail: mailOptionsFrom(env) }),
+    // Internal, for `npm run bench:api`'s figures (warned about at start):
+    // `none`, no outbox row and no sender; `queue`, rows and no sender.
+    ...benchMailFrom(env),
     trackingTagUrl: config.trackingTagUrl,
     sentryDsn: config.sentryDsn,
   };

@@ -55,11 +55,13 @@ export interface MintedToken {
   tokenHash: Buffer;
 }
 
-/** What was sent, as kept for 7 days: the link's token left out. */
+/**
+ * What was sent, as kept for 7 days: the subject and the plain-text part
+ * (the HTML part says the same), the link's token left out.
+ */
 export interface SentCopy {
   subject: string;
   text: string;
-  html: string;
 }
 
 async function query<T>(run: () => Promise<T>): Promise<T> {
@@ -278,33 +280,34 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
     },
 
     /**
-     * Marks a mail sent, keeping the copy; only while this attempt still
-     * holds it (a sender whose lease ended may not overwrite a newer one).
+     * Marks mails sent, each with its copy (none for a mail found already
+     * delivered), in one statement: one commit for a batch, not one per
+     * mail. A mail is marked only while its attempt still holds it (a
+     * sender whose lease ended may not overwrite a newer attempt).
      */
     async markSent(
-      mail: Pick<ClaimedMail, 'id' | 'attempts'>,
+      mails: readonly {
+        mail: Pick<ClaimedMail, 'id' | 'attempts'>;
+        copy: SentCopy | undefined;
+      }[],
       via: 'smtp' | 'file',
-      copy: SentCopy | undefined,
     ): Promise<void> {
+      if (mails.length === 0) return;
+      const rows = sql.join(
+        mails.map(
+          ({ mail, copy }) =>
+            sql`(${mail.id}::bigint, ${mail.attempts}::integer, ${copy?.subject ?? null}::text, ${copy?.text ?? null}::text)`,
+        ),
+      );
       await query(() =>
-        db
-          .updateTable('mail_outbox')
-          .set({
-            state: 'sent',
-            sent_at: sql<Date>`now()`,
-            lease_until: null,
-            delivered_via: via,
-            last_error: null,
-            ...(copy && {
-              subject: copy.subject,
-              text_body: copy.text,
-              html_body: copy.html,
-            }),
-          })
-          .where('id', '=', mail.id)
-          .where('state', '=', 'sending')
-          .where('attempts', '=', mail.attempts)
-          .execute(),
+        sql`update mail_outbox
+               set state = 'sent', sent_at = now(), lease_until = null,
+                   delivered_via = ${via}, last_error = null,
+                   subject = sent.subject, text_body = sent.text_body
+              from (values ${rows}) as sent (id, attempts, subject, text_body)
+             where mail_outbox.id = sent.id
+               and mail_outbox.attempts = sent.attempts
+               and mail_outbox.state = 'sending'`.execute(db),
       );
     },
 
@@ -392,7 +395,6 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
             recipient: null,
             subject: null,
             text_body: null,
-            html_body: null,
           })
           .where('recipient', 'is not', null)
           .where(

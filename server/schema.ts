@@ -114,10 +114,12 @@ export interface MailOutboxTable {
   delivered_via: 'smtp' | 'file' | null;
   /** The SMTP reply code and command, or the error code: never its text. */
   last_error: string | null;
-  /** What was sent, with the link's token left out; null before sending and once dropped. */
+  /**
+   * What was sent (its subject and plain-text part), with the link's token
+   * left out; null before sending and once dropped.
+   */
   subject: string | null;
   text_body: string | null;
-  html_body: string | null;
 }
 
 /** The token of a mailed link, made when the mail is sent (D96). */

@@ -4,7 +4,8 @@
  * request, a resend) and delivered by the sender (server/mailSender.ts).
  * A row holds no secret: the link's token is made when the mail is sent.
  *
- * `recipient` and the copy of what was sent are dropped 7 days after the
+ * `recipient` and the copy of what was sent (its subject and plain text:
+ * the HTML part says the same) are dropped 7 days after the
  * mail was sent or given up (D89). Never edited once run; a change is a
  * new file.
  */
@@ -38,7 +39,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('last_error', 'text')
     .addColumn('subject', 'text')
     .addColumn('text_body', 'text')
-    .addColumn('html_body', 'text')
     .addCheckConstraint('mail_outbox_kind', sql`kind in ('confirm', 'signin')`)
     .addCheckConstraint(
       'mail_outbox_state',
