@@ -78,6 +78,16 @@ ${body}
 `;
 }
 
+/** A day as the pages write it: `5 December 2026` (UTC). */
+function dayOf(date: Date): string {
+  return date.toLocaleDateString('en-GB', {
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+}
+
 /** What `/?resent=` says under the unconfirmed notice. */
 function resentNote(resent: 'sent' | 'limited' | undefined): string {
   if (resent === undefined) return '';
@@ -124,7 +134,11 @@ function signedIn(
     ? ''
     : `<div class="message message--notice" role="status" data-testid="address-unconfirmed">
 <h2 class="message__title">Confirm your email address</h2>
-<p>We sent a link to <strong class="account__email">${escapeHtml(account.email)}</strong>. Open it to confirm that our alerts reach you. An account whose address is not confirmed within 7 days is deleted.</p>
+<p>We sent a link to <strong class="account__email">${escapeHtml(account.email)}</strong>. Open it to confirm that our alerts reach you.${
+        account.deletedUnconfirmedAt
+          ? ` Unless it is confirmed by ${escapeHtml(dayOf(account.deletedUnconfirmedAt))}, this account will be deleted.`
+          : ''
+      }</p>
 ${resentNote(view.resent)}<form method="post" action="${RESEND_PATH}" class="message__action">
 <button type="submit" class="button button--secondary" data-testid="resend-confirmation">Send the link again</button>
 </form>

@@ -38,6 +38,12 @@ export interface AccountView {
   siteUrl: string | null;
   /** Whether a mailed link has proved the address (D98). */
   confirmed: boolean;
+  /**
+   * When the account is deleted unless its address is confirmed by then
+   * (D98); null once confirmed, and for accounts made before confirmation
+   * existed, which are kept.
+   */
+  deletedUnconfirmedAt: Date | null;
 }
 
 /** An account's row as the pages read it. */
@@ -46,6 +52,7 @@ interface AccountRow {
   email: string;
   site_url: string | null;
   confirmed_at: Date | null;
+  confirm_by: Date | null;
 }
 
 /** The columns of {@link AccountRow}. */
@@ -54,6 +61,7 @@ export const ACCOUNT_VIEW_COLUMNS = [
   'accounts.email',
   'accounts.site_url',
   'accounts.confirmed_at',
+  'accounts.confirm_by',
 ] as const;
 
 /** @returns what the pages show of an account's row */
@@ -63,6 +71,7 @@ export function accountView(row: AccountRow): AccountView {
     email: row.email,
     siteUrl: row.site_url,
     confirmed: row.confirmed_at !== null,
+    deletedUnconfirmedAt: row.confirmed_at === null ? row.confirm_by : null,
   };
 }
 

@@ -160,13 +160,14 @@ select exists (select 1 from confirmed) as confirmed,
           email: string;
           site_url: string | null;
           confirmed_at: Date | null;
+          confirm_by: Date | null;
         }>`
 ${spendLink(token, 'signin', null)},
 confirmed as (
   update accounts set confirmed_at = coalesce(accounts.confirmed_at, now())
     from spent where accounts.id = spent.account_id
   returning accounts.id, accounts.name, accounts.email, accounts.site_url,
-            accounts.confirmed_at),
+            accounts.confirmed_at, accounts.confirm_by),
 opened as (
   insert into sessions (session_hash, account_id, expires_at)
   select ${secretHash(session)}, account_id,
@@ -174,7 +175,7 @@ opened as (
     from spent
   returning account_id)
 select confirmed.name, confirmed.email, confirmed.site_url,
-       confirmed.confirmed_at
+       confirmed.confirmed_at, confirmed.confirm_by
   from confirmed join opened on opened.account_id = confirmed.id`.execute(db),
       );
       const row = rows[0];

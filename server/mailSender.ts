@@ -59,12 +59,11 @@ export const DEFAULT_RETRY = {
 const BATCH = 10;
 const IN_FLIGHT = 2;
 /**
- * How long a wake waits for more mails to gather (ms). Under load the
- * sender then claims, makes tokens and sends for many sign-ups at once
- * instead of running its statements once per sign-up, which measured at
- * half the embedded service's throughput with one client
- * (`npm run bench:api`, docs/performance.md). A person waits a tenth of a
- * second longer for a mail.
+ * How long a wake waits for more mails to gather (ms), so that under load
+ * the sender's statements (the claim, the tokens, the mark) run once per
+ * batch rather than once per sign-up: they share the service's event loop
+ * and, on PGlite, its engine (docs/performance.md, "With mail"). A person
+ * waits a tenth of a second longer for a mail.
  */
 const GATHER_MS = 100;
 

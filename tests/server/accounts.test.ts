@@ -222,8 +222,10 @@ describe('the one-time token (D45)', () => {
       name: record.name,
       email: record.email,
       siteUrl: record.siteUrl,
-      // A new account's address is proved only by its mailed link (D98).
+      // A new account's address is proved only by its mailed link (D98),
+      // and it is deleted if not proved within 7 days.
       confirmed: false,
+      deletedUnconfirmedAt: expect.any(Date) as Date,
     });
     expect(await accounts.redeem(auth, 'session-two')).toBeNull();
   });

@@ -403,6 +403,13 @@ describe('sending the confirmation again', () => {
     const home = await get('/', cookie);
     expect(hook(home.body, 'address-unconfirmed')).toContain(email);
     expect(hook(home.body, 'resend-confirmation')).toBe('Send the link again');
+    // The day it is deleted unless confirmed: 7 days after the sign-up (D98).
+    const { rows } = await sql<{ day: string }>`
+      select to_char((created_at + interval '7 days') at time zone 'UTC', 'FMDD FMMonth YYYY') as day
+        from accounts where email = ${email}`.execute(service.app.database.db);
+    expect(hook(home.body, 'address-unconfirmed')).toContain(
+      `Unless it is confirmed by ${rows[0]?.day ?? '?'}, this account will be deleted.`,
+    );
     await service.drain();
     const before = service.mailsTo(email).length;
     const answers = [];
@@ -422,6 +429,16 @@ describe('sending the confirmation again', () => {
     expect(
       hook((await get('/?resent=limited', cookie)).body, 'confirmation-resent'),
     ).toMatch(/wait/);
+  });
+
+  it('for an account made before confirmation existed, names no day of deletion: it is kept', async () => {
+    const { email, cookie } = await signUpAndSignIn(service.app);
+    await sql`update accounts set confirm_by = null where email = ${email}`.execute(
+      service.app.database.db,
+    );
+    const notice = hook((await get('/', cookie)).body, 'address-unconfirmed');
+    expect(notice).toContain(email);
+    expect(notice).not.toMatch(/deleted/);
   });
 
   it('is not offered once confirmed, and queues nothing without a session', async () => {
