@@ -78,7 +78,10 @@ export interface MailSender {
   wake(): void;
   /** Resolves once no due mail is left unclaimed (for tests). */
   drain(): Promise<void>;
-  /** Stops claiming, lets the sends in flight finish, closes the transport. */
+  /**
+   * Sends what a wake was gathering, lets the sends in flight finish, stops
+   * claiming and closes the transport.
+   */
   stop(): Promise<void>;
 }
 
@@ -258,9 +261,14 @@ export function mailSender(
       while (running) await running;
     },
     async stop() {
+      // Mails queued in the last tenth of a second go out before the stop,
+      // like the sends in flight.
+      const gathered = gathering !== undefined;
+      clearTimeout(gathering);
+      gathering = undefined;
+      if (gathered && !stopped) await run();
       stopped = true;
       clearTimeout(timer);
-      clearTimeout(gathering);
       await running;
       transport.close();
     },
