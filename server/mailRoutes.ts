@@ -20,10 +20,8 @@ import { fitsFieldLimit } from '../common/fieldLimits';
 import { messages } from '../common/validation';
 import { RESEND_PATH, SIGN_IN_PATH } from './accountPage';
 import { newSecret, type AccountsRepository } from './accounts';
-import { CrossOriginRequestError } from './crossOrigin';
-import { DatabaseUnavailableError } from './database';
-import type { RaisedError } from './errorAnswer';
-import { acceptFormBodies, FormBodyError } from './formBody';
+import { errorAnswer, type RaisedError } from './errorAnswer';
+import { acceptFormBodies } from './formBody';
 import type { MailLinksRepository } from './mailLinks';
 import { LINK_PATH } from './mailMessages';
 import {
@@ -100,21 +98,8 @@ export async function registerMailRoutes(
     // A form's error is a page, not the API's JSON: a cross-site post, a
     // body that is not a form, a database that cannot answer.
     pages.setErrorHandler((error: RaisedError, request, reply) => {
-      const status =
-        error instanceof CrossOriginRequestError
-          ? 403
-          : error instanceof FormBodyError
-            ? error.problem === 'media type'
-              ? 415
-              : 400
-            : error instanceof DatabaseUnavailableError
-              ? 503
-              : 'statusCode' in error &&
-                  typeof error.statusCode === 'number' &&
-                  error.statusCode >= 400 &&
-                  error.statusCode <= 599
-                ? error.statusCode
-                : 500;
+      // The status the API would answer (server/errorAnswer.ts), as a page.
+      const { status } = errorAnswer(error);
       if (status >= 500) request.log.error(error);
       const answer = request.url.startsWith(LINK_PATH) ? linkPage : page;
       return answer(reply, status, formErrorPage(productName, status));

@@ -247,6 +247,31 @@ describe('sign-in by e-mail at /signin', () => {
     expect(mail.subject).toContain('sign-in');
   });
 
+  it('answers a post from another site and a body that is not a form with a page, sending nothing', async () => {
+    const { email } = await signUpAndSignIn(service.app);
+    await service.drain();
+    const before = service.mailsTo(email).length;
+    const forged = await postForm(
+      service.app,
+      '/signin',
+      { email },
+      { 'sec-fetch-site': 'cross-site' },
+    );
+    const json = await service.app.inject({
+      method: 'POST',
+      url: '/signin',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ email }),
+    });
+    expect([forged.statusCode, json.statusCode]).toEqual([403, 415]);
+    for (const answer of [forged, json]) {
+      expect(answer.headers['content-type']).toMatch(/^text\/html/);
+      expect(hook(answer.body, 'form-error')).toBeDefined();
+    }
+    await service.drain();
+    expect(service.mailsTo(email)).toHaveLength(before);
+  });
+
   it('refuses an address that cannot be one, keeping what was typed', async () => {
     const page = await askSignIn('not an address');
     expect(page.statusCode).toBe(400);
