@@ -54,6 +54,21 @@ export class DatabaseUnavailableError extends Error {
 }
 
 /**
+ * Runs a query, raising {@link DatabaseUnavailableError} (the driver's
+ * error as its cause) when the database fails or cannot be reached.
+ *
+ * @param run the query
+ * @returns what it returns
+ */
+export async function unlessUnavailable<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw new DatabaseUnavailableError(error);
+  }
+}
+
+/**
  * A read-only open found no database where it was told to look: nothing
  * was created there (a read must not pass an empty database off as one).
  */

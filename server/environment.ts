@@ -177,6 +177,14 @@ function isLoopbackUrl(value: string): boolean {
 export const MAIL_DIR = 'mail';
 
 /**
+ * @returns the absolute directory mail is written to without `SMTP_URL`:
+ *   `$DATA_DIR/mail` (default `./data/mail`)
+ */
+export function mailDirFrom(env: ServerEnvironment): string {
+  return resolve(env.DATA_DIR?.trim() || DEFAULT_DATA_DIR, MAIL_DIR);
+}
+
+/**
  * The address part of `MAIL_FROM`, which may carry a display name
  * (`Ops <ops@vigil.example>`).
  */
@@ -246,10 +254,7 @@ export function mailOptionsFrom(env: ServerEnvironment): MailOptions {
     return {
       publicUrl,
       from: from ?? 'no-reply@localhost',
-      transport: {
-        kind: 'file',
-        dir: resolve(env.DATA_DIR?.trim() || DEFAULT_DATA_DIR, MAIL_DIR),
-      },
+      transport: { kind: 'file', dir: mailDirFrom(env) },
     };
   }
   let protocol: string | undefined;

@@ -11,10 +11,9 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { mailOptionsFrom } from './environment';
+import { mailDirFrom } from './environment';
 
-const options = mailOptionsFrom({ ...process.env, SMTP_URL: '' });
-const dir = options.transport.kind === 'file' ? options.transport.dir : '';
+const dir = mailDirFrom(process.env);
 const files = existsSync(dir)
   ? readdirSync(dir)
       .filter((name) => name.endsWith('.txt'))

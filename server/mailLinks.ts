@@ -17,7 +17,7 @@ import {
   SESSION_LIFETIME_DAYS,
   type AccountView,
 } from './accounts';
-import { DatabaseUnavailableError } from './database';
+import { unlessUnavailable } from './database';
 import type { MailKind, Schema } from './schema';
 
 /** A link's token as mailed: 32 random bytes, base64url (43 characters). */
@@ -26,14 +26,6 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 /** @returns whether `token` has the form of a mailed link's token */
 export function isLinkToken(token: unknown): token is string {
   return typeof token === 'string' && TOKEN.test(token);
-}
-
-async function query<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw new DatabaseUnavailableError(error);
-  }
 }
 
 /**
@@ -84,7 +76,7 @@ export function mailLinksRepository(db: Kysely<Schema>) {
      */
     async purposeOf(token: string): Promise<MailKind | undefined> {
       if (!isLinkToken(token)) return undefined;
-      const row = await query(() =>
+      const row = await unlessUnavailable(() =>
         db
           .selectFrom('link_tokens')
           .select('purpose')
@@ -114,7 +106,7 @@ export function mailLinksRepository(db: Kysely<Schema>) {
     ): Promise<{ signedInHere: boolean } | undefined> {
       if (!isLinkToken(token)) return undefined;
       const current = session === undefined ? null : secretHash(session);
-      const { rows } = await query(() =>
+      const { rows } = await unlessUnavailable(() =>
         sql<{ confirmed: boolean; signed_in_here: boolean }>`
 ${spendLink(token, 'confirm', current)},
 confirmed as (
@@ -154,7 +146,7 @@ select exists (select 1 from confirmed) as confirmed,
       session: string,
     ): Promise<AccountView | undefined> {
       if (!isLinkToken(token)) return undefined;
-      const { rows } = await query(() =>
+      const { rows } = await unlessUnavailable(() =>
         sql<{
           name: string;
           email: string;

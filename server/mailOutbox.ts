@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { ExpressionBuilder } from 'kysely';
-import { DatabaseUnavailableError } from './database';
+import { unlessUnavailable } from './database';
 import { LINK_LIFETIMES } from './mailMessages';
 import { countRequests } from './rateLimitStore';
 import type { MailKind, Schema } from './schema';
@@ -62,14 +62,6 @@ export interface MintedToken {
 export interface SentCopy {
   subject: string;
   text: string;
-}
-
-async function query<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw new DatabaseUnavailableError(error);
-  }
 }
 
 /**
@@ -159,7 +151,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
       ) {
         return false;
       }
-      const result = await query(() =>
+      const result = await unlessUnavailable(() =>
         db
           .insertInto('mail_outbox')
           .columns(['kind', 'account_id', 'recipient'])
@@ -189,7 +181,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
      *   the mail (a sender killed mid-send)
      */
     async claim(batch: number, leaseMs: number): Promise<ClaimedMail[]> {
-      const rows = await query(() =>
+      const rows = await unlessUnavailable(() =>
         db
           .updateTable('mail_outbox')
           .from('accounts')
@@ -252,7 +244,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
      */
     async mint(tokens: readonly MintedToken[]): Promise<Set<string>> {
       if (tokens.length === 0) return new Set();
-      const rows = await query(() =>
+      const rows = await unlessUnavailable(() =>
         db
           .insertInto('link_tokens')
           .values(
@@ -299,7 +291,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
             sql`(${mail.id}::bigint, ${mail.attempts}::integer, ${copy?.subject ?? null}::text, ${copy?.text ?? null}::text)`,
         ),
       );
-      await query(() =>
+      await unlessUnavailable(() =>
         sql`update mail_outbox
                set state = 'sent', sent_at = now(), lease_until = null,
                    delivered_via = ${via}, last_error = null,
@@ -331,7 +323,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
       },
     ): Promise<'pending' | 'failed' | undefined> {
       const givingUp = sql<boolean>`${outcome.permanent} or created_at < now() - make_interval(secs => ${outcome.giveUpAfterMs / 1000})`;
-      const row = await query(() =>
+      const row = await unlessUnavailable(() =>
         db
           .updateTable('mail_outbox')
           .set({
@@ -359,7 +351,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
      * directory (D48), so such a mail's sender is dead.
      */
     async retryNow(orphaned: boolean): Promise<void> {
-      await query(() =>
+      await unlessUnavailable(() =>
         db
           .updateTable('mail_outbox')
           .set({
@@ -388,7 +380,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
      * @returns how many rows it cleared
      */
     async dropOldCopies(): Promise<number> {
-      const result = await query(() =>
+      const result = await unlessUnavailable(() =>
         db
           .updateTable('mail_outbox')
           .set({
