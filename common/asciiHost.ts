@@ -8,14 +8,23 @@
  * a host appears (D58 in docs/decisions.md).
  */
 
-import type { HostCheck } from '../machines/signUpMachine';
+/**
+ * Why the host rule refuses a host: `invisible` is a zero-width joiner or
+ * non-joiner outside the contexts IDNA allows it in; `format` covers
+ * everything but that, IP addresses and localhost.
+ */
+export type HostProblem = 'format' | 'ip' | 'local' | 'invisible';
 
-// The rule's types live with the machine, which holds a loaded rule.
-export type {
-  HostCheck,
-  HostProblem,
-  HostRule,
-} from '../machines/signUpMachine';
+/** A host's verdict: its ASCII form, lower case, without a trailing dot. */
+export type HostCheck =
+  { ok: true; ascii: string } | { ok: false; problem: HostProblem };
+
+/**
+ * A host rule: the host as typed (without port, brackets or user info) →
+ * its verdict. The UTS #46 one (common/domainName.ts) is a chunk the page
+ * fetches when a host needs it (D58).
+ */
+export type HostRule = (host: string) => HostCheck;
 
 // The WHATWG URL parser reads a host whose labels are all numbers (decimal,
 // octal with a leading 0, hexadecimal with 0x) as an IPv4 address: 127.1,

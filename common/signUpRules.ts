@@ -1,18 +1,24 @@
 /**
- * The form's rules (common/validation.ts) in the shape the sign-up machine
- * judges a form with (`SignUpRules` of machines/signUpMachine.ts), so that
- * the machine imports no rule. The page loads this module as a chunk of its
- * own once the visitor starts typing (src/submitChunk.ts, D71 in
- * docs/decisions.md); the tests give the machine the same rules.
+ * The form's rules (common/validation.ts) as the sign-up machine's
+ * `checkForm` actor asks them: one verdict per submit, the field errors or
+ * the form to send (`FormVerdict` of machines/signUpTypes.ts), so that the
+ * machine imports no rule. The page loads this module in its submit chunk
+ * once the visitor starts typing (src/submitChunk.ts, D71 in
+ * docs/decisions.md); the tests judge forms with the same rules.
  */
+import type { SignUpRequest } from '../machines/signUpContract';
 import type {
   FieldErrors,
   FormToCheck,
-  HostRule,
-  SignUpRules,
-} from '../machines/signUpMachine';
-import type { SignUpRequest } from '../machines/signUpContract';
-import { checkSiteUrl, messages, validateSignUp } from './validation';
+  FormVerdict,
+} from '../machines/signUpTypes';
+import type { HostRule } from './asciiHost';
+import {
+  checkSiteUrl,
+  messages,
+  siteUrlNeedsIdnRule,
+  validateSignUp,
+} from './validation';
 
 /**
  * The request a valid form sends (R3.1, R5): name and e-mail trimmed, the
@@ -40,23 +46,38 @@ export function requestOf(
   };
 }
 
-/** Every client-side rule at once, with the host rule if it has loaded. */
-function errorsOf(form: FormToCheck, hostRule?: HostRule): FieldErrors {
-  return validateSignUp(
+/**
+ * Every client-side rule at once (R5, R4.6), and the form to send when
+ * none is broken.
+ *
+ * @param hostRule the UTS #46 host rule; without it a site URL whose host
+ *   needs it says that it could not be checked (D59)
+ */
+export function verdictOf(form: FormToCheck, hostRule?: HostRule): FormVerdict {
+  const errors = validateSignUp(
     { ...form.values, captchaToken: form.captchaToken },
     hostRule,
   );
+  const request = requestOf(form, errors, hostRule);
+  return {
+    errors,
+    accepted: request && { request, nameRefused: messages.nameRefused },
+  };
 }
 
-/** The form's rules, as the sign-up machine asks them (R5, R4.6, R8.2; D58, D59). */
-export const signUpRules: SignUpRules = {
-  check(form, hostRule) {
-    const given = hostRule ?? undefined;
-    const url = checkSiteUrl(form.values.url, given);
-    if (!url.ok && url.problem === 'unchecked') return null;
-    const errors = errorsOf(form, given);
-    return { errors, request: requestOf(form, errors, given) };
-  },
-  checkWithoutHostRule: (form) => errorsOf(form),
-  nameRefused: messages.nameRefused,
-};
+/**
+ * The verdict on a submitted form (R5, R4.6; D58, D59): the UTS #46 host
+ * rule is fetched only when the site URL's host needs it, and a fetch that
+ * fails (offline) leaves the site URL unchecked, which is an error.
+ *
+ * @param loadHostRule fetches the host rule's chunk; may reject
+ * @returns the verdict; never rejects
+ */
+export async function judgeForm(
+  form: FormToCheck,
+  loadHostRule: () => Promise<HostRule>,
+): Promise<FormVerdict> {
+  if (!siteUrlNeedsIdnRule(form.values.url)) return verdictOf(form);
+  const hostRule = await loadHostRule().catch(() => undefined);
+  return verdictOf(form, hostRule);
+}

@@ -12,7 +12,7 @@
  * appears (D58 in docs/decisions.md).
  */
 import { boolean, object, string, ValidationError } from 'yup';
-import type { ErrorField, FieldErrors } from '../machines/signUpMachine';
+import type { ErrorField, FieldErrors } from '../machines/signUpTypes';
 import { checkAsciiHostName, needsIdnRule, type HostRule } from './asciiHost';
 import { isValidEmail } from './emailAddress';
 import { FIELD_LIMITS, fitsFieldLimit } from './fieldLimits';

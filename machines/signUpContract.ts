@@ -77,12 +77,21 @@ export type Failure =
 
 /**
  * How the client's promise rejects: with the failure it decided on.
- * Anything else a sender might throw is a general failure (`failureOf` of
- * machines/signUpMachine.ts).
+ * Anything else a sender might throw is a general failure ({@link failureOf}).
  */
 export class SignUpRejection extends Error {
   constructor(readonly failure: Failure) {
     super(`sign-up failed: ${failure.kind}`);
     this.name = 'SignUpRejection';
   }
+}
+
+/**
+ * The failure an error from the sign-up actor stands for (R8.1 to R8.3):
+ * a {@link SignUpRejection}'s, else a general one.
+ */
+export function failureOf(error: unknown): Failure {
+  return error instanceof SignUpRejection
+    ? error.failure
+    : { kind: 'general', reason: 'unexpected' };
 }

@@ -16,8 +16,8 @@ import {
 } from '../machines/consentMachine';
 import {
   signUpMachine,
-  type HostRule,
-  type SignUpRules,
+  type FormToCheck,
+  type FormVerdict,
 } from '../machines/signUpMachine';
 import {
   type Failure,
@@ -25,16 +25,9 @@ import {
   type SignUpRequest,
 } from '../machines/signUpContract';
 import type { AppConfig } from '../common/config';
-import {
-  createChunkLoader,
-  importIsolatedChunk,
-  type ImportChunk,
-} from './chunkLoader';
-import {
-  HOST_RULE_KEY,
-  SUBMIT_CHUNK_KEY,
-  type SubmitChunk,
-} from './chunkSlots';
+import { importFetched, loadOnce } from './chunkLoader';
+import type * as HostRuleChunk from './hostRuleChunk';
+import type * as SubmitChunk from './submitChunk';
 import { createConsentRecorder } from './consentRecorder';
 import {
   sendsGpc,
@@ -72,10 +65,10 @@ export interface AppEnvironment {
   storage?: () => Storage;
   /** The network; default the global `fetch`. */
   fetch?: typeof fetch;
-  /** Fetches the submit chunk (D71); default its module's URL. */
-  importSubmitChunk?: ImportChunk<SubmitChunk>;
-  /** Fetches the UTS #46 host rule's chunk (D58); default its module's URL. */
-  importHostRule?: ImportChunk<HostRule>;
+  /** Fetches the submit chunk (D71); default its `import()`. */
+  importSubmitChunk?: () => Promise<typeof SubmitChunk>;
+  /** Fetches the UTS #46 host rule's chunk (D58); default its `import()`. */
+  importHostRule?: () => Promise<typeof HostRuleChunk>;
   /** Receives the inspection events of both actors (Stately's inspector, tests). */
   inspect?: (event: InspectionEvent) => void;
 }
@@ -202,23 +195,27 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   };
 
   // D71: the form's rules and the API client are a chunk, fetched once the
-  // visitor starts typing (or the address prefills an e-mail or a site URL); D58: the
-  // UTS #46 host rule is one, fetched when the site URL first needs it. A
-  // failed fetch is tried again by the next submit (D59).
-  const loadSubmitChunk = createChunkLoader(
+  // visitor starts typing (or the address prefills an e-mail or a site
+  // URL); D58: the UTS #46 host rule is one, fetched when the site URL
+  // first needs it. A failed fetch is tried again by the next submit (D59).
+  const loadSubmitChunk = loadOnce(
     env.importSubmitChunk ??
-      importIsolatedChunk(
-        new URL('./submitChunk.ts', import.meta.url),
-        SUBMIT_CHUNK_KEY,
-      ),
+      (() =>
+        importFetched(
+          new URL('./submitChunk.ts', import.meta.url),
+          () => import('./submitChunk'),
+        )),
   );
-  const loadHostRule = createChunkLoader(
+  const loadHostRuleChunk = loadOnce(
     env.importHostRule ??
-      importIsolatedChunk(
-        new URL('./hostRuleChunk.ts', import.meta.url),
-        HOST_RULE_KEY,
-      ),
+      (() =>
+        importFetched(
+          new URL('./hostRuleChunk.ts', import.meta.url),
+          () => import('./hostRuleChunk'),
+        )),
   );
+  const loadHostRule = () =>
+    loadHostRuleChunk().then((chunk) => chunk.checkHostName);
   // R2.4: the address's e-mail and site URL are prefilled once the rules
   // accept them; offline, they are not.
   const { unchecked } = address;
@@ -231,16 +228,15 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
         );
   const machine = signUpMachine.provide({
     actors: {
-      // `submitting` follows `validating`, which had the chunk's rules.
+      checkForm: fromPromise<FormVerdict, FormToCheck>(async ({ input }) => {
+        const { judgeForm } = await loadSubmitChunk();
+        return judgeForm(input, loadHostRule);
+      }),
+      // `submitting` follows `validating`, which had the chunk.
       submitSignUp: fromPromise<Session, SignUpRequest>(async ({ input }) => {
         const { createSignUpClient } = await loadSubmitChunk();
         return createSignUpClient({ fetch: env.fetch })(input);
       }),
-      loadRules: fromPromise<SignUpRules>(async () => {
-        const chunk = await loadSubmitChunk();
-        return chunk.rules;
-      }),
-      loadHostRule: fromPromise<HostRule>(loadHostRule),
     },
     actions: {
       prefetchRules: ({ context }) => {

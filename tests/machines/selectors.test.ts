@@ -1,11 +1,12 @@
 /**
  * The questions the views ask the machines (the selectors exported beside
- * them), answered in every state the views meet, and the form's rules as
- * the data the sign-up machine judges a form with and cannot send without.
+ * them), answered in every state the views meet; the request a valid
+ * form sends; the actors the page must provide; and which failure an
+ * error stands for.
  */
 import { describe, expect, it } from 'vitest';
-import { createActor } from 'xstate';
-import { requestOf } from '../../common/signUpRules';
+import { createActor, fromPromise } from 'xstate';
+import { requestOf, verdictOf } from '../../common/signUpRules';
 import { messages } from '../../common/validation';
 import {
   consentMachine,
@@ -15,9 +16,12 @@ import {
   type ConsentChoice,
   type ConsentEvent,
 } from '../../machines/consentMachine';
-import { SignUpRejection, type Failure } from '../../machines/signUpContract';
 import {
   failureOf,
+  SignUpRejection,
+  type Failure,
+} from '../../machines/signUpContract';
+import {
   fieldError,
   selectFormLevelFailure,
   selectLocked,
@@ -25,7 +29,6 @@ import {
   signUpMachine,
   type SignUpContext,
 } from '../../machines/signUpMachine';
-import { signUpRules } from '../../common/signUpRules';
 import { startSignUp, VALID_FORM } from './support/signUpHarness';
 
 describe('sign-up selectors (R4.1, R8.1 to R8.3, D43)', () => {
@@ -40,7 +43,7 @@ describe('sign-up selectors (R4.1, R8.1 to R8.3, D43)', () => {
   it('sending: locked; signed up: still locked while the browser leaves', async () => {
     const harness = startSignUp();
     harness.fillValidForm();
-    harness.actor.send({ type: 'submit' });
+    await harness.submit();
     expect(selectProgress(harness.actor.getSnapshot())).toBe('sending');
     expect(selectLocked(harness.actor.getSnapshot())).toBe(true);
     harness.requests[0]?.answer.resolve({ token: 't', sid: 's' });
@@ -62,7 +65,7 @@ describe('sign-up selectors (R4.1, R8.1 to R8.3, D43)', () => {
     async (failure, area, nameError) => {
       const harness = startSignUp();
       harness.fillValidForm();
-      harness.actor.send({ type: 'submit' });
+      await harness.submit();
       harness.requests[0]?.answer.reject(new SignUpRejection(failure));
       await harness.settle();
       const snapshot = harness.actor.getSnapshot();
@@ -82,7 +85,7 @@ describe('sign-up selectors (R4.1, R8.1 to R8.3, D43)', () => {
   });
 });
 
-describe('the form rules reach the machine only as data (D71)', () => {
+describe('requestOf: the request a valid form sends (R3.1, R4.6)', () => {
   const context = (values: Partial<SignUpContext['values']>, token = 'tok') =>
     ({
       values: {
@@ -96,8 +99,7 @@ describe('the form rules reach the machine only as data (D71)', () => {
       captchaToken: token,
       errors: {},
       utmCampaign: undefined,
-      rules: null,
-      hostRule: null,
+      accepted: null,
     }) satisfies SignUpContext;
 
   it('requestOf: trimmed name and e-mail, https:// added (R5.5), no campaign unless kept', () => {
@@ -158,11 +160,11 @@ describe('consent selectors (R4.7, R4.10)', () => {
 });
 
 describe('the actors the page provides', () => {
-  /** The error each actor failed with, in order, after `form` is submitted. */
-  async function actorErrors(url: string, withRules: boolean) {
+  /** The error each actor failed with, in order, after a valid form is submitted. */
+  async function actorErrors(machine: typeof signUpMachine) {
     const errors: string[] = [];
-    const actor = createActor(signUpMachine, {
-      input: withRules ? { rules: signUpRules } : {},
+    const actor = createActor(machine, {
+      input: {},
       inspect: (event) => {
         if (
           event.type === '@xstate.event' &&
@@ -172,10 +174,9 @@ describe('the actors the page provides', () => {
         }
       },
     }).start();
-    for (const field of ['name', 'email'] as const) {
+    for (const field of ['name', 'email', 'url'] as const) {
       actor.send({ type: 'field.change', field, value: VALID_FORM[field] });
     }
-    actor.send({ type: 'field.change', field: 'url', value: url });
     actor.send({ type: 'checkbox.change', field: 'tos', checked: true });
     actor.send({ type: 'captcha.solve', token: 'token' });
     actor.send({ type: 'submit' });
@@ -184,23 +185,22 @@ describe('the actors the page provides', () => {
   }
 
   it('fail, until provided, with an error naming the actor', async () => {
-    await expect(actorErrors('example.com', false)).resolves.toEqual([
-      'Error: loadRules was not provided',
+    await expect(actorErrors(signUpMachine)).resolves.toEqual([
+      'Error: checkForm was not provided',
     ]);
-    await expect(actorErrors('bücher.de', true)).resolves.toEqual([
-      'Error: loadHostRule was not provided',
-    ]);
-    await expect(actorErrors('example.com', true)).resolves.toEqual([
+    const checked = signUpMachine.provide({
+      actors: { checkForm: fromPromise(async ({ input }) => verdictOf(input)) },
+    });
+    await expect(actorErrors(checked)).resolves.toEqual([
       'Error: submitSignUp was not provided',
     ]);
   });
 });
 
-describe('failureOf: which failure a sign-up error stands for (R8.1 to R8.3, D71)', () => {
+describe('failureOf: which failure a sign-up error stands for (R8.1 to R8.3)', () => {
   const unexpected: Failure = { kind: 'general', reason: 'unexpected' };
-  // The submit chunk carries its own copy of the contract (D71): its
-  // rejections are another class of the same name.
-  class ChunkSignUpRejection extends Error {
+  // Another class of the same name: no answer the client decided on.
+  class LookalikeRejection extends Error {
     constructor(readonly failure: Failure) {
       super('sign-up failed');
       this.name = 'SignUpRejection';
@@ -209,14 +209,14 @@ describe('failureOf: which failure a sign-up error stands for (R8.1 to R8.3, D71
 
   it.each<[string, unknown, Failure]>([
     [
-      "this copy's rejection",
+      "the contract's rejection",
       new SignUpRejection({ kind: 'rateLimited' }),
       { kind: 'rateLimited' },
     ],
     [
-      "the submit chunk's rejection",
-      new ChunkSignUpRejection({ kind: 'emailInUse' }),
-      { kind: 'emailInUse' },
+      'a look-alike class of the same name',
+      new LookalikeRejection({ kind: 'emailInUse' }),
+      unexpected,
     ],
     [
       'an error of that name without a failure',

@@ -13,7 +13,7 @@ import { startSignUp } from './support/signUpHarness';
 async function failWith(failure: Failure) {
   const harness = startSignUp();
   harness.fillValidForm();
-  harness.actor.send({ type: 'submit' });
+  await harness.submit();
   harness.requests[0]?.answer.reject(new SignUpRejection(failure));
   await harness.settle();
   expect(harness.actor.getSnapshot().value).toEqual({ failure: failure.kind });

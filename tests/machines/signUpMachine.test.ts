@@ -7,10 +7,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SignUpRejection } from '../../machines/signUpContract';
-import { signUpRules } from '../../common/signUpRules';
 import { messages } from '../../common/validation';
-import { selectFormLevelFailure } from '../../machines/signUpMachine';
-import { startSignUp } from './support/signUpHarness';
+import { assign, createActor, fromPromise } from 'xstate';
+import { verdictOf } from '../../common/signUpRules';
+import { checkHostName } from '../../common/domainName';
+import {
+  selectFormLevelFailure,
+  signUpMachine,
+} from '../../machines/signUpMachine';
+import { startSignUp, VALID_FORM } from './support/signUpHarness';
 
 describe('signUpMachine: editing (R4.5, R4.6)', () => {
   it('starts idle with the prefill from its input', () => {
@@ -36,9 +41,10 @@ describe('signUpMachine: editing (R4.5, R4.6)', () => {
     ['url', { type: 'field.change', field: 'url', value: 'e' }],
     ['tos', { type: 'checkbox.change', field: 'tos', checked: true }],
     ['captcha', { type: 'captcha.solve', token: 't' }],
-  ] as const)('typing in %s clears that error only', (field, event) => {
-    const { actor } = startSignUp();
-    actor.send({ type: 'submit' });
+  ] as const)('typing in %s clears that error only', async (field, event) => {
+    const harness = startSignUp();
+    await harness.submit();
+    const { actor } = harness;
     const before = actor.getSnapshot().context.errors;
     actor.send(event);
     const { [field]: cleared, ...others } = before;
@@ -46,7 +52,7 @@ describe('signUpMachine: editing (R4.5, R4.6)', () => {
     expect(actor.getSnapshot().context.errors).toEqual(others);
   });
 
-  it('values over their limits (D44) show each field’s message, send nothing and stay as typed', () => {
+  it('values over their limits (D44) show each field’s message, send nothing and stay as typed', async () => {
     const harness = startSignUp();
     harness.fillValidForm();
     const typed = {
@@ -57,7 +63,7 @@ describe('signUpMachine: editing (R4.5, R4.6)', () => {
     for (const field of ['name', 'email', 'url'] as const) {
       harness.actor.send({ type: 'field.change', field, value: typed[field] });
     }
-    harness.actor.send({ type: 'submit' });
+    await harness.submit();
     const snapshot = harness.actor.getSnapshot();
     expect(snapshot.value).toBe('idle');
     expect(snapshot.context.errors).toEqual({
@@ -73,9 +79,9 @@ describe('signUpMachine: editing (R4.5, R4.6)', () => {
     expect(harness.requests).toHaveLength(0);
   });
 
-  it('the newsletter choice clears no error and is optional', () => {
+  it('the newsletter choice clears no error and is optional', async () => {
     const harness = startSignUp();
-    harness.actor.send({ type: 'submit' });
+    await harness.submit();
     const before = harness.actor.getSnapshot().context.errors;
     harness.actor.send({
       type: 'checkbox.change',
@@ -86,11 +92,11 @@ describe('signUpMachine: editing (R4.5, R4.6)', () => {
     expect(harness.actor.getSnapshot().context.values.newsletter).toBe(true);
   });
 
-  it('an expired captcha blocks the request with the captcha notice', () => {
+  it('an expired captcha blocks the request with the captcha notice', async () => {
     const harness = startSignUp();
     harness.fillValidForm();
     harness.actor.send({ type: 'captcha.expire' });
-    harness.actor.send({ type: 'submit' });
+    await harness.submit();
     expect(harness.actor.getSnapshot().context.errors).toEqual({
       captcha: messages.captchaRequired,
     });
@@ -99,7 +105,7 @@ describe('signUpMachine: editing (R4.5, R4.6)', () => {
 });
 
 describe('signUpMachine: submitting (R3.1 to R3.4, R4.1 to R4.3)', () => {
-  it('sends the R3.1 to R3.4 payload: trimmed, URL with protocol, campaign', () => {
+  it('sends the R3.1 to R3.4 payload: trimmed, URL with protocol, campaign', async () => {
     const harness = startSignUp({ utmCampaign: 'spring' });
     harness.fillValidForm('tok-1');
     harness.actor.send({
@@ -107,7 +113,7 @@ describe('signUpMachine: submitting (R3.1 to R3.4, R4.1 to R4.3)', () => {
       field: 'newsletter',
       checked: true,
     });
-    harness.actor.send({ type: 'submit' });
+    await harness.submit();
     expect(harness.actor.getSnapshot().value).toBe('submitting');
     expect(harness.requests.map((r) => r.request)).toEqual([
       {
@@ -121,31 +127,31 @@ describe('signUpMachine: submitting (R3.1 to R3.4, R4.1 to R4.3)', () => {
     ]);
   });
 
-  it('leaves out utm_campaign when there is none', () => {
+  it('leaves out utm_campaign when there is none', async () => {
     const harness = startSignUp();
     harness.fillValidForm();
-    harness.actor.send({ type: 'submit' });
+    await harness.submit();
     expect(harness.requests[0]?.request).not.toHaveProperty('utmCampaign');
   });
 
-  it('locks the form while the request runs and ignores edits and submits', () => {
+  it('locks the form while the request runs and ignores edits and submits', async () => {
     const harness = startSignUp();
     harness.fillValidForm();
-    harness.actor.send({ type: 'submit' });
+    await harness.submit();
     const locked = harness.actor.getSnapshot();
     expect(locked.hasTag('locked')).toBe(true);
-    harness.actor.send({ type: 'submit' });
+    await harness.submit();
     harness.actor.send({ type: 'field.change', field: 'name', value: 'X' });
     expect(harness.requests).toHaveLength(1);
     expect(harness.actor.getSnapshot().context).toEqual(locked.context);
   });
 });
 
-describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
+describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', async () => {
   async function failWith(error: unknown) {
     const harness = startSignUp();
     harness.fillValidForm();
-    harness.actor.send({ type: 'submit' });
+    await harness.submit();
     harness.requests[0]?.answer.reject(error);
     await harness.settle();
     return harness;
@@ -162,14 +168,14 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
       new SignUpRejection({ kind: 'general', reason: 'network' }),
       { kind: 'general', reason: 'network' },
     ],
-    // What the client in the submit chunk throws (D71): its own copy of
-    // the contract's SignUpRejection.
+    // Only the contract's class is a rejection: a look-alike is no answer
+    // the client decided on.
     [
       Object.assign(new Error('sign-up failed: rateLimited'), {
         name: 'SignUpRejection',
         failure: { kind: 'rateLimited' },
       }),
-      { kind: 'rateLimited' },
+      { kind: 'general', reason: 'unexpected' },
     ],
     [new Error('boom'), { kind: 'general', reason: 'unexpected' }],
     ['not even an Error', { kind: 'general', reason: 'unexpected' }],
@@ -185,27 +191,30 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', () => {
     const harness = await failWith(
       new SignUpRejection({ kind: 'general', reason: 'timeout' }),
     );
-    harness.actor.send({ type: 'submit' });
+    await harness.submit();
     let snapshot = harness.actor.getSnapshot();
     expect(snapshot.value).toBe('idle');
     expect(snapshot.context.errors).toEqual({
       captcha: messages.captchaRequired,
     });
     harness.actor.send({ type: 'captcha.solve', token: 'tok-2' });
-    harness.actor.send({ type: 'submit' });
+    await harness.submit();
     snapshot = harness.actor.getSnapshot();
     expect(snapshot.value).toBe('submitting');
     expect(harness.requests[1]?.request.captchaToken).toBe('tok-2');
   });
 });
 
-// The model tests walk the wait for the rules (D71): a submit locked until
-// they arrive, then judged; a general failure when they cannot be fetched.
-describe('signUpMachine: the form’s rules arrive as a chunk (D71)', () => {
+// The model tests walk the waits for the chunks (D58, D71): a submit
+// locked until they arrive, then judged; a general failure when the rules
+// cannot be fetched, the site URL's message when the host rule cannot.
+describe('signUpMachine: the form’s rules arrive as chunks (D58, D71)', () => {
   it('when they cannot be fetched, nothing is sent and the captcha stays solved; the next submit fetches them again', async () => {
     const harness = startSignUp({}, undefined, { rules: 'held' });
     harness.fillValidForm();
-    harness.actor.send({ type: 'submit' });
+    await harness.submit();
+    expect(harness.actor.getSnapshot().value).toBe('validating');
+    expect(harness.actor.getSnapshot().hasTag('locked')).toBe(true);
     harness.rulesLoads[0]?.reject(new TypeError('Failed to fetch'));
     await harness.settle();
     let snapshot = harness.actor.getSnapshot();
@@ -214,14 +223,82 @@ describe('signUpMachine: the form’s rules arrive as a chunk (D71)', () => {
     expect(snapshot.context.captchaToken).toBe('captcha-token');
     expect(harness.captchaResets).toBe(0);
     expect(harness.requests).toHaveLength(0);
+    // Nothing was sent, so there is nothing to report (D71).
+    expect(harness.reports).toEqual([]);
 
-    harness.actor.send({ type: 'submit' });
+    await harness.submit();
     expect(harness.rulesLoads).toHaveLength(2);
-    harness.rulesLoads[1]?.resolve(signUpRules);
+    harness.rulesLoads[1]?.resolve();
     await harness.settle();
     snapshot = harness.actor.getSnapshot();
     expect(snapshot.value).toBe('submitting');
     expect(selectFormLevelFailure(snapshot)).toBeNull();
     expect(harness.requests).toHaveLength(1);
+  });
+
+  it('an internationalised host waits for the host rule, and is sent as typed, with its protocol', async () => {
+    const harness = startSignUp();
+    harness.fillValidForm();
+    harness.actor.send({
+      type: 'field.change',
+      field: 'url',
+      value: 'bücher.de',
+    });
+    await harness.submit();
+    expect(harness.actor.getSnapshot().value).toBe('validating');
+    expect(harness.hostRuleLoads).toHaveLength(1);
+    harness.hostRuleLoads[0]?.resolve(checkHostName);
+    await harness.settle();
+    expect(harness.actor.getSnapshot().value).toBe('submitting');
+    expect(harness.requests[0]?.request.url).toBe('https://bücher.de');
+  });
+
+  it('without the host rule, the site URL says it could not be checked (D59), with the other fields’ errors; the next submit fetches it again', async () => {
+    const harness = startSignUp();
+    harness.actor.send({
+      type: 'field.change',
+      field: 'url',
+      value: 'bücher.de',
+    });
+    await harness.submit();
+    harness.hostRuleLoads[0]?.reject(new TypeError('Failed to fetch'));
+    await harness.settle();
+    const snapshot = harness.actor.getSnapshot();
+    expect(snapshot.value).toBe('idle');
+    expect(snapshot.context.errors).toEqual({
+      name: messages.nameRequired,
+      email: messages.emailRequired,
+      url: messages.urlUnchecked,
+      tos: messages.tosRequired,
+      captcha: messages.captchaRequired,
+    });
+    await harness.submit();
+    expect(harness.hostRuleLoads).toHaveLength(2);
+  });
+});
+
+describe('signUpMachine: what `submitting` sends', () => {
+  it('is the form `validating` accepted, or nothing: without one, the machine fails loudly', async () => {
+    const errors: unknown[] = [];
+    const forgetful = signUpMachine.provide({
+      actors: {
+        checkForm: fromPromise(async ({ input }) => verdictOf(input)),
+      },
+      // An implementation that drops the accepted form.
+      actions: { acceptForm: assign({ accepted: null }) },
+    });
+    const actor = createActor(forgetful, { input: {} });
+    actor.subscribe({ error: (error) => errors.push(error) });
+    actor.start();
+    for (const field of ['name', 'email', 'url'] as const) {
+      actor.send({ type: 'field.change', field, value: VALID_FORM[field] });
+    }
+    actor.send({ type: 'checkbox.change', field: 'tos', checked: true });
+    actor.send({ type: 'captcha.solve', token: 'token' });
+    actor.send({ type: 'submit' });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(String(errors[0])).toBe(
+      'Error: no accepted form: submitting needs one',
+    );
   });
 });

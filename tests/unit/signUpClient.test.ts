@@ -5,7 +5,7 @@ import {
   type Session,
   type SignUpRequest,
 } from '../../machines/signUpContract';
-import { failureOf } from '../../machines/signUpMachine';
+import { failureOf } from '../../machines/signUpContract';
 import {
   createSignUpClient,
   decideSignUpAnswer,

@@ -1,21 +1,25 @@
 /**
  * Runs the real sign-up machine with its effects replaced through
- * `machine.provide`: the HTTP call and the chunks answer when the test says
- * so, and the cookie and navigation actions are recorded.
+ * `machine.provide`: `checkForm` is the page's (the real rules, with the
+ * host rule fetched when the site URL needs it), the chunks' fetches and
+ * the HTTP call answer when the test says so, and the cookie and
+ * navigation actions are recorded.
  */
-import { signUpRules } from '../../../common/signUpRules';
+import type { HostRule } from '../../../common/asciiHost';
+import { judgeForm } from '../../../common/signUpRules';
 import { createActor, fromPromise, type InspectionEvent } from 'xstate';
 import {
   signUpMachine,
-  type HostRule,
+  type FormToCheck,
+  type FormVerdict,
   type SignUpInput,
-  type SignUpRules,
 } from '../../../machines/signUpMachine';
 import {
   type Failure,
   type Session,
   type SignUpRequest,
 } from '../../../machines/signUpContract';
+import { loadOnce } from '../../../src/chunkLoader';
 
 export interface Deferred<T> {
   promise: Promise<T>;
@@ -41,11 +45,12 @@ export const VALID_FORM = {
 } as const;
 
 /**
- * @param input the machine's input; the form's rules are added to it
- *   unless `options.rules` is `held`
- * @param options.rules `given` (the default): the machine starts with the
- *   form's rules, as once their chunk has arrived; `held`: it starts
- *   without them, and each load waits in `rulesLoads` for the test (D71)
+ * @param input the machine's input
+ * @param options.rules `given` (the default): the form's rules' chunk has
+ *   arrived; `held`: each fetch of it waits in `rulesLoads` for the test
+ *   (D71). The host rule's fetches always wait in `hostRuleLoads` (D58).
+ *   As on the page, a chunk that arrived is kept, and one that failed is
+ *   fetched again by the next submit (src/chunkLoader.ts).
  */
 export function startSignUp(
   input: SignUpInput = {},
@@ -53,17 +58,30 @@ export function startSignUp(
   options: { rules: 'given' | 'held' } = { rules: 'given' },
 ) {
   const requests: { request: SignUpRequest; answer: Deferred<Session> }[] = [];
-  /** Each time the machine asked for the form's rules' chunk (D71). */
-  const rulesLoads: Deferred<SignUpRules>[] = [];
-  /** Each time the machine asked for the host rule's chunk (D58). */
+  /** Each fetch of the form's rules' chunk (D71). */
+  const rulesLoads: Deferred<void>[] = [];
+  /** Each fetch of the host rule's chunk (D58). */
   const hostRuleLoads: Deferred<HostRule>[] = [];
   const cookies: Session[] = [];
   /** Each failure the machine reported (R7.4, D37). */
   const reports: Failure[] = [];
   let navigations = 0;
   let captchaResets = 0;
+  const held = <T>(loads: Deferred<T>[]) => {
+    const load = deferred<T>();
+    loads.push(load);
+    return load.promise;
+  };
+  const loadRules = loadOnce(() =>
+    options.rules === 'given' ? Promise.resolve() : held(rulesLoads),
+  );
+  const loadHostRule = loadOnce(() => held(hostRuleLoads));
   const machine = signUpMachine.provide({
     actors: {
+      checkForm: fromPromise<FormVerdict, FormToCheck>(async ({ input }) => {
+        await loadRules();
+        return judgeForm(input, loadHostRule);
+      }),
       submitSignUp: fromPromise<Session, SignUpRequest>(
         ({ input: request }) => {
           const answer = deferred<Session>();
@@ -71,16 +89,6 @@ export function startSignUp(
           return answer.promise;
         },
       ),
-      loadRules: fromPromise<SignUpRules>(() => {
-        const load = deferred<SignUpRules>();
-        rulesLoads.push(load);
-        return load.promise;
-      }),
-      loadHostRule: fromPromise<HostRule>(() => {
-        const load = deferred<HostRule>();
-        hostRuleLoads.push(load);
-        return load.promise;
-      }),
     },
     actions: {
       setLoginCookies: (_, session: Session) => {
@@ -94,14 +102,12 @@ export function startSignUp(
       },
     },
   });
-  const actor = createActor(machine, {
-    input: options.rules === 'given' ? { rules: signUpRules, ...input } : input,
-    inspect,
-  });
+  const actor = createActor(machine, { input, inspect });
   actor.on('captcha.reset', () => {
     captchaResets += 1;
   });
   actor.start();
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
   return {
     actor,
@@ -124,6 +130,11 @@ export function startSignUp(
       actor.send({ type: 'captcha.solve', token });
     },
     /** Lets the machine see a settled promise. */
-    settle: () => new Promise((resolve) => setTimeout(resolve, 0)),
+    settle,
+    /** Submits, and lets the machine see the verdict if it could be made. */
+    async submit() {
+      actor.send({ type: 'submit' });
+      await settle();
+    },
   };
 }
