@@ -28,7 +28,6 @@ import type {
   SignUpMachineTypes,
   SignUpValues,
 } from './signUpTypes';
-
 export type * from './signUpTypes';
 export * from './signUpSelectors';
 
@@ -57,7 +56,7 @@ const unprovided = <TOutput, TInput>(name: string) =>
     throw new Error(`${name} was not provided`);
   });
 
-/** Shared by `idle` and `failure`: the visitor edits the form. */
+/** `idle` and `failure`: the visitor edits the form. */
 const editing = {
   'field.change': { actions: ['changeField', 'prefetchRules'] },
   'checkbox.change': { actions: 'changeCheckbox' },
@@ -68,7 +67,6 @@ const editing = {
 
 /** The verdict `checkForm` returned, for the actions and guards it drives. */
 const verdict = ({ event }: { event: { output: FormVerdict } }) => event.output;
-
 /** The failure the sign-up actor's error stands for. */
 const failure = ({ event }: { event: { error: unknown } }) =>
   failureOf(event.error);
@@ -159,6 +157,7 @@ export const signUpMachine = setup({
       tags: ['locked', 'sending'],
       entry: 'startOver',
       invoke: {
+        id: 'checkForm',
         src: 'checkForm',
         input: ({ context: { values, captchaToken, utmCampaign } }) => ({
           values,
@@ -185,6 +184,7 @@ export const signUpMachine = setup({
     submitting: {
       tags: ['locked', 'sending'],
       invoke: {
+        id: 'submitSignUp',
         src: 'submitSignUp',
         input: ({ context }) => acceptedOf(context).request,
         onDone: {

@@ -118,7 +118,7 @@ interface Held {
 }
 const heldOf = new WeakMap<Page, Held>();
 
-/** The chunks' files, with or without a retry's query. */
+/** The chunks' files. */
 const CHUNK_FILES = {
   submit: /^\/submitChunk\.[0-9a-f]+\.js$/,
   hostRule: /^\/hostRuleChunk\.[0-9a-f]+\.js$/,
@@ -149,15 +149,22 @@ export const signUpDriver: PageDriver<SignUpInput> = {
         });
       },
     );
+    // Routing turns the HTTP cache off: the page's import of a chunk it
+    // has fetched asks again, and the network is up for what arrived.
+    const arrived = new Set<string>();
     for (const kind of ['submit', 'hostRule'] as const) {
       await page.route(
         (url) => CHUNK_FILES[kind].test(url.pathname),
         (route) => {
+          const url = route.request().url();
+          if (arrived.has(url)) return void route.continue();
           held.chunks[kind].push({
-            settle: (outcome) =>
+            settle: (outcome) => {
+              if (outcome === 'pass') arrived.add(url);
               void (outcome === 'pass'
                 ? route.continue()
-                : route.abort('internetdisconnected')),
+                : route.abort('internetdisconnected'));
+            },
           });
         },
       );

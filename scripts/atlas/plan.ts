@@ -24,7 +24,11 @@ import {
   type EventObject,
   type InspectionEvent,
 } from 'xstate';
-import type { ModelSpec, PlannedPath } from '../../tests/support/model/planner';
+import {
+  walkPath,
+  type ModelSpec,
+  type PlannedPath,
+} from '../../tests/support/model/planner';
 import { eventLabel, stateNodesOf } from '../mermaid';
 
 /** One machine of the atlas, with the model whose paths reach its states. */
@@ -143,8 +147,10 @@ function stepsOf<TInput>(
     return step;
   };
   const steps = [take()];
-  for (const event of path.events) {
-    actor.send(event);
+  // Each case as the machine hears it (a chunk's arrival is the verdict
+  // it makes, tests/support/model/planner.ts).
+  for (const sent of walkPath(model, path.input, path.events).sent) {
+    for (const event of sent) actor.send(event);
     steps.push(take());
   }
   actor.stop();

@@ -22,6 +22,7 @@ import {
   signUpMachine,
   type SignUpContext,
 } from '../../machines/signUpMachine';
+import { checkHostName } from '../../common/domainName';
 import { startSignUp } from './support/signUpHarness';
 import {
   consentModel,
@@ -102,14 +103,16 @@ describe('signUpMachine, machine level', () => {
         path.events as SignUpModelEvent[]
       ).entries()) {
         const before = requests.length;
-        if (step.type === 'xstate.done.actor.loadRules') {
-          harness.rulesLoads.at(-1)?.resolve(step.output);
-        } else if (step.type === 'xstate.error.actor.loadRules') {
-          harness.rulesLoads.at(-1)?.reject(step.error);
-        } else if (step.type === 'xstate.done.actor.loadHostRule') {
-          harness.hostRuleLoads.at(-1)?.resolve(step.output);
-        } else if (step.type === 'xstate.error.actor.loadHostRule') {
-          harness.hostRuleLoads.at(-1)?.reject(step.error);
+        if (step.type === 'rules.loaded') {
+          harness.rulesLoads.at(-1)?.resolve();
+        } else if (step.type === 'rules.offline') {
+          harness.rulesLoads.at(-1)?.reject(new TypeError('Failed to fetch'));
+        } else if (step.type === 'hostRule.loaded') {
+          harness.hostRuleLoads.at(-1)?.resolve(checkHostName);
+        } else if (step.type === 'hostRule.offline') {
+          harness.hostRuleLoads
+            .at(-1)
+            ?.reject(new TypeError('Failed to fetch'));
         } else if (step.type === 'xstate.done.actor.submitSignUp') {
           requests.at(-1)?.answer.resolve(step.output);
           outcomes += 1;

@@ -17,7 +17,7 @@ import {
   consentMachine,
   type ConsentEvent,
 } from '../../machines/consentMachine';
-import { signUpMachine, type HostRule } from '../../machines/signUpMachine';
+import { signUpMachine } from '../../machines/signUpMachine';
 import { startSignUpApp } from '../../src/app';
 import { PageShell } from '../../src/views/PageShell';
 import { readConfig } from '../../common/config';
@@ -36,10 +36,8 @@ import {
 } from '../support/model/reference';
 import { planPaths, type PlannedPath } from '../support/model/planner';
 import { heldNetwork, replyFor } from '../support/model/serverReplies';
-import { signUpRules } from '../../common/signUpRules';
-import { prefillOf, siteUrlNeedsIdnRule } from '../../common/validation';
-import type { SubmitChunk } from '../../src/chunkSlots';
-import { createSignUpClient } from '../../src/signUpClient';
+import * as hostRuleChunk from '../../src/hostRuleChunk';
+import * as submitChunk from '../../src/submitChunk';
 import { deferred, type Deferred } from './support/signUpHarness';
 import {
   MODEL_SESSION,
@@ -78,17 +76,9 @@ afterEach(() => {
 
 /** The chunks' fetches the page made, each waiting for the path's word. */
 interface ChunkLoads {
-  submit: Deferred<SubmitChunk>[];
-  hostRule: Deferred<HostRule>[];
+  submit: Deferred<typeof submitChunk>[];
+  hostRule: Deferred<typeof hostRuleChunk>[];
 }
-
-/** The submit chunk as its entry (src/submitChunk.ts) hands it over. */
-const SUBMIT_CHUNK: SubmitChunk = {
-  rules: signUpRules,
-  prefillOf,
-  siteUrlNeedsIdnRule,
-  createSignUpClient,
-};
 
 /** Renders the page as src/main.tsx does, with jsdom and a held network. */
 async function renderPage(search: string) {
@@ -110,12 +100,12 @@ async function renderPage(search: string) {
     navigate: (path) => navigations.push(path),
     fetch: network.fetch,
     importSubmitChunk: () => {
-      const load = deferred<SubmitChunk>();
+      const load = deferred<typeof submitChunk>();
       chunkLoads.submit.push(load);
       return load.promise;
     },
     importHostRule: () => {
-      const load = deferred<HostRule>();
+      const load = deferred<typeof hostRuleChunk>();
       chunkLoads.hostRule.push(load);
       return load.promise;
     },
@@ -228,30 +218,26 @@ async function performSignUp(
     case 'xstate.error.actor.submitSignUp':
       await act(async () => network.answer(replyFor(event)));
       return;
-    case 'xstate.done.actor.loadRules': {
+    case 'rules.loaded':
+    case 'rules.offline': {
       const load = chunkLoads.submit.at(-1);
       if (!load) throw new Error('the page fetched no submit chunk');
       await act(async () =>
-        load.resolve({ ...SUBMIT_CHUNK, rules: event.output }),
+        event.type === 'rules.loaded'
+          ? load.resolve(submitChunk)
+          : load.reject(new TypeError('Failed to fetch')),
       );
       return;
     }
-    case 'xstate.error.actor.loadRules': {
-      const load = chunkLoads.submit.at(-1);
-      if (!load) throw new Error('the page fetched no submit chunk');
-      await act(async () => load.reject(event.error));
-      return;
-    }
-    case 'xstate.done.actor.loadHostRule': {
+    case 'hostRule.loaded':
+    case 'hostRule.offline': {
       const load = chunkLoads.hostRule.at(-1);
       if (!load) throw new Error('the page fetched no host rule');
-      await act(async () => load.resolve(event.output));
-      return;
-    }
-    case 'xstate.error.actor.loadHostRule': {
-      const load = chunkLoads.hostRule.at(-1);
-      if (!load) throw new Error('the page fetched no host rule');
-      await act(async () => load.reject(event.error));
+      await act(async () =>
+        event.type === 'hostRule.loaded'
+          ? load.resolve(hostRuleChunk)
+          : load.reject(new TypeError('Failed to fetch')),
+      );
       return;
     }
   }

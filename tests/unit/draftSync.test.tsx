@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { signUpMachine } from '../../machines/signUpMachine';
 import type { Session, SignUpRequest } from '../../machines/signUpContract';
-import { signUpRules } from '../../common/signUpRules';
+import { verdictOf } from '../../common/signUpRules';
 import type { DraftPlace } from '../../src/draft';
 import { useDraftSync } from '../../src/views/draftSync';
 
@@ -40,6 +40,7 @@ function startForm() {
   let answer: (session: Session) => void = () => {};
   const machine = signUpMachine.provide({
     actors: {
+      checkForm: fromPromise(async ({ input }) => verdictOf(input)),
       submitSignUp: fromPromise<Session, SignUpRequest>(
         () =>
           new Promise<Session>((resolve) => {
@@ -49,7 +50,7 @@ function startForm() {
     },
   });
   const actor = createActor(machine, {
-    input: { values: { name: 'Ada Lovelace' }, rules: signUpRules },
+    input: { values: { name: 'Ada Lovelace' } },
   }).start();
   return { actor, answer: (session: Session) => answer(session) };
 }
@@ -101,8 +102,11 @@ describe('useDraftSync', () => {
       actor.send({ type: 'captcha.solve', token: 'token' });
     });
     const before = calls.length;
-    act(() => actor.send({ type: 'submit' }));
-    expect(actor.getSnapshot().hasTag('sending')).toBe(true);
+    await act(async () => {
+      actor.send({ type: 'submit' });
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    });
+    expect(actor.getSnapshot().value).toBe('submitting');
     // A captcha expiring meanwhile changes the context, not the values.
     act(() => actor.send({ type: 'captcha.expire' }));
     expect(calls.slice(before)).toEqual([]);

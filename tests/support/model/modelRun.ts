@@ -1,34 +1,12 @@
 /**
  * A path's name: its events and the state the machine definition itself
  * computes at its end (xstate's pure `getNextSnapshot`, which runs no
- * effect). The name only labels the test; what each step must show comes
- * from the hand-written reference (./reference.ts).
+ * effect, with the model's world: ./planner.ts). The name only labels the
+ * test; what each step must show comes from the hand-written reference
+ * (./reference.ts).
  */
-import {
-  getInitialSnapshot,
-  getNextSnapshot,
-  type AnyActorLogic,
-  type AnyMachineSnapshot,
-  type EventObject,
-  type StateValue,
-} from 'xstate';
-import type { ModelSpec, PlannedPath } from './planner';
-
-/** @returns the model's snapshot after each event of the path */
-function modelSnapshots<TInput>(
-  spec: ModelSpec<TInput>,
-  path: PlannedPath<TInput>,
-): { initial: AnyMachineSnapshot; after: AnyMachineSnapshot[] } {
-  const logic: AnyActorLogic = spec.machine;
-  const initial = getInitialSnapshot(logic, path.input) as AnyMachineSnapshot;
-  const after: AnyMachineSnapshot[] = [];
-  let snapshot = initial;
-  for (const event of path.events) {
-    snapshot = getNextSnapshot(logic, snapshot, event) as AnyMachineSnapshot;
-    after.push(snapshot);
-  }
-  return { initial, after };
-}
+import type { EventObject, StateValue } from 'xstate';
+import { walkPath, type ModelSpec, type PlannedPath } from './planner';
 
 /** `from <input>: e1 → e2 → … ⇒ final state` */
 export function describePath<TInput>(
@@ -36,11 +14,11 @@ export function describePath<TInput>(
   path: PlannedPath<TInput>,
   describeInput: (input: TInput) => string = () => '',
 ): string {
-  const { initial, after } = modelSnapshots(spec, path);
-  const final = after.at(-1) ?? initial;
+  const final = walkPath(spec, path.input, path.events).states.at(-1);
   const start = describeInput(path.input);
   const events = path.events.map((event: EventObject) => spec.caseName(event));
-  return `${start ? `${start}: ` : ''}${events.join(' → ') || '(start)'} ⇒ ${stateLabel(final.value)}`;
+  const end = final ? stateLabel(final.snapshot.value) : '?';
+  return `${start ? `${start}: ` : ''}${events.join(' → ') || '(start)'} ⇒ ${end}`;
 }
 
 /** `idle`, `accepted.open`: a state value as a dotted path. */

@@ -45,15 +45,136 @@ export interface ModelSpec<TInput> {
    * Which snapshots count as the same state for the traversal: a coarse key
    * keeps the graph small, the replay keeps the real context.
    */
-  abstract: (snapshot: AnyMachineSnapshot) => string;
+  abstract: (snapshot: AnyMachineSnapshot, world: unknown) => string;
   /** A short, stable name for an event case. */
   caseName: (event: EventObject) => string;
+  /**
+   * The world around the machine that some cases drive instead of the
+   * machine itself (the page's chunks arriving or not: D58, D71). Absent:
+   * every case is an event the machine is sent.
+   */
+  world?: ModelWorld<unknown>;
   /**
    * Looks of states that some path must reach besides every transition
    * (e.g. a rejection the browser's signal made, not the visitor): the
    * look of a snapshot, or undefined for none. Absent: transitions only.
    */
   look?: (snapshot: AnyMachineSnapshot) => string | undefined;
+}
+
+/**
+ * What the machine does not hold but a path drives: its state beside the
+ * machine's, the cases it offers, and what a case does.
+ */
+export interface ModelWorld<TWorld> {
+  /** The world at a path's start. */
+  start: TWorld;
+  /** The cases it offers in a state, beside the spec's. */
+  cases: (snapshot: AnyMachineSnapshot, world: TWorld) => EventObject[];
+  /**
+   * What a case does to the machine's `snapshot`: the world's next state.
+   * `send` sends the machine an event (a visitor's case is sent as it is)
+   * and returns its next snapshot.
+   */
+  step: (
+    event: EventObject,
+    world: TWorld,
+    snapshot: AnyMachineSnapshot,
+    send: (event: EventObject) => AnyMachineSnapshot,
+  ) => TWorld;
+}
+
+/**
+ * A snapshot of the machine, and the world beside it: an active snapshot
+ * of its own, for xstate/graph's traversal.
+ */
+export interface ModelState {
+  status: 'active';
+  output: undefined;
+  error: undefined;
+  snapshot: AnyMachineSnapshot;
+  world: unknown;
+}
+
+const modelState = (snapshot: AnyMachineSnapshot, world: unknown) =>
+  ({
+    status: 'active',
+    output: undefined,
+    error: undefined,
+    snapshot,
+    world,
+  }) satisfies ModelState;
+
+/** Without a world, a case is sent to the machine as it is. */
+const NO_WORLD: ModelWorld<unknown> = {
+  start: undefined,
+  cases: () => [],
+  step: (event, world, _, send) => {
+    send(event);
+    return world;
+  },
+};
+
+/**
+ * One step of a path on the machine itself (xstate's pure transition,
+ * which runs no effect).
+ *
+ * @returns the state after the case, and the events the machine was sent
+ */
+export function stepModel<TInput>(
+  spec: ModelSpec<TInput>,
+  from: ModelState,
+  event: EventObject,
+): ModelState & { sent: EventObject[] } {
+  const logic: AnyActorLogic = spec.machine;
+  let { snapshot } = from;
+  const sent: EventObject[] = [];
+  const world = (spec.world ?? NO_WORLD).step(
+    event,
+    from.world,
+    snapshot,
+    (e) => {
+      sent.push(e);
+      snapshot = getNextSnapshot(logic, snapshot, e) as AnyMachineSnapshot;
+      return snapshot;
+    },
+  );
+  return { ...modelState(snapshot, world), sent };
+}
+
+/** The state at a path's start. */
+export function startModel<TInput>(
+  spec: ModelSpec<TInput>,
+  input: TInput,
+): ModelState {
+  const logic: AnyActorLogic = spec.machine;
+  return modelState(
+    getInitialSnapshot(logic, input) as AnyMachineSnapshot,
+    (spec.world ?? NO_WORLD).start,
+  );
+}
+
+/**
+ * A path played on the machine itself.
+ *
+ * @returns the state at its start and after each case, and the events
+ *   each case sent the machine
+ */
+export function walkPath<TInput>(
+  spec: ModelSpec<TInput>,
+  input: TInput,
+  events: readonly EventObject[],
+): { states: ModelState[]; sent: EventObject[][] } {
+  let state = startModel(spec, input);
+  const states = [state];
+  const sent: EventObject[][] = [];
+  for (const event of events) {
+    const next = stepModel(spec, state, event);
+    sent.push(next.sent);
+    state = next;
+    states.push(state);
+  }
+  return { states, sent };
 }
 
 export interface PlannedPath<TInput> {
@@ -73,7 +194,11 @@ export function replayCoverage<TInput>(
   input: TInput,
   events: EventObject[],
 ): string[] {
-  const record = replayTransitions(spec.replayLogic, input, events);
+  const record = replayTransitions(
+    spec.replayLogic,
+    input,
+    walkPath(spec, input, events).sent.flat(),
+  );
   return [
     ...record.transitions,
     ...record.taken.map(({ key, event }) => `${key} ⟨${spec.caseName(event)}⟩`),
@@ -89,14 +214,8 @@ function looksReached<TInput>(
 ): string[] {
   const { look } = spec;
   if (!look) return [];
-  const logic: AnyActorLogic = spec.machine;
-  let snapshot = getInitialSnapshot(logic, input) as AnyMachineSnapshot;
-  const snapshots = [snapshot];
-  for (const event of events) {
-    snapshot = getNextSnapshot(logic, snapshot, event) as AnyMachineSnapshot;
-    snapshots.push(snapshot);
-  }
-  return snapshots.flatMap((reached) => {
+  const { states } = walkPath(spec, input, events);
+  return states.flatMap(({ snapshot: reached }) => {
     const name = look(reached);
     return name === undefined
       ? []
@@ -130,23 +249,26 @@ export function planPaths<TInput>(
 function makePlan<TInput>(spec: ModelSpec<TInput>): PlannedPath<TInput>[] {
   const candidates: PlannedPath<TInput>[] = [];
   for (const input of spec.inputs) {
-    const options: TraversalOptions<AnyMachineSnapshot, EventObject, TInput> = {
+    const world = spec.world ?? NO_WORLD;
+    const options: TraversalOptions<ModelState, EventObject, TInput> = {
       input,
-      events: (snapshot) => spec.cases.filter((event) => snapshot.can(event)),
-      serializeState: (snapshot) => spec.abstract(snapshot),
+      events: ({ snapshot, world: around }) => [
+        ...spec.cases.filter((event) => snapshot.can(event)),
+        ...world.cases(snapshot, around),
+      ],
+      serializeState: (state) => spec.abstract(state.snapshot, state.world),
       serializeEvent: (event) => spec.caseName(event),
     };
-    // xstate/graph's types do not accept a machine with `emitted` events
-    // (its ActorScope type is not generic over them); the logic is the same.
-    const logic = spec.machine as unknown as ActorLogic<
-      AnyMachineSnapshot,
-      EventObject,
-      TInput
-    >;
+    // The machine and its world, stepped by xstate's pure transition.
+    const logic: ActorLogic<ModelState, EventObject, TInput> = {
+      transition: (state, event) => stepModel(spec, state, event),
+      getInitialSnapshot: (_, start) => startModel(spec, start),
+      getPersistedSnapshot: (state) => state,
+    };
     const adjacency = getAdjacencyMap(logic, options);
     const shortest = new Map(
       getShortestPaths(logic, options).map((path) => [
-        spec.abstract(path.state),
+        spec.abstract(path.state.snapshot, path.state.world),
         // The first step is the actor's own `xstate.init`, not an event to send.
         path.steps
           .map((step) => step.event)
@@ -155,7 +277,7 @@ function makePlan<TInput>(spec: ModelSpec<TInput>): PlannedPath<TInput>[] {
     );
     candidates.push({ input, events: [], covers: [] });
     for (const { state, event } of adjacencyMapToArray(adjacency)) {
-      const prefix = shortest.get(spec.abstract(state));
+      const prefix = shortest.get(spec.abstract(state.snapshot, state.world));
       if (prefix) {
         candidates.push({ input, events: [...prefix, event], covers: [] });
       }

@@ -24,15 +24,10 @@ import type { SignUpModelEvent } from './signUpModel';
 /**
  * The sign-up states a visitor can tell apart (R4.1 to R4.6, R8.1 to R8.3,
  * D43, D58, D71), named as the product's card draws them: a submit waits
- * for a chunk within `validating`, and each kind of failure is one state.
+ * for its chunks in `validating`, and each kind of failure is one state.
  */
 export type SignUpState =
-  | 'idle'
-  | 'validating.awaitingRules'
-  | 'validating.awaitingHostRule'
-  | 'submitting'
-  | 'success'
-  | FailureState;
+  'idle' | 'validating' | 'submitting' | 'success' | FailureState;
 
 /** A failure's state: `failure.` and its kind. */
 export type FailureState = `failure.${Failure['kind']}`;
@@ -57,12 +52,7 @@ export const SIGN_UP_STATES: Record<SignUpState, SignUpStateRow> = {
     button: 'Create account',
     writesLoginCookies: false,
   },
-  'validating.awaitingRules': {
-    locked: true,
-    button: 'Creating your account…',
-    writesLoginCookies: false,
-  },
-  'validating.awaitingHostRule': {
+  validating: {
     locked: true,
     button: 'Creating your account…',
     writesLoginCookies: false,
@@ -219,25 +209,27 @@ export class SignUpReference {
         if (!this.rulesLoaded) {
           // D71: nothing is judged until the rules arrive.
           this.errors.clear();
-          this.state = 'validating.awaitingRules';
+          this.state = 'validating';
           break;
         }
         return this.judge();
       case 'rules.loaded':
-        if (was !== 'validating.awaitingRules') break;
+        // In `validating`, the rules are awaited until they arrive.
+        if (was !== 'validating' || this.rulesLoaded) break;
         this.rulesLoaded = true;
         return this.judge();
       case 'rules.offline':
-        if (was !== 'validating.awaitingRules') break;
+        if (was !== 'validating' || this.rulesLoaded) break;
         // D71: nothing can be judged; the general area says so.
         this.enterFailure('general');
         break;
       case 'hostRule.loaded':
-        if (was !== 'validating.awaitingHostRule') break;
+        // Then the host rule, which only a waiting submit's host needs.
+        if (was !== 'validating' || !this.rulesLoaded) break;
         this.hostRuleLoaded = true;
         return this.judge();
       case 'hostRule.offline':
-        if (was !== 'validating.awaitingHostRule') break;
+        if (was !== 'validating' || !this.rulesLoaded) break;
         // D59: every rule's errors, the site URL's saying it was not checked.
         this.errors = this.invalidFields();
         this.errors.set('url', 'unchecked');
@@ -273,7 +265,7 @@ export class SignUpReference {
     // verdict.
     if (isInternationalised(this.values.url) && !this.hostRuleLoaded) {
       this.errors.clear();
-      this.state = 'validating.awaitingHostRule';
+      this.state = 'validating';
       return { sent: false };
     }
     this.errors = this.invalidFields();
@@ -326,14 +318,6 @@ const isInternationalised = (url: string) =>
 /** A test model event as the reference names it. */
 export function referenceStep(event: SignUpModelEvent): SignUpStep {
   switch (event.type) {
-    case 'xstate.done.actor.loadRules':
-      return { type: 'rules.loaded' };
-    case 'xstate.error.actor.loadRules':
-      return { type: 'rules.offline' };
-    case 'xstate.done.actor.loadHostRule':
-      return { type: 'hostRule.loaded' };
-    case 'xstate.error.actor.loadHostRule':
-      return { type: 'hostRule.offline' };
     case 'xstate.done.actor.submitSignUp':
       return { type: 'reply.success' };
     case 'xstate.error.actor.submitSignUp':

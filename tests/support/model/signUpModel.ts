@@ -6,11 +6,11 @@
 import { fromPromise, type AnyMachineSnapshot, type EventObject } from 'xstate';
 import {
   signUpMachine,
-  type HostRule,
+  type FormToCheck,
+  type FormVerdict,
   type SignUpContext,
   type SignUpEvent,
   type SignUpInput,
-  type SignUpRules,
 } from '../../../machines/signUpMachine';
 import {
   SignUpRejection,
@@ -19,12 +19,12 @@ import {
   type SignUpRequest,
 } from '../../../machines/signUpContract';
 import { checkHostName } from '../../../common/domainName';
-import { signUpRules } from '../../../common/signUpRules';
+import { verdictOf } from '../../../common/signUpRules';
 import {
   siteUrlNeedsIdnRule,
   validateSignUp,
 } from '../../../common/validation';
-import type { ModelSpec } from './planner';
+import type { ModelSpec, ModelWorld } from './planner';
 
 /** What the invoked `submitSignUp` actor reports to the machine. */
 export type SubmitOutcome =
@@ -32,23 +32,18 @@ export type SubmitOutcome =
   | { type: 'xstate.error.actor.submitSignUp'; error: SignUpRejection };
 
 /**
- * What the invoked `loadRules` actor reports (D71): the submit chunk with
- * the form's rules arrived, or could not be fetched (offline).
+ * What becomes of a fetch of a chunk the `checkForm` actor waits for (D58,
+ * D59, D71): the submit chunk with the form's rules, or the UTS #46 host
+ * rule's, arrives or cannot be fetched (offline). The machine hears only
+ * the verdict these make (./planner.ts `ModelWorld`).
  */
-export type RulesOutcome =
-  | { type: 'xstate.done.actor.loadRules'; output: SignUpRules }
-  | { type: 'xstate.error.actor.loadRules'; error: Error };
+export type ChunkOutcome =
+  | { type: 'rules.loaded' }
+  | { type: 'rules.offline' }
+  | { type: 'hostRule.loaded' }
+  | { type: 'hostRule.offline' };
 
-/**
- * What the invoked `loadHostRule` actor reports (D58, D59): the chunk with
- * the UTS #46 rule arrived, or could not be fetched (offline).
- */
-export type HostRuleOutcome =
-  | { type: 'xstate.done.actor.loadHostRule'; output: HostRule }
-  | { type: 'xstate.error.actor.loadHostRule'; error: Error };
-
-export type SignUpModelEvent =
-  SignUpEvent | SubmitOutcome | RulesOutcome | HostRuleOutcome;
+export type SignUpModelEvent = SignUpEvent | SubmitOutcome | ChunkOutcome;
 
 /** A site whose host needs the UTS #46 rule: the chunk must arrive first. */
 export const MODEL_IDN_URL = 'bücher.de';
@@ -86,16 +81,6 @@ export const signUpCases: SignUpModelEvent[] = [
   { type: 'captcha.solve', token: 'fake-captcha-token' },
   { type: 'captcha.expire' },
   { type: 'submit' },
-  { type: 'xstate.done.actor.loadRules', output: signUpRules },
-  {
-    type: 'xstate.error.actor.loadRules',
-    error: new Error('the chunk could not be fetched'),
-  },
-  { type: 'xstate.done.actor.loadHostRule', output: checkHostName },
-  {
-    type: 'xstate.error.actor.loadHostRule',
-    error: new Error('the chunk could not be fetched'),
-  },
   { type: 'xstate.done.actor.submitSignUp', output: MODEL_SESSION },
   ...MODEL_FAILURES.map((failure): SubmitOutcome => ({
     type: 'xstate.error.actor.submitSignUp',
@@ -105,8 +90,12 @@ export const signUpCases: SignUpModelEvent[] = [
 
 /** e.g. `name: Ada Lovelace`, `tos ticked`, `reply: rateLimited`. */
 export function signUpCaseName(event: EventObject): string {
-  const e = event as SignUpModelEvent;
+  const e = event as SignUpModelEvent | CheckOutcome;
   switch (e.type) {
+    case 'xstate.done.actor.checkForm':
+      return e.output.accepted ? 'verdict: send' : 'verdict: errors';
+    case 'xstate.error.actor.checkForm':
+      return 'verdict: none';
     case 'field.change':
       return `${e.field}: ${e.value || '(empty)'}`;
     case 'checkbox.change':
@@ -117,13 +106,13 @@ export function signUpCaseName(event: EventObject): string {
       return 'captcha expired';
     case 'submit':
       return 'submit';
-    case 'xstate.done.actor.loadRules':
+    case 'rules.loaded':
       return 'rules loaded';
-    case 'xstate.error.actor.loadRules':
+    case 'rules.offline':
       return 'rules offline';
-    case 'xstate.done.actor.loadHostRule':
+    case 'hostRule.loaded':
       return 'host rule loaded';
-    case 'xstate.error.actor.loadHostRule':
+    case 'hostRule.offline':
       return 'host rule offline';
     case 'xstate.done.actor.submitSignUp':
       return 'reply: success';
@@ -134,43 +123,130 @@ export function signUpCaseName(event: EventObject): string {
   }
 }
 
+/** What `checkForm` reports to the machine: a verdict, or no rules. */
+type CheckOutcome =
+  | { type: 'xstate.done.actor.checkForm'; output: FormVerdict }
+  | { type: 'xstate.error.actor.checkForm'; error: Error };
+
+/** D71: without the form's rules, `checkForm` fails. */
+const NO_RULES: CheckOutcome = {
+  type: 'xstate.error.actor.checkForm',
+  error: new Error('the chunk could not be fetched'),
+};
+
+/** Which chunks have arrived (D58, D71); one that failed is fetched again. */
+export interface Chunks {
+  rules: boolean;
+  hostRule: boolean;
+}
+
+/** The chunk a submit waits for now, if any. */
+function awaitedChunk(
+  snapshot: AnyMachineSnapshot,
+  chunks: Chunks,
+): keyof Chunks | null {
+  if (!snapshot.matches('validating')) return null;
+  if (!chunks.rules) return 'rules';
+  const { url } = (snapshot.context as SignUpContext).values;
+  return siteUrlNeedsIdnRule(url) && !chunks.hostRule ? 'hostRule' : null;
+}
+
+/** The verdict `checkForm` makes on the snapshot's form. */
+function verdictOn(
+  snapshot: AnyMachineSnapshot,
+  hostRule: boolean,
+): CheckOutcome {
+  const form: FormToCheck = snapshot.context as SignUpContext;
+  return {
+    type: 'xstate.done.actor.checkForm',
+    output: verdictOf(form, hostRule ? checkHostName : undefined),
+  };
+}
+
+/**
+ * The page's chunks around the machine, as src/app.tsx fetches them: a
+ * submit waits for the chunks that have not arrived (the host rule's only
+ * when the site URL's host needs it), and is judged as soon as none is
+ * awaited.
+ */
+export const chunkWorld: ModelWorld<Chunks> = {
+  start: { rules: false, hostRule: false },
+  cases: (snapshot, chunks) => {
+    const awaited = awaitedChunk(snapshot, chunks);
+    return awaited
+      ? [{ type: `${awaited}.loaded` }, { type: `${awaited}.offline` }]
+      : [];
+  },
+  step: (event, chunks, from, send) => {
+    let arrived = chunks;
+    let snapshot = from;
+    switch (event.type) {
+      case 'rules.offline':
+        send(NO_RULES);
+        return chunks;
+      case 'hostRule.offline':
+        // D59: judged without it; the site URL says it was not checked.
+        send(verdictOn(from, false));
+        return chunks;
+      case 'rules.loaded':
+        arrived = { ...chunks, rules: true };
+        break;
+      case 'hostRule.loaded':
+        arrived = { ...chunks, hostRule: true };
+        break;
+      default:
+        snapshot = send(event);
+    }
+    if (snapshot.matches('validating') && !awaitedChunk(snapshot, arrived)) {
+      send(verdictOn(snapshot, arrived.hostRule));
+    }
+    return arrived;
+  },
+};
+
 /**
  * Snapshots that look the same to the visitor and lead to the same
  * behaviour count as one state: the state (a failure's names its kind), which
  * errors show, which rules the form breaks, whether the site URL needs
- * the host rule, and whether the rules and the host rule have loaded.
+ * the host rule, and which chunks have arrived.
  */
-export function abstractSignUp(snapshot: AnyMachineSnapshot): string {
+export function abstractSignUp(
+  snapshot: AnyMachineSnapshot,
+  chunks: unknown,
+): string {
   const context = snapshot.context as SignUpContext;
+  const { rules, hostRule } = chunks as Chunks;
   return JSON.stringify([
     snapshot.value,
     Object.keys(context.errors).sort(),
     Object.keys(
       validateSignUp(
         { ...context.values, captchaToken: context.captchaToken },
-        context.hostRule ?? undefined,
+        hostRule ? checkHostName : undefined,
       ),
     ).sort(),
     siteUrlNeedsIdnRule(context.values.url),
-    context.rules !== null,
-    context.hostRule !== null,
+    rules,
+    hostRule,
   ]);
 }
 
-// The page's machine, starting without its rules (they arrive as a chunk).
+// The page's machine, starting before its chunks have arrived.
 export const signUpModel: ModelSpec<SignUpInput> = {
   machine: signUpMachine,
   replayLogic: signUpMachine.provide({
     actors: {
+      checkForm: fromPromise<FormVerdict, FormToCheck>(
+        () => new Promise<never>(() => {}),
+      ),
       submitSignUp: fromPromise<Session, SignUpRequest>(
         () => new Promise<never>(() => {}),
       ),
-      loadRules: fromPromise<SignUpRules>(() => new Promise<never>(() => {})),
-      loadHostRule: fromPromise<HostRule>(() => new Promise<never>(() => {})),
     },
   }),
   inputs: [{}],
   cases: signUpCases,
+  world: chunkWorld as ModelWorld<unknown>,
   abstract: abstractSignUp,
   caseName: signUpCaseName,
 };

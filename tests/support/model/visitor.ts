@@ -47,6 +47,13 @@ export interface HeldChunkRequest {
 export interface HeldChunkRequests {
   submit: HeldChunkRequest[];
   hostRule: HeldChunkRequest[];
+  /**
+   * Where the network fails a chunk's resend (an engine's own retry of a
+   * failed fetch, which the page never sees): ends that, since the page's
+   * next request for the chunk, after the visitor's next action, is the
+   * page's own.
+   */
+  forgetFailures?: () => void;
 }
 
 const HELD_WAIT_MS = 10_000;
@@ -103,6 +110,9 @@ export async function performSignUp(
   event: SignUpModelEvent,
   chunks: HeldChunkRequests = { submit: [], hostRule: [] },
 ) {
+  // The page showed the last step's outcome: an engine's resend of a
+  // failed chunk is over, and any fetch from now on is the page's.
+  chunks.forgetFailures?.();
   switch (event.type) {
     case 'field.change':
       return typeInto(page, event.field, event.value);
@@ -125,22 +135,18 @@ export async function performSignUp(
       return;
     case 'submit':
       return page.click('#signup-form button[type="submit"]');
-    case 'xstate.done.actor.loadRules':
-    case 'xstate.error.actor.loadRules': {
+    case 'rules.loaded':
+    case 'rules.offline': {
       // The chunk was asked for on the first typing, or by the submit.
       const chunk = await takeHeld(chunks.submit, 'submit chunk request');
-      chunk.settle(
-        event.type === 'xstate.done.actor.loadRules' ? 'pass' : 'fail',
-      );
+      chunk.settle(event.type === 'rules.loaded' ? 'pass' : 'fail');
       return;
     }
-    case 'xstate.done.actor.loadHostRule':
-    case 'xstate.error.actor.loadHostRule': {
+    case 'hostRule.loaded':
+    case 'hostRule.offline': {
       // The chunk was asked for when the host was typed, or by the submit.
       const chunk = await takeHeld(chunks.hostRule, 'host rule chunk request');
-      chunk.settle(
-        event.type === 'xstate.done.actor.loadHostRule' ? 'pass' : 'fail',
-      );
+      chunk.settle(event.type === 'hostRule.loaded' ? 'pass' : 'fail');
       return;
     }
     case 'xstate.done.actor.submitSignUp':

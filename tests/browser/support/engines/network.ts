@@ -129,15 +129,15 @@ export type HeldChunk = HeldChunkRequest;
  */
 export type HeldChunks = HeldChunkRequests;
 
-/** The chunks' files, with or without a retry's query. */
+/** The chunks' files. */
 const CHUNKS = {
   submit: /^\/submitChunk\.[0-9a-f]+\.js$/,
   hostRule: /^\/hostRuleChunk\.[0-9a-f]+\.js$/,
 } as const;
 
 /** Which chunk a path names, if any. */
-function chunkOf(pathname: string): keyof HeldChunks | undefined {
-  return (Object.keys(CHUNKS) as (keyof HeldChunks)[]).find((kind) =>
+function chunkOf(pathname: string): keyof typeof CHUNKS | undefined {
+  return (Object.keys(CHUNKS) as (keyof typeof CHUNKS)[]).find((kind) =>
     CHUNKS[kind].test(pathname),
   );
 }
@@ -268,8 +268,12 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
   let held: HeldSignUp[] | undefined;
   let heldChunks: HeldChunks | undefined;
   // The chunk URLs whose connection was reset: an engine's resend of one is
-  // reset again, as a network that is down would.
+  // reset again, as a network that is down would, until the test's next
+  // step (`forgetFailures`), after which a request is the page's retry.
   let failedChunks = new Set<string>();
+  // The chunk URLs that arrived: the page's import after its fetch reads
+  // the HTTP cache, and were that off, the network is up for them.
+  let passedChunks = new Set<string>();
   // Bodies of the sign-ups whose connection was reset: each carries its own
   // captcha token, so only an engine's resend can repeat one.
   let dropped = new Set<string>();
@@ -358,7 +362,12 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
           return forward;
         }
         const chunk = chunkOf(url.pathname);
-        if (heldChunks && request.method === 'GET' && chunk) {
+        if (
+          heldChunks &&
+          request.method === 'GET' &&
+          chunk &&
+          !passedChunks.has(request.url)
+        ) {
           if (failedChunks.has(request.url)) {
             unanswered.delete(request.id);
             return { response: 'reset' };
@@ -373,7 +382,10 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
               },
             });
           });
-          if (outcome === 'pass') return forward;
+          if (outcome === 'pass') {
+            passedChunks.add(request.url);
+            return forward;
+          }
           failedChunks.add(request.url);
           unanswered.delete(request.id);
           return { response: 'reset' };
@@ -462,7 +474,11 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
       return held;
     },
     holdChunks: () => {
-      heldChunks = { submit: [], hostRule: [] };
+      heldChunks = {
+        submit: [],
+        hostRule: [],
+        forgetFailures: () => failedChunks.clear(),
+      };
       return heldChunks;
     },
     holdPageScripts: () => {
@@ -501,6 +517,7 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
       held = undefined;
       heldChunks = undefined;
       failedChunks = new Set();
+      passedChunks = new Set();
       releaseScripts();
       dropped = new Set();
       for (const settle of waiting) settle('pass');
