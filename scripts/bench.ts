@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: builds the page (scripts/build.ts), serves it with the
  * real local server (server/app.ts) and the plain-HTML baseline
- * (bench/baseline.html: the same fields, its CSS inline, no script at all,
- * sent with the same security headers) and the stack floor page (the
- * baseline plus React and ReactDOM evaluated after its first paint) on
+ * (bench/baseline.html: the plain form a visitor would otherwise get, about
+ * 1.5 KB: the same fields, a small inline stylesheet, no script, no
+ * framework; sent with the same security headers) and the stack floor page
+ * (the baseline plus React and ReactDOM evaluated after its first paint) on
  * loopback, and runs Lighthouse's mobile preset on the three, alternating,
  * under both throttling models: `simulate` (Lantern's estimate, what
  * PageSpeed Insights shows) and `devtools` (real network and CPU
@@ -16,7 +17,9 @@
  * first interaction) against the stack floor (what the libraries the page
  * is built on cost in this build, scripts/bundleBytes.ts) and its budget
  * (D58), our own code, and each chunk loaded later with its trigger. The
- * table is also written to bench/results.md.
+ * table is also written to bench/results.md, with the machine's load
+ * average when the runs started and ended: on a shared machine the other
+ * processes' CPU shows in every timing.
  *
  * Google's reCAPTCHA requests are blocked (Lighthouse's
  * `--blocked-url-patterns`): no run pays for a third party the benchmark
@@ -29,7 +32,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -439,6 +442,7 @@ async function main(): Promise<void> {
     devtools: { ours: [], baseline: [], floor: [] },
   };
   let count = 0;
+  const loadAtStart = loadavg();
   try {
     for (let index = 0; index < runs; index += 1) {
       for (const model of MODELS) {
@@ -450,6 +454,9 @@ async function main(): Promise<void> {
         }
       }
     }
+    const loadAtEnd = loadavg();
+    const load = (averages: number[]) =>
+      averages.map((value) => value.toFixed(2)).join(', ');
     const first = results.simulate;
     const noUrls = { html: [], css: [], js: [] };
     const sizes = {
@@ -475,8 +482,11 @@ async function main(): Promise<void> {
 Written by \`npm run bench\` on ${new Date().toISOString()}: Lighthouse
 ${first.ours[0]?.lighthouseVersion} (mobile preset: slow 4G, 4× CPU
 slowdown), ${chromium}, ${runs} runs of each page under each throttling
-model, alternating, medians. The baseline is a plain HTML form with the same
-fields, its CSS inline and no script. The stack floor page is the baseline
+model, alternating, medians; the load average (1, 5, 15 min) was
+${load(loadAtStart)} when the runs started and ${load(loadAtEnd)} when they
+ended. The baseline is the plain form a visitor would otherwise get
+(bench/baseline.html, about 1.5 KB): the same fields, a small inline
+stylesheet, no script, no framework. The stack floor page is the baseline
 plus React and ReactDOM alone, evaluated after the first paint as our page
 starts its script: what any React page pays. Google's reCAPTCHA requests are
 blocked (unreachable here). Bytes: what the servers send for the page's
