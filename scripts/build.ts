@@ -11,9 +11,9 @@
  * - the stylesheet (about 2 KB compressed) is inlined as a `<style>`, so
  *   nothing blocks rendering;
  * - the module script is replaced by the inline early script
- *   (src/earlyScript.ts), which holds a submit made before the app runs,
- *   restores and saves the sign-up draft (src/draft.ts) and starts the app
- *   after the first paint;
+ *   (src/earlyScript.ts), which holds a submit made before the app runs
+ *   and saves the sign-up draft (src/draft.ts); after the first paint it
+ *   pushes the consent defaults, restores the draft and starts the app;
  * - the SHA-256 hashes of both inline blocks are written to
  *   {@link INLINE_HASHES_FILE}, from which the server builds its
  *   Content-Security-Policy (never `'unsafe-inline'`);
@@ -180,8 +180,9 @@ export function hashSource(text: string): string {
 
 /**
  * The early script (src/earlyScript.ts) as one minified classic script that
- * holds submits of the sign-up form, restores and saves the draft under
- * `draftKey` (src/draft.ts) and starts `appScript` after the first paint.
+ * holds submits of the sign-up form and saves the draft under `draftKey`
+ * (src/draft.ts); after the first paint, pushes the consent defaults
+ * (D66), restores the draft and starts `appScript`.
  */
 export function earlyScript(
   appScript: string,
@@ -190,14 +191,18 @@ export function earlyScript(
 ): string {
   const { outputFiles } = buildSync({
     stdin: {
-      // First the ad networks' consent defaults (D66): granted only for an
+      // The ad networks' consent defaults (D66): granted only for an
       // accept stored under the current policy (D67, read as the machine
-      // reads it), before any other script can run.
+      // reads it), pushed before any other script can run: after the
+      // first paint, just before the app's script is added (reading the
+      // cookies would delay that paint, D102).
       contents: `import { choiceIsCurrent, storedRevisionOf } from './machines/consentRevision';
 import { cookieValue, signalConsentDefault } from './src/consentSignals';
 import { startEarlyScript } from './src/earlyScript';
-signalConsentDefault(window, cookieValue(document.cookie, ${JSON.stringify(consent.cookie)}) === '1' && choiceIsCurrent({ storedRevision: storedRevisionOf(cookieValue(document.cookie, ${JSON.stringify(consent.revisionCookie)})), revision: ${consent.revision} }) ? 'granted' : 'denied');
-startEarlyScript(window, ${JSON.stringify(SIGN_UP_FORM_ID)}, ${JSON.stringify(appScript)}, ${JSON.stringify(draftKey)});`,
+startEarlyScript(window, ${JSON.stringify(SIGN_UP_FORM_ID)}, ${JSON.stringify(appScript)}, ${JSON.stringify(draftKey)}, () => {
+  const cookies = document.cookie;
+  signalConsentDefault(window, cookieValue(cookies, ${JSON.stringify(consent.cookie)}) === '1' && choiceIsCurrent({ storedRevision: storedRevisionOf(cookieValue(cookies, ${JSON.stringify(consent.revisionCookie)})), revision: ${consent.revision} }) ? 'granted' : 'denied');
+});`,
       resolveDir: PROJECT_ROOT,
       loader: 'ts',
     },

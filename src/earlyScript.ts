@@ -10,10 +10,16 @@
  *   (src/views/earlyInput.ts).
  * - The app's module script is started after the first contentful paint,
  *   so its download and evaluation never compete with it.
- * - With a draft key (D55, src/draft.ts): once the form is parsed, the
- *   stored draft fills the prerendered inputs the visitor has not typed
+ * - With a draft key (D55, src/draft.ts): once the first paint is recorded,
+ *   the stored draft fills the prerendered inputs the visitor has not typed
  *   into and the address does not prefill; until the app takes over, every
  *   edit of the form is saved as the draft.
+ *
+ * Before the first paint it does only what cannot wait: it installs the
+ * submit hold, the draft's saving and the paint observer. Whatever reads
+ * storage (the draft, the consent cookies the build's `beforeApp` reads)
+ * runs once the first paint is recorded, just before the app's script is
+ * added, so no other script runs before it (issue 38, D102).
  */
 import {
   addressNames,
@@ -53,29 +59,33 @@ export const APP_START_FALLBACK_MS = 1000;
 
 /**
  * Installs the submit hold on `win.document` and publishes it as
- * `win.vigilHeldSubmit`; when `draftKey` is given, restores and saves the
- * draft ({@link keepDraft}); when `appScript` is given, appends it as a module
- * script once the first contentful paint is recorded (Paint Timing;
- * where that is not supported, in a task after the next frame), or after
- * {@link APP_START_FALLBACK_MS}, whichever comes first.
+ * `win.vigilHeldSubmit`; when `draftKey` is given, saves the draft from now
+ * on ({@link keepDraft}). Once the first contentful paint is recorded
+ * (Paint Timing; where that is not supported, in a task after the next
+ * frame), or after {@link APP_START_FALLBACK_MS}, whichever comes first, and
+ * once only: calls `beforeApp`, restores the draft (once the form is
+ * parsed), then appends `appScript`, when given, as a module script.
  *
  * @param formId the id of the form whose submits are held
  * @param appScript the URL of the app's module script
  * @param draftKey the draft's `sessionStorage` key (src/draft.ts `draftKey`)
+ * @param beforeApp work that may wait for the first paint but must run
+ *   before any other script (the consent defaults, D66)
  */
 export function startEarlyScript(
   win: Window,
   formId: string,
   appScript?: string,
   draftKey?: string,
+  beforeApp?: () => void,
 ): void {
   const { document } = win;
-  const stopDraft = draftKey
+  const draft = draftKey
     ? keepDraft(win, formId, {
         storage: () => win.sessionStorage,
         key: draftKey,
       })
-    : () => {};
+    : { restore: () => {}, stop: () => {} };
   let held = false;
   const hold = (event: Event) => {
     if ((event.target as Element | null)?.id !== formId) return;
@@ -86,17 +96,26 @@ export function startEarlyScript(
   win.vigilHeldSubmit = {
     release() {
       document.removeEventListener('submit', hold, true);
-      stopDraft();
+      draft.stop();
       const submitted = held;
       held = false;
       return submitted;
     },
   };
-  if (appScript === undefined) return;
   let started = false;
   const start = () => {
     if (started) return;
     started = true;
+    beforeApp?.();
+    // The header can paint before the form is parsed.
+    if (document.readyState === 'loading') {
+      document.addEventListener('DOMContentLoaded', draft.restore, {
+        once: true,
+      });
+    } else {
+      draft.restore();
+    }
+    if (appScript === undefined) return;
     const script = document.createElement('script');
     script.type = 'module';
     script.src = appScript;
@@ -120,27 +139,38 @@ export function startEarlyScript(
   win.setTimeout(start, APP_START_FALLBACK_MS);
 }
 
+/** The draft's part of the early script ({@link keepDraft}). */
+export interface KeptDraft {
+  /**
+   * Fills each text input of the form that is still empty and that the
+   * address does not name with the draft's non-empty value, and ticks each
+   * box the draft ticks; does nothing once {@link KeptDraft.stop} ran.
+   */
+  restore(): void;
+  /** Stops the saving, and any restore still to come (the app takes over). */
+  stop(): void;
+}
+
 /**
- * The draft before the app runs (D55): when the document is parsed, fills
- * each text input of the form that is still empty and that the address
- * does not name with the draft's non-empty value, and ticks each box the
- * draft ticks; then saves the form's five values as the draft on every
- * `input` or `change` event inside the form. Storage failures leave the
- * form as it is (src/draft.ts).
- *
- * @returns a function that stops the saving (the app takes over)
+ * The draft before the app runs (D55): saves the form's five values as the
+ * draft on every `input` or `change` event inside the form, from now on,
+ * and restores the draft when asked (the early script asks once the first
+ * paint is recorded, so reading `sessionStorage` never delays it). Storage
+ * failures leave the form as it is (src/draft.ts).
  */
 export function keepDraft(
   win: Window,
   formId: string,
   place: DraftPlace,
-): () => void {
+): KeptDraft {
   const { document } = win;
   const form = () => document.getElementById(formId);
   const input = (name: string) =>
     form()?.querySelector<HTMLInputElement>(`input[name="${name}"]`) ??
     undefined;
+  let stopped = false;
   const restore = () => {
+    if (stopped) return;
     const draft = readDraft(place);
     for (const field of DRAFT_TEXT_FIELDS) {
       const element = input(field);
@@ -159,11 +189,6 @@ export function keepDraft(
       if (element && draft[field]) element.checked = true;
     }
   };
-  if (document.readyState === 'loading') {
-    document.addEventListener('DOMContentLoaded', restore, { once: true });
-  } else {
-    restore();
-  }
   const save = (event: Event) => {
     if (!(form()?.contains(event.target as Node | null) ?? false)) return;
     const text = (name: string) => input(name)?.value ?? '';
@@ -178,9 +203,12 @@ export function keepDraft(
   };
   document.addEventListener('input', save, true);
   document.addEventListener('change', save, true);
-  return () => {
-    document.removeEventListener('DOMContentLoaded', restore);
-    document.removeEventListener('input', save, true);
-    document.removeEventListener('change', save, true);
+  return {
+    restore,
+    stop() {
+      stopped = true;
+      document.removeEventListener('input', save, true);
+      document.removeEventListener('change', save, true);
+    },
   };
 }

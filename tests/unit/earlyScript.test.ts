@@ -3,9 +3,11 @@
  * The inline early script (src/earlyScript.ts) in jsdom: it holds a submit
  * of the sign-up form until the app releases it, holds nothing after, and
  * starts the app's script once, after the first paint or the fallback
- * delay; with a draft key, it fills the prerendered form from the tab's
- * draft (fields the address does not name, and the visitor has not typed
- * into) and saves typing until the app takes over (issue 22, D55).
+ * delay, with the work that may wait for that paint (the consent defaults)
+ * just before it; with a draft key, it saves typing until the app takes
+ * over and, after the first paint, fills the prerendered form from the
+ * tab's draft (fields the address does not name, and the visitor has not
+ * typed into) (issue 22, D55; issue 38, D102).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -22,6 +24,28 @@ function submitEvent(form: HTMLFormElement): Event {
 
 function appScripts(): HTMLScriptElement[] {
   return [...document.head.querySelectorAll<HTMLScriptElement>('script')];
+}
+
+/**
+ * Starts the early script with its first frame held (jsdom has no Paint
+ * Timing: the frame fallback applies).
+ *
+ * @returns a function that paints that frame and runs the task after it
+ */
+function startHeldFrame(
+  ...args: Parameters<typeof startEarlyScript>
+): () => void {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  const frames: FrameRequestCallback[] = [];
+  const requestFrame = vi
+    .spyOn(window, 'requestAnimationFrame')
+    .mockImplementation((callback) => frames.push(callback));
+  startEarlyScript(...args);
+  requestFrame.mockRestore();
+  return () => {
+    for (const frame of frames.splice(0)) frame(performance.now());
+    vi.advanceTimersByTime(0);
+  };
 }
 
 let form: HTMLFormElement;
@@ -98,6 +122,22 @@ describe("the app's script", () => {
     expect(appScripts()).toHaveLength(1);
   });
 
+  it('runs the work that waits for the first paint once, just before it', () => {
+    const scriptsSeen: number[] = [];
+    const paint = startHeldFrame(
+      window,
+      SIGN_UP_FORM_ID,
+      '/main.1234abcd.js',
+      undefined,
+      () => scriptsSeen.push(appScripts().length),
+    );
+    expect(scriptsSeen).toEqual([]);
+    paint();
+    vi.advanceTimersByTime(APP_START_FALLBACK_MS * 2);
+    expect(scriptsSeen).toEqual([0]);
+    expect(appScripts()).toHaveLength(1);
+  });
+
   it('starts after the fallback delay when no frame is painted (a hidden tab)', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const frames = vi
@@ -150,9 +190,11 @@ describe('the draft before the app runs (D55)', () => {
     window.history.replaceState(null, '', '/');
   });
 
-  it('fills the form from the draft', () => {
+  it('fills the form from the draft after the first paint', () => {
     window.sessionStorage.setItem(KEY, JSON.stringify(stored));
-    startEarlyScript(window, SIGN_UP_FORM_ID, undefined, KEY);
+    const paint = startHeldFrame(window, SIGN_UP_FORM_ID, undefined, KEY);
+    expect(input('name').value).toBe('');
+    paint();
     expect(['name', 'email', 'url'].map((name) => input(name).value)).toEqual([
       'Ada Lovelace',
       'ada@example.com',
@@ -165,8 +207,9 @@ describe('the draft before the app runs (D55)', () => {
   it('leaves what was typed, and the fields the address names, to them', () => {
     window.sessionStorage.setItem(KEY, JSON.stringify(stored));
     window.history.replaceState(null, '', '/signup?email=grace%40example.com');
+    const paint = startHeldFrame(window, SIGN_UP_FORM_ID, undefined, KEY);
     input('name').value = 'Grace';
-    startEarlyScript(window, SIGN_UP_FORM_ID, undefined, KEY);
+    paint();
     expect(['name', 'email', 'url'].map((name) => input(name).value)).toEqual([
       'Grace',
       '',
@@ -192,6 +235,14 @@ describe('the draft before the app runs (D55)', () => {
     expect(draft()).toMatchObject({ name: '' });
   });
 
+  it('restores nothing once the app has taken over', () => {
+    window.sessionStorage.setItem(KEY, JSON.stringify(stored));
+    const paint = startHeldFrame(window, SIGN_UP_FORM_ID, undefined, KEY);
+    window.vigilHeldSubmit?.release();
+    paint();
+    expect(input('name').value).toBe('');
+  });
+
   it('saves nothing for an edit outside the sign-up form', () => {
     startEarlyScript(window, SIGN_UP_FORM_ID, undefined, KEY);
     const search = document.createElement('input');
@@ -207,7 +258,7 @@ describe('the draft before the app runs (D55)', () => {
         throw new DOMException('denied', 'SecurityError');
       });
     expect(() =>
-      startEarlyScript(window, SIGN_UP_FORM_ID, undefined, KEY),
+      startHeldFrame(window, SIGN_UP_FORM_ID, undefined, KEY)(),
     ).not.toThrow();
     expect(() =>
       input('name').dispatchEvent(new Event('input', { bubbles: true })),
