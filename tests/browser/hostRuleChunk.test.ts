@@ -6,12 +6,12 @@
  * page says the address could not be checked, keeps every value, sends
  * nothing, and the next submit tries again.
  */
-import type { Page, Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { messages } from '../../common/validation';
 import { useChromiumAndServer } from './support/browserSuite';
 import {
   fillSignUpForm,
+  chunkFetches,
   openSignUpPage,
   submitButton,
   typedValues,
@@ -20,18 +20,8 @@ import {
 
 const suite = useChromiumAndServer();
 
-/** The chunk, named after its entry, with or without a retry's query. */
-const HOST_RULE_CHUNK = /\/hostRuleChunk\.[0-9a-f]+\.js(?:\?[^/]*)?$/;
-
-function chunkRequests(page: Page): Request[] {
-  const seen: Request[] = [];
-  page.on('request', (request) => {
-    if (HOST_RULE_CHUNK.test(request.url())) {
-      seen.push(request);
-    }
-  });
-  return seen;
-}
+/** The chunk, named after its entry. */
+const HOST_RULE_CHUNK = /\/hostRuleChunk\.[0-9a-f]+\.js$/;
 
 describe('the host rule chunk (D58, D59)', () => {
   it('is not fetched for an ASCII-only sign-up', async () => {
@@ -39,7 +29,7 @@ describe('the host rule chunk (D58, D59)', () => {
       suite.browser,
       suite.server.origin,
     );
-    const chunks = chunkRequests(page);
+    const chunks = chunkFetches(page, HOST_RULE_CHUNK);
     await fillSignUpForm(
       page,
       validEntry({ url: 'https://shop.example.com/health' }),
@@ -57,7 +47,7 @@ describe('the host rule chunk (D58, D59)', () => {
       suite.browser,
       suite.server.origin,
     );
-    const chunks = chunkRequests(page);
+    const chunks = chunkFetches(page, HOST_RULE_CHUNK);
     await page.locator('input[name=url]').fill('bücher.de/katalog');
     // Fetched on typing, before any submit.
     await expect.poll(() => chunks.length).toBe(1);

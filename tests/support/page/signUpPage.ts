@@ -150,3 +150,19 @@ export function validEntry(overrides: FormEntry = {}): Required<FormEntry> {
     ...overrides,
   };
 }
+
+/**
+ * The page's fetches of files matching `pattern` from now on, in order. A
+ * chunk is fetched, then imported (src/chunkLoader.ts): from the HTTP
+ * cache, or, where routing turns the cache off as here, by a request of
+ * its own, which is not a fetch and is not counted.
+ */
+export function chunkFetches(page: Page, pattern: RegExp): Request[] {
+  const seen: Request[] = [];
+  page.on('request', (request) => {
+    if (request.resourceType() === 'fetch' && pattern.test(request.url())) {
+      seen.push(request);
+    }
+  });
+  return seen;
+}
