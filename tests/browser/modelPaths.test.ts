@@ -40,13 +40,12 @@ import {
   expectedConsentRun,
   expectedSignUpRun,
 } from '../support/model/reference';
-import { planPaths } from '../support/model/planner';
+import { planPaths, replayPath } from '../support/model/planner';
 import {
   signUpModel,
   type SignUpModelEvent,
 } from '../support/model/signUpModel';
 import {
-  replayTransitions,
   reportCoverage,
   type TransitionRecord,
 } from '../support/model/transitions';
@@ -156,9 +155,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
         } finally {
           if (api !== suite.server) await api.close();
         }
-        covered.push(
-          replayTransitions(signUpModel.replayLogic, path.input, path.events),
-        );
+        covered.push(replayPath(signUpModel, path.input, path.events));
       });
     }
 
@@ -204,9 +201,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
           await expect(axeViolations(page)).resolves.toEqual([]);
           expect(page.uncaughtErrors?.() ?? []).toEqual([]);
         });
-        covered.push(
-          replayTransitions(consentModel.replayLogic, path.input, path.events),
-        );
+        covered.push(replayPath(consentModel, path.input, path.events));
       });
     }
 

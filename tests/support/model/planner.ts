@@ -27,7 +27,7 @@ import {
   getShortestPaths,
   type TraversalOptions,
 } from 'xstate/graph';
-import { replayTransitions } from './transitions';
+import { replayTransitions, type TransitionRecord } from './transitions';
 
 export interface ModelSpec<TInput> {
   /** The machine the page runs. */
@@ -177,6 +177,19 @@ export function walkPath<TInput>(
   return { states, sent };
 }
 
+/**
+ * The transitions a path takes on a running actor of the machine (its
+ * `replayLogic`), each case sent as the machine hears it.
+ */
+export function replayPath<TInput>(
+  spec: ModelSpec<TInput>,
+  input: TInput,
+  events: readonly EventObject[],
+): TransitionRecord {
+  const sent = walkPath(spec, input, events).sent.flat();
+  return replayTransitions(spec.replayLogic, input, sent);
+}
+
 export interface PlannedPath<TInput> {
   input: TInput;
   events: EventObject[];
@@ -194,11 +207,7 @@ export function replayCoverage<TInput>(
   input: TInput,
   events: EventObject[],
 ): string[] {
-  const record = replayTransitions(
-    spec.replayLogic,
-    input,
-    walkPath(spec, input, events).sent.flat(),
-  );
+  const record = replayPath(spec, input, events);
   return [
     ...record.transitions,
     ...record.taken.map(({ key, event }) => `${key} ⟨${spec.caseName(event)}⟩`),

@@ -474,6 +474,8 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
       return held;
     },
     holdChunks: () => {
+      failedChunks = new Set();
+      passedChunks = new Set();
       heldChunks = {
         submit: [],
         hostRule: [],
