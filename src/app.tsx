@@ -65,9 +65,12 @@ export interface AppEnvironment {
   storage?: () => Storage;
   /** The network; default the global `fetch`. */
   fetch?: typeof fetch;
-  /** Fetches the submit chunk (D71); default its `import()`. */
+  /**
+   * Loads the submit chunk (D71); default: its file fetched, then imported
+   * (src/chunkLoader.ts).
+   */
   importSubmitChunk?: () => Promise<typeof SubmitChunk>;
-  /** Fetches the UTS #46 host rule's chunk (D58); default its `import()`. */
+  /** Loads the UTS #46 host rule's chunk (D58); default as the submit chunk. */
   importHostRule?: () => Promise<typeof HostRuleChunk>;
   /** Receives the inspection events of both actors (Stately's inspector, tests). */
   inspect?: (event: InspectionEvent) => void;
