@@ -33,9 +33,11 @@ export const BUDGETS = {
    * The HTML with its inline stylesheet and early script, gzip: 5 KiB
    * until the early script read a consent cookie without a revision as
    * the machine does (D67: revision 1), measured at 74 B of gzip more
-   * (1,318 → 1,392 B for the script alone), which put it at 5,171 B.
+   * (1,318 → 1,392 B for the script alone), which put it at 5,171 B; then
+   * 5,200 until the early script left its storage reads until after the
+   * first paint (D102), which put it at 5,211 B.
    */
-  htmlGzip: 5_200,
+  htmlGzip: 5_250,
 } as const;
 
 const distDir = TEST_BUILDS.tagged.distDir;
