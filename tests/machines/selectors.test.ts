@@ -29,7 +29,7 @@ import {
   signUpMachine,
   type SignUpContext,
 } from '../../machines/signUpMachine';
-import { startSignUp, VALID_FORM } from './support/signUpHarness';
+import { fillValidForm, startSignUp } from './support/signUpHarness';
 
 describe('sign-up selectors (R4.1, R8.1 to R8.3, D43)', () => {
   it('editing: unlocked, no failure area', () => {
@@ -174,11 +174,7 @@ describe('the actors the page provides', () => {
         }
       },
     }).start();
-    for (const field of ['name', 'email', 'url'] as const) {
-      actor.send({ type: 'field.change', field, value: VALID_FORM[field] });
-    }
-    actor.send({ type: 'checkbox.change', field: 'tos', checked: true });
-    actor.send({ type: 'captcha.solve', token: 'token' });
+    fillValidForm(actor, 'token');
     actor.send({ type: 'submit' });
     await new Promise((resolve) => setTimeout(resolve, 0));
     return errors;

@@ -12,6 +12,7 @@ import {
   signUpMachine,
   type FormToCheck,
   type FormVerdict,
+  type SignUpEvent,
   type SignUpInput,
 } from '../../../machines/signUpMachine';
 import {
@@ -20,6 +21,21 @@ import {
   type SignUpRequest,
 } from '../../../machines/signUpContract';
 import { loadOnce } from '../../../src/chunkLoader';
+
+/**
+ * Fills {@link VALID_FORM}, ticks the terms and solves the captcha, as
+ * the visitor would, on any actor of the sign-up machine.
+ */
+export function fillValidForm(
+  actor: { send: (event: SignUpEvent) => void },
+  token = 'captcha-token',
+) {
+  for (const field of ['name', 'email', 'url'] as const) {
+    actor.send({ type: 'field.change', field, value: VALID_FORM[field] });
+  }
+  actor.send({ type: 'checkbox.change', field: 'tos', checked: true });
+  actor.send({ type: 'captcha.solve', token });
+}
 
 export interface Deferred<T> {
   promise: Promise<T>;
@@ -123,11 +139,7 @@ export function startSignUp(
       return captchaResets;
     },
     fillValidForm(token = 'captcha-token') {
-      for (const field of ['name', 'email', 'url'] as const) {
-        actor.send({ type: 'field.change', field, value: VALID_FORM[field] });
-      }
-      actor.send({ type: 'checkbox.change', field: 'tos', checked: true });
-      actor.send({ type: 'captcha.solve', token });
+      fillValidForm(actor, token);
     },
     /** Lets the machine see a settled promise. */
     settle,
