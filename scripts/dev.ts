@@ -11,7 +11,12 @@ import { pageConfigEnvironment } from '../common/config';
 
 const API_PORT = 1235;
 const api = await buildServer(
-  serverOptionsFrom(process.env, new URL('../dist', import.meta.url).pathname),
+  serverOptionsFrom(
+    // A developer's test sign-ups name real sites: the dev server checks
+    // none unless MONITOR=on is set (D108).
+    { MONITOR: 'off', ...process.env },
+    new URL('../dist', import.meta.url).pathname,
+  ),
 );
 await api.listen({ port: API_PORT, host: 'localhost' });
 

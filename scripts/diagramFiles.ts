@@ -9,6 +9,7 @@
 import { renderMermaidSVG } from 'beautiful-mermaid';
 import type { AnyStateMachine } from 'xstate';
 import { consentMachine } from '../machines/consentMachine';
+import { monitorMachine } from '../machines/monitorMachine';
 import { signUpMachine } from '../machines/signUpMachine';
 import { toMermaid, type MermaidOptions } from './mermaid';
 
@@ -17,27 +18,45 @@ export const DIAGRAM_DIR = 'docs/diagrams';
 
 /**
  * One machine to draw; `name` names its files and its README block;
- * `options` what its diagram shows (scripts/mermaid.ts).
+ * `options` what its diagram shows (scripts/mermaid.ts); `page` whether the
+ * page runs it, so that the state atlas pictures each of its states.
  */
 export interface Diagram {
   name: string;
   machine: AnyStateMachine;
   options?: MermaidOptions;
+  page: boolean;
 }
 
 /**
  * The machines drawn, in the README's order. The consent machine's few
  * actions are its point (what is stored, signalled, loaded, removed), so
- * its diagram names them.
+ * its diagram names them; so are the monitor machine's alerts. The monitor
+ * machine is the service's: it has no page to picture.
  */
 export const DIAGRAMS: readonly Diagram[] = [
-  { name: 'signUpMachine', machine: signUpMachine },
+  { name: 'signUpMachine', machine: signUpMachine, page: true },
   {
     name: 'consentMachine',
     machine: consentMachine,
     options: { effects: true },
+    page: true,
+  },
+  {
+    name: 'monitorMachine',
+    machine: monitorMachine,
+    options: { effects: true },
+    page: false,
   },
 ];
+
+/**
+ * The diagrams of the machines the page runs: those whose every state the
+ * state atlas pictures and the dark-scheme audit checks (scripts/atlas/).
+ */
+export const PAGE_DIAGRAMS: readonly Diagram[] = DIAGRAMS.filter(
+  ({ page }) => page,
+);
 
 /** A machine's Mermaid text as its diagram draws it (see {@link DIAGRAMS}). */
 export function diagramMermaid(machine: AnyStateMachine): string {

@@ -36,6 +36,11 @@ export type AccountPageView =
        * `limited` when the address has had its mails for the hour (D97).
        */
       resent?: 'sent' | 'limited' | undefined;
+      /**
+       * The watched site's section and the first step of "What happens
+       * next" (server/monitor/); null or absent when it watches no site.
+       */
+      monitor?: { section: string; firstStep: string } | null;
     }
   | { kind: 'refused' }
   | { kind: 'signedOut' }
@@ -123,7 +128,7 @@ function signedIn(
     ? `<section class="next-steps" aria-labelledby="next-steps-title" data-testid="first-signin">
 <h2 id="next-steps-title" class="next-steps__title">What happens next</h2>
 <ol class="next-steps__list">
-<li>Your site’s first check runs within a minute, then every minute, around the clock.</li>
+<li data-testid="first-check">${view.monitor?.firstStep ?? 'Your site’s first check runs within a minute, then every minute, around the clock.'}</li>
 <li>When it stops answering, we email you, and again when it is back.</li>
 <li>Add your team and more sites from here once the app opens to you.</li>
 </ol>
@@ -154,7 +159,7 @@ ${unconfirmed}<dl class="account">
 <div class="account__row"><dt>Email address</dt><dd data-testid="account-email">${escapeHtml(account.email)}</dd></div>
 <div class="account__row"><dt>Website watched</dt><dd data-testid="account-site">${site ?? 'None yet'}</dd></div>
 </dl>
-${nextSteps}<form method="post" action="${SIGN_OUT_PATH}" class="sign-out">
+${view.monitor?.section ?? ''}${nextSteps}<form method="post" action="${SIGN_OUT_PATH}" class="sign-out">
 <button type="submit" class="button button--secondary" data-testid="sign-out">Sign out</button>
 </form>
 </section>`,

@@ -33,6 +33,8 @@ export interface OneTimeAuth {
 
 /** What the signed-in page shows of an account. */
 export interface AccountView {
+  /** The account's id (a uuid): what the page asks the monitor about. */
+  id: string;
   name: string;
   email: string;
   siteUrl: string | null;
@@ -48,6 +50,7 @@ export interface AccountView {
 
 /** An account's row as the pages read it. */
 interface AccountRow {
+  id: string;
   name: string;
   email: string;
   site_url: string | null;
@@ -57,6 +60,7 @@ interface AccountRow {
 
 /** The columns of {@link AccountRow}. */
 export const ACCOUNT_VIEW_COLUMNS = [
+  'accounts.id',
   'accounts.name',
   'accounts.email',
   'accounts.site_url',
@@ -67,6 +71,7 @@ export const ACCOUNT_VIEW_COLUMNS = [
 /** @returns what the pages show of an account's row */
 export function accountView(row: AccountRow): AccountView {
   return {
+    id: row.id,
     name: row.name,
     email: row.email,
     siteUrl: row.site_url,
@@ -222,7 +227,20 @@ export function accountsRepository(
             .onConflict((conflict) =>
               conflict.expression(sql`lower(email)`).doNothing(),
             )
-            .returning(['id', 'email']),
+            .returning(['id', 'email', 'site_url']),
+        )
+        // The watch the welcome page promises starts with the account: its
+        // first check is due at once (D103).
+        .with('watched', (cte) =>
+          cte
+            .insertInto('monitors')
+            .columns(['account_id', 'site_url'])
+            .expression((eb) =>
+              eb
+                .selectFrom('account')
+                .select(['account.id', 'account.site_url'])
+                .where('account.site_url', 'is not', null),
+            ),
         )
         // Every data-modifying CTE runs once, read or not (PostgreSQL,
         // "WITH Queries"); with no account, it queues nothing.
@@ -261,8 +279,9 @@ export function accountsRepository(
 
   return {
     /**
-     * Creates the account, its one-time token and the mail that confirms
-     * its address (an outbox row, D95) in one statement: the unique index
+     * Creates the account, its one-time token, the mail that confirms its
+     * address (an outbox row, D95) and, with a site, its monitor, due at
+     * once (D103), in one statement: the unique index
      * on `lower(email)` decides between simultaneous sign-ups with one
      * address, so exactly one of them creates an account and queues a mail.
      *

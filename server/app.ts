@@ -28,6 +28,7 @@ import { mailLinksRepository } from './mailLinks';
 import { mailOutboxRepository } from './mailOutbox';
 import { registerMailRoutes } from './mailRoutes';
 import { mailSender, type MailOptions, type MailSender } from './mailSender';
+import { registerMonitor, type MonitorOptions } from './monitor/index';
 import { registerPageRoutes } from './pageRoutes';
 import { databaseRateLimitStore, deleteEndedWindows } from './rateLimitStore';
 import { registerSignInRoutes } from './signInRoutes';
@@ -38,6 +39,8 @@ import {
 } from './securityHeaders';
 import { BODY_LIMIT_BYTES, registerSignUpApi } from './signUpApi';
 import { refusal } from './signUpRules';
+import { cookieNames } from '../common/cookieNames';
+import { sessionCookieName } from './sessionCookies';
 
 export interface ServerOptions {
   /** Parcel's output folder with `index.html` and the hashed assets. */
@@ -75,6 +78,20 @@ export interface ServerOptions {
    * (`mail` is ignored). Unset: mail as `mail` says.
    */
   benchMail?: 'none' | 'queue';
+  /**
+   * How this instance checks the watched sites (`MONITOR`,
+   * `MONITOR_INTERVAL_SECONDS`, `MONITOR_CONCURRENCY`,
+   * `MONITOR_ALLOWED_NETWORKS`, `MONITOR_RESOLVE`; server/monitor/).
+   * Undefined: it checks nothing (`MONITOR=off`, and tests that are not
+   * about the monitor); "Check now" then leaves the check to an instance
+   * that does.
+   */
+  monitor?: MonitorOptions;
+  /**
+   * `PUBLIC_URL`: named in the checks' User-Agent (default
+   * `http://localhost:1234`).
+   */
+  publicUrl?: string;
   /** Where the accounts live: `DATA_DIR` or `DATABASE_URL`. */
   database: DatabaseSettings;
   /** How long to wait for a PostgreSQL server at start (ms; default 30 s). */
@@ -212,6 +229,9 @@ async function registerRoutes(
   // once the server has stopped accepting and finished them): the sends in
   // flight finish and are marked, then the database closes.
   app.addHook('onClose', async () => {
+    // The monitor's plugin stops its checks in its own onClose too; this
+    // one makes sure they end before the database closes.
+    await app.monitor?.scheduler?.stop();
     await sender?.stop();
     await database.close();
   });
@@ -223,6 +243,21 @@ async function registerRoutes(
     queueConfirmation: options.benchMail !== 'none',
   });
   await app.register(cookie);
+  const names = cookieNames(options.productName);
+  await app.register(registerMonitor, {
+    db: database.db,
+    embedded: database.engine === 'pglite',
+    monitor: options.monitor,
+    productName: options.productName,
+    publicUrl:
+      options.publicUrl ?? options.mail?.publicUrl ?? 'http://localhost:1234',
+    wakeSender,
+    async signedInAccount(request) {
+      const session =
+        request.cookies[sessionCookieName(request, names.session)];
+      return session ? accounts.findBySession(session) : null;
+    },
+  });
   // Counted in the database, so every instance on it shares one limit
   // (server/rateLimitStore.ts).
   await app.register(rateLimit, {
@@ -240,6 +275,7 @@ async function registerRoutes(
   await registerSignInRoutes(app, {
     accounts,
     productName: options.productName,
+    monitorParts: (accountId, note) => app.monitor.pageParts(accountId, note),
   });
   await registerMailRoutes(app, {
     accounts,
@@ -250,7 +286,11 @@ async function registerRoutes(
   });
   await registerSignUpApi(app, {
     accounts,
-    wakeSender,
+    // A sign-up queued its confirmation mail, and its site is due.
+    wake: () => {
+      wakeSender();
+      app.monitor.wake();
+    },
     rateLimit: options.rateLimit,
     ...(options.captcha && { captcha: options.captcha }),
   });
@@ -264,7 +304,7 @@ async function registerRoutes(
   // last, so a start that fails above leaves no timer behind.
   const retentionDays =
     options.consentRetentionDays ?? DEFAULT_CONSENT_RETENTION_DAYS;
-  const housekeeping: readonly [string, () => Promise<unknown>][] = [
+  const housekeeping: readonly (readonly [string, () => Promise<unknown>])[] = [
     ['ended rate-limit windows', () => deleteEndedWindows(database.db)],
     ['expired tokens, links and sessions', () => accounts.deleteExpired()],
     ['accounts unconfirmed after 7 days', () => accounts.deleteUnconfirmed()],
@@ -273,6 +313,7 @@ async function registerRoutes(
       () => records.deleteOlderThan(retentionDays),
     ],
     ['copies of mails past 7 days', () => outbox.dropOldCopies()],
+    ...app.monitor.housekeeping,
   ];
   const cleanup = setInterval(() => {
     for (const [what, run] of housekeeping) {

@@ -16,6 +16,7 @@ import { isValidEmail } from '../common/emailAddress';
 import { redactedUrl, type DatabaseSettings } from './database';
 import type { MailOptions } from './mailSender';
 import type { DkimSettings } from './mailTransport';
+import { monitorOptionsFrom, monitorWarnings } from './monitor/index';
 
 /** Every variable the server reads; unset and empty mean "the default". */
 export type ServerEnvironment = Partial<Record<string, string | undefined>>;
@@ -342,9 +343,12 @@ export function consentRetentionDaysFrom(env: ServerEnvironment): number {
  *   safe configuration
  */
 export function startupWarnings(
-  options: Pick<ServerOptions, 'captcha' | 'trustProxy' | 'mail' | 'benchMail'>,
+  options: Pick<
+    ServerOptions,
+    'captcha' | 'trustProxy' | 'mail' | 'benchMail' | 'monitor'
+  >,
 ): string[] {
-  const warnings: string[] = [];
+  const warnings: string[] = [...monitorWarnings(options.monitor)];
   if (options.benchMail !== undefined) {
     warnings.push(
       `VIGIL_BENCH_MAIL is set: ${options.benchMail === 'none' ? 'sign-ups queue no confirmation mail, and' : 'mails are queued, but'} no mail is sent. It exists for npm run bench:api; unset it.`,
@@ -381,8 +385,9 @@ export function startupWarnings(
  * @returns the options of `buildServer`: the page's configuration (for its
  *   Content-Security-Policy and cookie names), `SIGNUP_RATE_LIMIT` (default
  *   5), the captcha's verification, the database (`DATABASE_URL` or
- *   `DATA_DIR`), `TRUST_PROXY`, `CONSENT_RETENTION_DAYS` and how mail is
- *   sent ({@link mailOptionsFrom})
+ *   `DATA_DIR`), `TRUST_PROXY`, `CONSENT_RETENTION_DAYS`, how mail is
+ *   sent ({@link mailOptionsFrom}), `PUBLIC_URL` and how sites are checked
+ *   (`MONITOR` and its variables: server/monitor/settings.ts)
  * @throws Error naming the variable when a value cannot be used, or when
  *   the values together would run unsafely ({@link captchaFrom})
  */
@@ -400,6 +405,9 @@ export function serverOptionsFrom(
     trustProxy: trustProxyFrom(env),
     ...(captcha && { captcha }),
     consentRetentionDays: consentRetentionDaysFrom(env),
+    publicUrl: publicUrlFrom(env),
+    // The watch (server/monitor/): on unless MONITOR=off.
+    monitor: monitorOptionsFrom(env),
     // Internal, for `npm run bench:api`'s figures (warned about at start):
     // `none`, no outbox row and no sender; `queue`, rows and no sender.
     ...benchMailFrom(env),

@@ -148,6 +148,7 @@ select exists (select 1 from confirmed) as confirmed,
       if (!isLinkToken(token)) return undefined;
       const { rows } = await unlessUnavailable(() =>
         sql<{
+          id: string;
           name: string;
           email: string;
           site_url: string | null;
@@ -166,7 +167,7 @@ opened as (
          now() + make_interval(days => ${SESSION_LIFETIME_DAYS})
     from spent
   returning account_id)
-select confirmed.name, confirmed.email, confirmed.site_url,
+select confirmed.id, confirmed.name, confirmed.email, confirmed.site_url,
        confirmed.confirmed_at, confirmed.confirm_by
   from confirmed join opened on opened.account_id = confirmed.id`.execute(db),
       );

@@ -1,15 +1,16 @@
 /**
- * The service's two transactional mails: the address confirmation after a
- * sign-up, and the sign-in link. Each carries one link, to the continue
- * page, and nothing else that reaches out: no image, no stylesheet, no
- * tracking. The HTML part uses tables and inline styles only, because mail
+ * The service's mails: the two transactional ones (the address
+ * confirmation after a sign-up, and the sign-in link), each with one link,
+ * to the continue page; and the monitor's two alerts (the site is down, it
+ * is back up; D105), each with one link, to `/`. Nothing else reaches out:
+ * no image, no stylesheet, no tracking. The HTML part uses tables and inline styles only, because mail
  * clients drop `<style>` and most CSS layout; its colours are those of
  * common/theme.css's light scheme. Pure: mails from values.
  */
 import { escapeHtml } from './accountPage';
-import type { MailKind } from './schema';
+import type { AlertDetails, AlertKind, MailKind } from './schema';
 
-export type { MailKind };
+export type { AlertKind, MailKind };
 
 /**
  * How long a mailed link works (D96): as an SQL interval (server/mailOutbox.ts
@@ -129,6 +130,8 @@ interface Wording {
   button: string;
   /** After the link: the expiry and, when due, the newsletter. */
   notes: string[];
+  /** Why the mail came, at its end, in softer ink. */
+  footnote: string;
 }
 
 const IGNORE_NOTE =
@@ -139,6 +142,7 @@ function wording(input: MailInput): Wording {
   const expiry = `The link works once, within ${LINK_LIFETIMES[input.kind].words}.`;
   if (input.kind === 'confirm') {
     return {
+      footnote: IGNORE_NOTE,
       subject: `Confirm your email address for ${product}`,
       reason: `You created a ${product} account with this email address. Confirm the address so that your alerts can be sent to it.`,
       button: 'Confirm your address',
@@ -148,6 +152,7 @@ function wording(input: MailInput): Wording {
     };
   }
   return {
+    footnote: IGNORE_NOTE,
     subject: `Your ${product} sign-in link`,
     reason: `Someone asked to sign in to the ${product} account of this email address.`,
     button: `Sign in to ${product}`,
@@ -155,7 +160,13 @@ function wording(input: MailInput): Wording {
   };
 }
 
-function textBody(input: MailInput, words: Wording, link: string): string {
+/** Whom a mail greets, and whose it is. */
+interface Addressee {
+  name: string;
+  productName: string;
+}
+
+function textBody(input: Addressee, words: Wording, link: string): string {
   return [
     `Hello ${input.name},`,
     '',
@@ -165,7 +176,7 @@ function textBody(input: MailInput, words: Wording, link: string): string {
     '',
     ...words.notes,
     '',
-    IGNORE_NOTE,
+    words.footnote,
     '',
     `— ${input.productName}`,
     '',
@@ -176,7 +187,7 @@ function paragraph(text: string, colour: string): string {
   return `<p style="margin:0 0 16px;color:${colour};font-size:16px;line-height:1.5;">${escapeHtml(text)}</p>`;
 }
 
-function htmlBody(input: MailInput, words: Wording, link: string): string {
+function htmlBody(input: Addressee, words: Wording, link: string): string {
   const product = escapeHtml(input.productName);
   const href = escapeHtml(link);
   const c = COLOURS;
@@ -201,7 +212,7 @@ ${paragraph(words.reason, c.ink)}
 </table>
 <p style="margin:0 0 16px;color:${c.inkSoft};font-size:14px;line-height:1.5;">Or open this address: <a href="${href}" style="color:${c.brand};word-break:break-all;">${href}</a></p>
 ${words.notes.map((note) => paragraph(note, c.ink)).join('\n')}
-${paragraph(IGNORE_NOTE, c.inkSoft)}
+${paragraph(words.footnote, c.inkSoft)}
 <p style="margin:0;color:${c.inkSoft};font-size:16px;line-height:1.5;">— ${product}</p>
 </td></tr>
 </table>
@@ -210,6 +221,23 @@ ${paragraph(IGNORE_NOTE, c.inkSoft)}
 </body>
 </html>
 `;
+}
+
+/** A mail's parts, from its words and its one link. */
+function assemble(
+  input: Addressee & { from: string; recipient: string; messageId: string },
+  words: Wording,
+  link: string,
+): ComposedMail {
+  return {
+    from: input.from,
+    to: input.recipient,
+    subject: words.subject,
+    text: textBody(input, words, link),
+    html: htmlBody(input, words, link),
+    messageId: input.messageId,
+    headers: { ...AUTOMATIC_HEADERS },
+  };
 }
 
 /**
@@ -225,17 +253,7 @@ ${paragraph(IGNORE_NOTE, c.inkSoft)}
  *   is escaped. Raises nothing.
  */
 export function composeMail(input: MailInput): ComposedMail {
-  const words = wording(input);
-  const link = linkUrl(input.publicUrl, input.token);
-  return {
-    from: input.from,
-    to: input.recipient,
-    subject: words.subject,
-    text: textBody(input, words, link),
-    html: htmlBody(input, words, link),
-    messageId: input.messageId,
-    headers: { ...AUTOMATIC_HEADERS },
-  };
+  return assemble(input, wording(input), linkUrl(input.publicUrl, input.token));
 }
 
 /**
@@ -260,4 +278,118 @@ export function redactedCopy(
     text: redact(mail.text),
     html: redact(mail.html),
   };
+}
+
+/** What an alert is made from (D105). */
+export interface AlertInput {
+  kind: AlertKind;
+  /** `PRODUCT_NAME`, e.g. "Vigil". */
+  productName: string;
+  /** `PUBLIC_URL`: an origin without a trailing slash. */
+  publicUrl: string;
+  /** The From header, already formatted by {@link fromHeader}. */
+  from: string;
+  recipient: string;
+  /** The account holder's name. */
+  name: string;
+  /** What the monitor queued with the state change. */
+  details: AlertDetails;
+  /** e.g. `<vigil-12-1700000000000@vigil.example>`. */
+  messageId: string;
+}
+
+/** A moment as the alerts write it: `14:02 UTC on 29 November 2026`. */
+export function momentInWords(iso: string): string {
+  const date = new Date(iso);
+  const time = date.toLocaleTimeString('en-GB', {
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone: 'UTC',
+  });
+  const day = date.toLocaleDateString('en-GB', {
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+  return `${time} UTC on ${day}`;
+}
+
+/**
+ * A length of time in words, to the minute (under a minute: seconds):
+ * `45 seconds`, `1 minute`, `2 hours 5 minutes`, `3 days 4 hours`.
+ *
+ * @param ms the length in milliseconds (negative is read as 0)
+ */
+export function durationInWords(ms: number): string {
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return unit(seconds, 'second');
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return unit(minutes, 'minute');
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) {
+    const rest = minutes % 60;
+    return rest
+      ? `${unit(hours, 'hour')} ${unit(rest, 'minute')}`
+      : unit(hours, 'hour');
+  }
+  const days = Math.floor(hours / 24);
+  const restHours = hours % 24;
+  return restHours
+    ? `${unit(days, 'day')} ${unit(restHours, 'hour')}`
+    : unit(days, 'day');
+}
+
+/** The site's host, for a subject line; the URL as given if unreadable. */
+function siteName(siteUrl: string): string {
+  try {
+    return new URL(siteUrl).host;
+  } catch {
+    return siteUrl;
+  }
+}
+
+function alertWording(input: AlertInput): Wording {
+  const { details } = input;
+  const product = input.productName;
+  const footnote = `You receive this because you asked ${product} to watch ${details.siteUrl}. We send one mail when it goes down and one when it is back.`;
+  if (input.kind === 'down') {
+    return {
+      subject: `${siteName(details.siteUrl)} is down`,
+      reason: `${details.siteUrl} has stopped answering. It failed two checks in a row, the first at ${momentInWords(details.startedAt)}.`,
+      button: 'See your site’s checks',
+      notes: [
+        `What we saw: ${details.reason ?? 'the site did not answer'}.`,
+        'We keep checking it every minute, and will email you as soon as it answers again.',
+      ],
+      footnote,
+    };
+  }
+  const endedAt = details.endedAt ?? details.startedAt;
+  const length = durationInWords(
+    new Date(endedAt).getTime() - new Date(details.startedAt).getTime(),
+  );
+  return {
+    subject: `${siteName(details.siteUrl)} is back up`,
+    reason: `${details.siteUrl} is answering again. It was down for ${length}, from ${momentInWords(details.startedAt)} to ${momentInWords(endedAt)}.`,
+    button: 'See your site’s checks',
+    notes: ['We keep checking it every minute.'],
+    footnote,
+  };
+}
+
+/**
+ * One alert mail (D105): the site went down (the reason in plain words,
+ * when it started), or came back up (how long it was down).
+ *
+ * @param input the alert's kind and details, the product, the recipient
+ *   and their name, the Message-ID
+ * @returns the From, To and Subject (the site's host and what happened), a
+ *   plain-text and an HTML part with one link, to `${publicUrl}/`, and the
+ *   headers that silence auto-responders (RFC 3834 §5). Every value in the
+ *   HTML is escaped. Raises nothing.
+ */
+export function composeAlertMail(input: AlertInput): ComposedMail {
+  return assemble(input, alertWording(input), `${input.publicUrl}/`);
 }

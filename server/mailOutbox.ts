@@ -10,12 +10,12 @@
  */
 import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
-import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
-import type { ExpressionBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { unlessUnavailable } from './database';
+import { claimDue } from './dueClaim';
 import { LINK_LIFETIMES } from './mailMessages';
 import { countRequests } from './rateLimitStore';
-import type { MailKind, Schema } from './schema';
+import type { AlertDetails, MailKind, OutboxKind, Schema } from './schema';
 
 /**
  * The limits on mails someone can ask for (D97): sign-in requests and
@@ -36,9 +36,11 @@ export const MAIL_LIMITS = {
 export interface ClaimedMail {
   /** The row's id (a bigint, as text). */
   id: string;
-  kind: MailKind;
+  kind: OutboxKind;
   accountId: string;
   recipient: string;
+  /** An alert's details (D105); null for a link mail. */
+  details: AlertDetails | null;
   /** Sends tried, this one included. */
   attempts: number;
   createdAt: Date;
@@ -101,19 +103,8 @@ export function clientKey(address: string): string {
  */
 export function mailOutboxRepository(db: Kysely<Schema>) {
   /** A row a sender may take: due, or left by a sender whose lease ended. */
-  const due = (
-    eb: ExpressionBuilder<Schema, 'mail_outbox'>,
-  ): Expression<SqlBool> =>
-    eb.or([
-      eb.and([
-        eb('mail_outbox.state', '=', 'pending'),
-        eb('mail_outbox.next_attempt_at', '<=', sql<Date>`now()`),
-      ]),
-      eb.and([
-        eb('mail_outbox.state', '=', 'sending'),
-        eb('mail_outbox.lease_until', '<', sql<Date>`now()`),
-      ]),
-    ]);
+  const due = sql`((mail_outbox.state = 'pending' and mail_outbox.next_attempt_at <= now())
+    or (mail_outbox.state = 'sending' and mail_outbox.lease_until < now()))`;
 
   return {
     /**
@@ -170,56 +161,47 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
     },
 
     /**
-     * Takes up to `batch` mails to send, in one statement: each is marked
+     * Takes up to `batch` mails to send, in one statement (the due-row
+     * claim of server/dueClaim.ts, which the monitor shares): each is marked
      * `sending` with one more attempt and a lease. Rows another sender holds
-     * are skipped, not waited for (`FOR UPDATE SKIP LOCKED`); the outer
-     * condition is repeated because a blocked update re-checks only its own
-     * WHERE on the row's new version (PostgreSQL, "Transaction Isolation",
-     * Read Committed).
+     * are skipped, not waited for.
      *
      * @param leaseMs how long the claim holds before another sender may take
      *   the mail (a sender killed mid-send)
      */
     async claim(batch: number, leaseMs: number): Promise<ClaimedMail[]> {
-      const rows = await unlessUnavailable(() =>
-        db
-          .updateTable('mail_outbox')
-          .from('accounts')
-          .set({
-            state: 'sending',
-            attempts: sql<number>`mail_outbox.attempts + 1`,
-            lease_until: sql<Date>`now() + make_interval(secs => ${leaseMs / 1000})`,
-          })
-          .whereRef('accounts.id', '=', 'mail_outbox.account_id')
-          .where('mail_outbox.id', 'in', (eb) =>
-            eb
-              .selectFrom('mail_outbox')
-              .select('mail_outbox.id')
-              .where(due)
-              .orderBy('mail_outbox.next_attempt_at')
-              .limit(batch)
-              .forUpdate()
-              .skipLocked(),
-          )
-          .where(due)
-          .returning([
-            'mail_outbox.id',
-            'mail_outbox.kind',
-            'mail_outbox.account_id',
-            'mail_outbox.recipient',
-            'mail_outbox.attempts',
-            'mail_outbox.created_at',
-            'accounts.name',
-            'accounts.newsletter',
-          ])
-          .execute(),
-      );
+      const rows = await claimDue<{
+        id: string;
+        kind: OutboxKind;
+        account_id: string;
+        recipient: string | null;
+        attempts: number;
+        created_at: Date;
+        details: AlertDetails | null;
+        name: string;
+        newsletter: boolean;
+      }>(db, {
+        table: 'mail_outbox',
+        due,
+        order: sql`mail_outbox.next_attempt_at`,
+        set: sql`state = 'sending', attempts = mail_outbox.attempts + 1,
+          lease_until = now() + make_interval(secs => ${leaseMs / 1000})`,
+        join: {
+          table: 'accounts',
+          on: sql`accounts.id = mail_outbox.account_id`,
+        },
+        returning: sql`mail_outbox.id, mail_outbox.kind,
+          mail_outbox.account_id, mail_outbox.recipient, mail_outbox.attempts,
+          mail_outbox.created_at, mail_outbox.details, accounts.name,
+          accounts.newsletter`,
+        limit: batch,
+      });
       return rows.flatMap((row) =>
         row.recipient === null
           ? []
           : [
               {
-                id: row.id,
+                id: String(row.id),
                 kind: row.kind,
                 accountId: row.account_id,
                 recipient: row.recipient,
@@ -227,6 +209,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
                 createdAt: row.created_at,
                 name: row.name,
                 newsletter: row.newsletter,
+                details: row.details,
               },
             ],
       );
@@ -268,7 +251,12 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
           .returning('outbox_id')
           .execute(),
       );
-      return new Set(rows.flatMap((row) => row.outbox_id ?? []));
+      // A bigint: text on a PostgreSQL server, a number from PGlite.
+      return new Set(
+        rows.flatMap((row) =>
+          row.outbox_id === null ? [] : [String(row.outbox_id)],
+        ),
+      );
     },
 
     /**
@@ -373,8 +361,8 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
     },
 
     /**
-     * Drops the address and the copy of mails sent or given up more than
-     * 7 days ago (D89); the row stays, as the record that a mail of its
+     * Drops the address, the copy and an alert's details of mails sent or
+     * given up more than 7 days ago (D89); the row stays, as the record that a mail of its
      * kind went to its account.
      *
      * @returns how many rows it cleared
@@ -387,6 +375,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
             recipient: null,
             subject: null,
             text_body: null,
+            details: null,
           })
           .where('recipient', 'is not', null)
           .where(

@@ -18,7 +18,13 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { newSecret, secretHash } from './accounts';
-import { composeMail, fromHeader, redactedCopy } from './mailMessages';
+import {
+  composeAlertMail,
+  composeMail,
+  fromHeader,
+  redactedCopy,
+  type ComposedMail,
+} from './mailMessages';
 import type { ClaimedMail, MailOutboxRepository, SentCopy } from './mailOutbox';
 import {
   openMailTransport,
@@ -127,26 +133,44 @@ export function mailSender(
     return Math.round(base * (0.8 + 0.4 * Math.random()));
   }
 
-  /**
-   * Sends one mail; a failure is marked at once, a success by the pass.
-   *
-   * @returns its copy to keep once sent, or undefined when it was not
-   */
-  async function deliver(
-    mail: ClaimedMail,
-    token: string,
-  ): Promise<SentCopy | undefined> {
-    const composed = composeMail({
-      kind: mail.kind,
+  /** The mail of a claimed row: an alert, or a link mail with its token. */
+  function compose(mail: ClaimedMail, token: string | undefined): ComposedMail {
+    const common = {
       productName: context.productName,
       publicUrl: options.publicUrl,
       from,
       recipient: mail.recipient,
       name: mail.name,
-      newsletter: mail.newsletter,
-      token,
       messageId: messageId(mail),
+    };
+    if (mail.kind === 'down' || mail.kind === 'up') {
+      if (!mail.details) throw new Error(`alert ${mail.id} has no details`);
+      return composeAlertMail({
+        ...common,
+        kind: mail.kind,
+        details: mail.details,
+      });
+    }
+    return composeMail({
+      ...common,
+      kind: mail.kind,
+      newsletter: mail.newsletter,
+      token: token ?? '',
     });
+  }
+
+  /**
+   * Sends one mail; a failure is marked at once, a success by the pass.
+   *
+   * @param token a link mail's token; undefined for an alert, which has
+   *   none
+   * @returns its copy to keep once sent, or undefined when it was not
+   */
+  async function deliver(
+    mail: ClaimedMail,
+    token: string | undefined,
+  ): Promise<SentCopy | undefined> {
+    const composed = compose(mail, token);
     const line = { id: mail.id, kind: mail.kind, attempts: mail.attempts };
     try {
       await transport.send(composed);
@@ -175,7 +199,9 @@ export function mailSender(
       return undefined;
     }
     log.info({ mail: { ...line, via: transport.via } }, 'mail handed over');
-    const { subject, text } = redactedCopy(composed, token);
+    // A link mail's copy keeps no token: it would sign someone in.
+    const { subject, text } =
+      token === undefined ? composed : redactedCopy(composed, token);
     return { subject, text };
   }
 
@@ -183,13 +209,19 @@ export function mailSender(
   async function pass(): Promise<number> {
     const claimed = await outbox.claim(BATCH, leaseMs);
     if (claimed.length === 0) return 0;
-    const tokens = new Map(claimed.map((mail) => [mail.id, newSecret()]));
+    // Link mails get their token now; alerts carry none.
+    const linked = claimed.flatMap((mail) =>
+      mail.kind === 'confirm' || mail.kind === 'signin'
+        ? [{ mail, kind: mail.kind, token: newSecret() }]
+        : [],
+    );
+    const tokens = new Map(linked.map(({ mail, token }) => [mail.id, token]));
     const live = await outbox.mint(
-      claimed.map((mail) => ({
+      linked.map(({ mail, kind, token }) => ({
         outboxId: mail.id,
-        kind: mail.kind,
+        kind,
         accountId: mail.accountId,
-        tokenHash: secretHash(tokens.get(mail.id) ?? ''),
+        tokenHash: secretHash(token),
       })),
     );
     const queue = [...claimed];
@@ -197,7 +229,7 @@ export function mailSender(
     const worker = async () => {
       for (let mail = queue.shift(); mail; mail = queue.shift()) {
         const token = tokens.get(mail.id);
-        if (live.has(mail.id) && token) {
+        if (token === undefined || live.has(mail.id)) {
           const copy = await deliver(mail, token);
           if (copy) sent.push({ mail, copy });
         }

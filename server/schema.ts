@@ -87,14 +87,34 @@ export interface ConsentRecordsTable {
   ip_network: string | null;
 }
 
-/** Why a mail is sent: to confirm the address, or to sign in (D96). */
+/** Why a link mail is sent: to confirm the address, or to sign in (D96). */
 export type MailKind = 'confirm' | 'signin';
+
+/** An alert about the watched site: it went down, or came back up (D105). */
+export type AlertKind = 'down' | 'up';
+
+/** Every kind of mail the outbox carries. */
+export type OutboxKind = MailKind | AlertKind;
+
+/**
+ * What an alert mail says, as queued with the state change that caused it
+ * (server/monitor/): times are ISO 8601.
+ */
+export interface AlertDetails {
+  siteUrl: string;
+  /** When the first failed check of the incident ran. */
+  startedAt: string;
+  /** "down": the failure in plain words. */
+  reason?: string;
+  /** "up": when the check that found the site up again ran. */
+  endedAt?: string;
+}
 
 /** One mail of the transactional outbox (D95). */
 export interface MailOutboxTable {
   /** An identity column; a bigint, read as text. */
   id: ColumnType<string, never, never>;
-  kind: MailKind;
+  kind: OutboxKind;
   account_id: string;
   /** The address when queued; null once the copy is dropped (D89). */
   recipient: string | null;
@@ -120,6 +140,12 @@ export interface MailOutboxTable {
    */
   subject: string | null;
   text_body: string | null;
+  /** An alert's details; null for link mails, and once dropped (D89). */
+  details: ColumnType<
+    AlertDetails | null,
+    AlertDetails | string | null | undefined,
+    AlertDetails | string | null
+  >;
 }
 
 /** The token of a mailed link, made when the mail is sent (D96). */
@@ -135,6 +161,66 @@ export interface LinkTokensTable {
   used_at: Timestamp | null;
 }
 
+/** The watched site of an account (D103): its state and next check. */
+export interface MonitorsTable {
+  /** An identity column; a bigint, read as text. */
+  id: ColumnType<string, never, never>;
+  account_id: string;
+  /** As the visitor gave it, ≤ 2,048 characters. */
+  site_url: string;
+  /** machines/monitorMachine.ts's state. */
+  state: ColumnType<
+    MonitorStateName,
+    MonitorStateName | undefined,
+    MonitorStateName
+  >;
+  /** The machine's context: the first failed check in a row, its reason. */
+  failing_since: Timestamp | null;
+  reason: string | null;
+  next_check_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** While a check runs: another instance may take the row after this. */
+  lease_until: Timestamp | null;
+  /** How many claims the row has had: the latest claim's fencing token. */
+  claims: ColumnType<number, never, number>;
+  /** The latest check's result (server/monitor/siteCheck.ts's CheckResult). */
+  last_check: ColumnType<unknown, never, string | null>;
+  checked_at: Timestamp | null;
+  /** The latest "check now" (one a minute, D106). */
+  check_now_at: Timestamp | null;
+  created_at: CreatedAt;
+}
+
+/** The state names of machines/monitorMachine.ts, as the table stores them. */
+export type MonitorStateName = 'pending' | 'up' | 'suspect' | 'down';
+
+/** One check, kept for a few hours (D107). */
+export interface MonitorChecksTable {
+  monitor_id: string;
+  checked_at: Timestamp;
+  up: boolean;
+  status: number | null;
+  total_ms: number;
+}
+
+/** One monitor's checks of one hour, rolled up (D107). */
+export interface MonitorHoursTable {
+  monitor_id: string;
+  hour: Timestamp;
+  checks: number;
+  up: number;
+  median_ms: number | null;
+  slowest_ms: number | null;
+}
+
+/** From the first failed check to the check that found the site up (D104). */
+export interface MonitorIncidentsTable {
+  id: ColumnType<string, never, never>;
+  monitor_id: string;
+  started_at: Timestamp;
+  ended_at: Timestamp | null;
+  reason: string;
+}
+
 /** Every table, by name. */
 export interface Schema {
   accounts: AccountsTable;
@@ -144,4 +230,8 @@ export interface Schema {
   consent_records: ConsentRecordsTable;
   mail_outbox: MailOutboxTable;
   link_tokens: LinkTokensTable;
+  monitors: MonitorsTable;
+  monitor_checks: MonitorChecksTable;
+  monitor_hours: MonitorHoursTable;
+  monitor_incidents: MonitorIncidentsTable;
 }

@@ -25,6 +25,7 @@ import {
   type OneTimeAuth,
 } from './accounts';
 import { DatabaseUnavailableError } from './database';
+import { checkNowNoteOf, type MonitorFeature } from './monitor/index';
 import {
   clearCookie,
   sessionCookieName,
@@ -36,7 +37,11 @@ import {
  * sign-up page, then the page's own rules. Both are read from the source
  * tree, by paths that hold for server/ and for the bundle in dist-server/.
  */
-const STYLESHEET = ['../common/theme.css', '../server/accountPage.css']
+const STYLESHEET = [
+  '../common/theme.css',
+  '../server/accountPage.css',
+  '../server/monitor/monitor.css',
+]
   .map((path) => readFileSync(new URL(path, import.meta.url), 'utf8'))
   .join('\n');
 
@@ -79,7 +84,13 @@ export async function registerSignInRoutes(
   {
     accounts,
     productName,
-  }: { accounts: AccountsRepository; productName: string },
+    monitorParts,
+  }: {
+    accounts: AccountsRepository;
+    productName: string;
+    /** What `/` shows of the account's watched site (server/monitor/). */
+    monitorParts: MonitorFeature['pageParts'];
+  },
 ): Promise<void> {
   const names = cookieNames(productName);
 
@@ -120,6 +131,7 @@ export async function registerSignInRoutes(
         account,
         welcome,
         firstSignIn: cookies[names.firstSignIn] === '1',
+        monitor: await monitorParts(account.id, undefined),
       };
     }
     const session = cookies[sessionName];
@@ -129,14 +141,19 @@ export async function registerSignInRoutes(
       return { kind: 'signedOut' };
     }
     if (welcome) clearCookie(request, reply, names.welcomeMessage);
-    // The answer of "Send the link again" (server/mailRoutes.ts).
-    const { resent } = request.query as { resent?: unknown };
+    // The answers of "Send the link again" (server/mailRoutes.ts) and
+    // "Check now" (server/monitor/).
+    const { resent, check } = request.query as {
+      resent?: unknown;
+      check?: unknown;
+    };
     return {
       kind: 'signedIn',
       account,
       welcome,
       firstSignIn: false,
       resent: resent === 'sent' || resent === 'limited' ? resent : undefined,
+      monitor: await monitorParts(account.id, checkNowNoteOf(check)),
     };
   }
 

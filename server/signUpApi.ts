@@ -24,8 +24,11 @@ export const BODY_LIMIT_BYTES = 16 * 1024;
 export interface SignUpApiOptions {
   /** Where accounts are created. */
   accounts: AccountsRepository;
-  /** Tells the mail sender a confirmation mail was queued (never waits). */
-  wakeSender: () => void;
+  /**
+   * Tells the mail sender a confirmation mail was queued, and the monitor
+   * that a site is due (never waits).
+   */
+  wake: () => void;
   /** Sign-ups accepted per client IP per 15 minutes (`SIGNUP_RATE_LIMIT`). */
   rateLimit: number;
   /**
@@ -104,8 +107,9 @@ export async function registerSignUpApi(
           reply.code(409);
           return refusal(SIGN_UP_CODES.emailInUse, SIGN_UP_FIELDS.email);
         }
-        // Its confirmation mail was queued by the same statement (D95).
-        options.wakeSender();
+        // Its confirmation mail and its monitor were made by the same
+        // statement (D95, D103).
+        options.wake();
         return { success: true, data: { one_time_auth: auth } };
       },
     );

@@ -10,8 +10,9 @@
  * - A configuration that runs, but unsafely (Google's test captcha key,
  *   `TRUST_PROXY=true`, a public `PUBLIC_URL` without `SMTP_URL`): a
  *   warning on stderr at every start.
- * - Where mail goes (an SMTP server, or files `npm run mail` reads): a line
- *   on stdout at every start.
+ * - Where mail goes (an SMTP server, or files `npm run mail` reads), and
+ *   whether this instance checks sites (how often, how many at once): a
+ *   line each on stdout at every start.
  * - SIGTERM or SIGINT: stop accepting, finish the requests in flight and
  *   the mails being sent, close the database, exit 0 (exit 1 if that takes longer than
  *   {@link SHUTDOWN_GRACE_MS}).
@@ -19,6 +20,7 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildServer, type ServerOptions } from './app';
+import { monitorNotice } from './monitor/index';
 import {
   mailNotice,
   positiveInteger,
@@ -60,6 +62,8 @@ await app.listen({ port, host });
 console.log(`Sign-up page: http://${host}:${port}/signup`);
 // Where mail goes, so that nobody believes a mail was sent that was not.
 if (options.mail) console.log(mailNotice(options.mail));
+// Whether this instance checks sites, how often and how many at once.
+console.log(monitorNotice(options.monitor));
 // A configuration that runs, but unsafely, says so at every start.
 for (const warning of startupWarnings(options)) {
   console.warn(`Warning: ${warning}`);

@@ -15,6 +15,7 @@ import * as expiryIndexes from './0006_expiry_indexes';
 import * as addressConfirmation from './0007_address_confirmation';
 import * as mailOutbox from './0008_mail_outbox';
 import * as linkTokens from './0009_link_tokens';
+import * as siteMonitor from './0010_site_monitor';
 
 /** Name → migration; Kysely runs them in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -27,6 +28,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0007_address_confirmation': addressConfirmation,
   '0008_mail_outbox': mailOutbox,
   '0009_link_tokens': linkTokens,
+  '0010_site_monitor': siteMonitor,
 };
 
 /**

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyStateNode } from 'xstate';
-import { DIAGRAMS } from '../../scripts/diagramFiles';
+import { PAGE_DIAGRAMS } from '../../scripts/diagramFiles';
 import { eventLabel, stateNodesOf } from '../../scripts/mermaid';
 import {
   buildAtlas,
@@ -107,7 +107,7 @@ async function cornerLuminance(files: string[]): Promise<number[]> {
 const isMomentary = (node: AnyStateNode) =>
   (node.always ?? []).some((transition) => !transition.guard);
 
-describe.each(DIAGRAMS)('the atlas of $name', ({ machine }) => {
+describe.each(PAGE_DIAGRAMS)('the atlas of $name', ({ machine }) => {
   const shotsOf = () =>
     manifest.machines.find((m) => m.machineId === machine.id)?.shots ?? [];
 

@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { axeViolationsIn } from './support/axe';
 import { auditEveryState } from '../../scripts/atlas/shoot';
-import { DIAGRAMS } from '../../scripts/diagramFiles';
+import { PAGE_DIAGRAMS } from '../../scripts/diagramFiles';
 import { stateNodesOf } from '../../scripts/mermaid';
 import { useChromiumAndServer } from './support/browserSuite';
 
@@ -26,7 +26,7 @@ describe('the dark scheme (prefers-color-scheme: dark)', () => {
       axeViolationsIn,
     );
     console.log(`dark-scheme audit: ${shots.length} states at 2 widths`);
-    for (const { machine } of DIAGRAMS) {
+    for (const { machine } of PAGE_DIAGRAMS) {
       for (const node of stateNodesOf(machine)) {
         expect(
           shots.some((shot) => shot.nodes.includes(node.id)),

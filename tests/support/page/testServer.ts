@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { buildServer } from '../../../server/app';
 import type { DatabaseSettings } from '../../../server/database';
 import { serverOptionsFrom } from '../../../server/environment';
+import type { MonitorOptions } from '../../../server/monitor/index';
 import { TEST_BUILDS, TEST_PRODUCT_HOST, type TestBuild } from './paths';
 import { freePort } from './embeddedPostgres';
 import { scratchDatabase } from './scratchDatabase';
@@ -74,6 +75,8 @@ function selfSignedCertificate() {
  *   The port is then picked before the server is built (`PUBLIC_URL` is
  *   part of its options) rather than left to `listen`. Default: no mail is
  *   sent (the outbox fills, and nothing sends it).
+ * @param options.monitor how the service checks sites; default: it checks
+ *   none (the test's resolver and tripwire come with it when it does)
  */
 export async function startTestServer(
   options: {
@@ -82,6 +85,7 @@ export async function startTestServer(
     https?: boolean;
     database?: DatabaseSettings;
     smtpUrl?: string;
+    monitor?: MonitorOptions;
   } = {},
 ): Promise<TestServer> {
   const build = TEST_BUILDS[options.build ?? 'tagged'];
@@ -95,6 +99,9 @@ export async function startTestServer(
     ...serverOptionsFrom(build.env, build.distDir),
     // Generous unless a test is about the limit: every test signs up.
     rateLimit: options.rateLimit ?? 1000,
+    // No site is checked unless the test says how (its resolver maps
+    // test names to loopback, its tripwire refuses anything else).
+    monitor: options.monitor,
     database: options.database ?? (await scratchDatabase()),
     ...(options.https && { https: selfSignedCertificate() }),
     // Without an SMTP server of the test's, mail is queued and never sent

@@ -1,0 +1,238 @@
+/**
+ * The watch the welcome page promises (issue 45; D103 to D108 in
+ * docs/decisions.md): every site checked every interval, safely (SSRF:
+ * ./addressRule.ts, ./siteCheck.ts), its up/down machine moved by each
+ * check (machines/monitorMachine.ts), and an alert mailed through the
+ * outbox when it goes down and when it is back.
+ *
+ * A Fastify plugin of its own, started and closed like the mail sender: it
+ * decorates the service with `monitor` (its repository, its scheduler on
+ * an instance that checks, and what `/` shows), registers `POST
+ * /check-now`, and stops its checks when the service closes. The rest of
+ * the service reaches it through this file only.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import type { Kysely } from 'kysely';
+import type { Schema } from '../schema';
+import { addressRule } from './addressRule';
+import {
+  CHECK_NOW_PATH,
+  firstCheckStep,
+  monitorSection,
+  type CheckNowNote,
+} from './page';
+import { monitorRepository, type MonitorRepository } from './repository';
+import { monitorScheduler, type MonitorScheduler } from './scheduler';
+import {
+  DEFAULT_LEASE_MS,
+  pinnedResolver,
+  type MonitorOptions,
+} from './settings';
+import { checkSite, describeResult, systemResolver } from './siteCheck';
+
+export { CHECK_NOW_PATH } from './page';
+export type { CheckNowNote } from './page';
+export {
+  monitorNotice,
+  monitorOptionsFrom,
+  monitorWarnings,
+  type MonitorOptions,
+} from './settings';
+export type { CheckObservation } from './scheduler';
+
+/** "Check now": at most one per account in this long (D106). */
+export const CHECK_NOW_LIMIT_MS = 60_000;
+
+/** What the plugin needs of the service. */
+export interface MonitorPluginOptions {
+  db: Kysely<Schema>;
+  /** Whether the database is the embedded one (one process). */
+  embedded: boolean;
+  /** How this instance checks; undefined: it checks nothing (`MONITOR=off`). */
+  monitor: MonitorOptions | undefined;
+  /** `PRODUCT_NAME` and `PUBLIC_URL`: the checks' User-Agent. */
+  productName: string;
+  publicUrl: string;
+  /** Tells the mail sender an alert was queued. */
+  wakeSender: () => void;
+  /** The signed-in account of a request (its session), or null. */
+  signedInAccount: (request: FastifyRequest) => Promise<{ id: string } | null>;
+}
+
+/** What `/` shows of an account's monitor. */
+export interface MonitorPageParts {
+  /** The section: state, latest check, certificate, chart, "Check now". */
+  section: string;
+  /** The first item of "What happens next". */
+  firstStep: string;
+}
+
+/** The monitor as the rest of the service sees it (`app.monitor`). */
+export interface MonitorFeature {
+  repository: MonitorRepository;
+  /** This instance's scheduler; undefined with `MONITOR=off`. */
+  scheduler: MonitorScheduler | undefined;
+  /** The checks' User-Agent (D103). */
+  userAgent: string;
+  /**
+   * What `/` shows of an account's monitor.
+   *
+   * @param note the answer to "Check now" (`/?check=`), if any
+   * @returns null when the account watches no site
+   */
+  pageParts(
+    accountId: string,
+    note: CheckNowNote | undefined,
+  ): Promise<MonitorPageParts | null>;
+  /** Looks for due checks now (after a sign-up committed). */
+  wake(): void;
+  /** The monitor's share of housekeeping: what it deletes, and how. */
+  housekeeping: readonly (readonly [string, () => Promise<unknown>])[];
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The site monitor (server/monitor/). */
+    monitor: MonitorFeature;
+  }
+}
+
+/**
+ * The checks' User-Agent (D103): the product, the monitor's version, and
+ * where to read about it, so that a site's owner can allow or refuse it.
+ */
+export function monitorUserAgent(
+  productName: string,
+  publicUrl: string,
+): string {
+  const product =
+    productName.replace(/[^A-Za-z0-9!#$%&'*+.^_`|~-]+/g, '') || 'Vigil';
+  return `${product}-Monitor/1 (+${publicUrl})`;
+}
+
+/** A `/?check=` value, when it is one the page knows. */
+export function checkNowNoteOf(value: unknown): CheckNowNote | undefined {
+  return value === 'checked' ||
+    value === 'limited' ||
+    value === 'running' ||
+    value === 'queued'
+    ? value
+    : undefined;
+}
+
+async function monitorPlugin(
+  app: FastifyInstance,
+  options: MonitorPluginOptions,
+): Promise<void> {
+  const repository = monitorRepository(options.db);
+  const userAgent = monitorUserAgent(options.productName, options.publicUrl);
+  const settings = options.monitor;
+  const clock = settings?.clock ?? (() => new Date());
+  const isAllowed = addressRule(settings?.allowedNetworks ?? []);
+  const resolve =
+    settings?.resolve ??
+    (settings?.pins ? pinnedResolver(settings.pins) : systemResolver);
+
+  const scheduler = settings
+    ? monitorScheduler(repository, {
+        intervalMs: settings.intervalMs,
+        concurrency: settings.concurrency,
+        leaseMs: settings.leaseMs ?? DEFAULT_LEASE_MS,
+        pollMs: settings.pollMs ?? 1_000,
+        checkNowLimitMs: CHECK_NOW_LIMIT_MS,
+        clock,
+        check: (url, signal) =>
+          checkSite(url, {
+            userAgent,
+            resolve,
+            isAllowed,
+            signal,
+            now: clock,
+            ...(settings.beforeConnect && {
+              beforeConnect: settings.beforeConnect,
+            }),
+            ...(settings.ca && { ca: settings.ca }),
+            ...(settings.timeouts && { timeouts: settings.timeouts }),
+          }),
+        describe: (result) => describeResult(result, userAgent),
+        wakeSender: options.wakeSender,
+        embedded: options.embedded,
+        log: app.log,
+        ...(settings.observe && { observe: settings.observe }),
+      })
+    : undefined;
+
+  const feature: MonitorFeature = {
+    repository,
+    scheduler,
+    userAgent,
+    async pageParts(accountId, note) {
+      const now = clock();
+      const view = await repository.view(accountId, now);
+      if (!view) return null;
+      return {
+        section: monitorSection(view, now, userAgent, note),
+        firstStep: firstCheckStep(view, userAgent),
+      };
+    },
+    wake() {
+      scheduler?.wake();
+    },
+    housekeeping: [
+      [
+        'raw checks past their hour (rolled up)',
+        () => repository.rollUp(clock()),
+      ],
+      [
+        'hours and incidents past their retention',
+        () => repository.deleteOld(clock()),
+      ],
+    ],
+  };
+  app.decorate('monitor', feature);
+
+  // "Check now" (D106): a form with no body; its origin is checked by the
+  // service's cross-origin hook like every POST.
+  await app.register(async (forms) => {
+    forms.removeAllContentTypeParsers();
+    forms.addContentTypeParser('*', (_request, _payload, done) =>
+      done(null, undefined),
+    );
+    forms.post(CHECK_NOW_PATH, async (request, reply) => {
+      const account = await options.signedInAccount(request);
+      if (!account) return reply.code(303).header('location', '/').send();
+      let note: CheckNowNote | undefined;
+      if (scheduler) {
+        const outcome = await scheduler.checkNow(account.id);
+        note = outcome === 'none' ? undefined : outcome;
+      } else {
+        const queued = await repository.dueNow(
+          account.id,
+          CHECK_NOW_LIMIT_MS,
+          clock(),
+        );
+        note = queued ? 'queued' : 'limited';
+      }
+      return reply
+        .code(303)
+        .header('location', note ? `/?check=${note}` : '/')
+        .send();
+    });
+  });
+
+  // After the requests in flight (Fastify runs onClose hooks once the
+  // server has stopped accepting and finished them).
+  app.addHook('onClose', async () => {
+    await scheduler?.stop();
+  });
+  if (scheduler && settings?.autoStart !== false) await scheduler.start();
+}
+
+/**
+ * Registers the monitor on the service (see the module comment). Its
+ * decoration, `app.monitor`, is the service's own, not a child context's.
+ */
+export const registerMonitor = fastifyPlugin(monitorPlugin, {
+  name: 'monitor',
+});

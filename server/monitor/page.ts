@@ -1,0 +1,244 @@
+/**
+ * What `/` shows of the watched site (issue 45; D106 in docs/decisions.md),
+ * rendered on the server, without script: the state in words, the latest
+ * check, the certificate, the last 24 hours as an inline SVG with its text
+ * alternative, and "Check now". Pure: HTML from values. Its stylesheet is
+ * ./monitor.css, served with the account page's.
+ */
+import type { MonitorState } from '../../machines/monitorMachine';
+import { escapeHtml } from '../accountPage';
+import { durationInWords, momentInWords } from '../mailMessages';
+import type { MonitorHour, MonitorView } from './repository';
+import { describeResult } from './siteCheck';
+
+/** Where "Check now" posts. */
+export const CHECK_NOW_PATH = '/check-now';
+
+/** What `/?check=` says after "Check now" (D106). */
+export type CheckNowNote = 'checked' | 'limited' | 'running' | 'queued';
+
+/** A state in words, never by colour alone. */
+export const STATE_WORDS: Readonly<Record<MonitorState, string>> = {
+  pending: 'Checking for the first time',
+  up: 'Up',
+  suspect: 'Checking again',
+  down: 'Down',
+};
+
+/** What each state means, under its name. */
+const STATE_NOTES: Readonly<Record<MonitorState, string>> = {
+  pending: 'The first check runs within a minute of signing up.',
+  up: 'The site answered its latest check.',
+  suspect:
+    'The latest check failed. We check again shortly before we call it down, so that one lost answer sends no alert.',
+  down: 'The site has failed two checks in a row.',
+};
+
+/**
+ * How long ago, in words: `just now`, `45 seconds ago`, `3 minutes ago`,
+ * `2 hours ago`, `5 days ago`.
+ *
+ * @param ms the time since, in milliseconds
+ */
+export function agoInWords(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 5) return 'just now';
+  const unit = (n: number, word: string) =>
+    `${n} ${word}${n === 1 ? '' : 's'} ago`;
+  if (seconds < 60) return unit(seconds, 'second');
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return unit(minutes, 'minute');
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return unit(hours, 'hour');
+  return unit(Math.floor(hours / 24), 'day');
+}
+
+/** A day as the page writes it: `5 December 2026` (UTC). */
+function dayOf(iso: string): string {
+  return new Date(iso).toLocaleDateString('en-GB', {
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+}
+
+/** The latest check: when (relative and absolute), and what it found. */
+function lastCheck(view: MonitorView, now: Date, userAgent: string): string {
+  const check = view.lastCheck;
+  if (!check) {
+    return `<p class="monitor__last" data-testid="monitor-last-check">No check has run yet. The first one runs within a minute.</p>`;
+  }
+  const when = view.checkedAt ?? new Date(check.checkedAt);
+  const found =
+    check.outcome === 'up'
+      ? `HTTP ${check.status ?? ''} in ${Math.round(check.timings.totalMs)} ms`
+      : describeResult(check, userAgent);
+  return `<p class="monitor__last" data-testid="monitor-last-check">Last checked <time datetime="${when.toISOString()}">${escapeHtml(agoInWords(now.getTime() - when.getTime()))} (${escapeHtml(momentInWords(when.toISOString()))})</time>: ${escapeHtml(found)}</p>`;
+}
+
+/** The certificate of an https site: valid until, days left, or its error. */
+function certificate(view: MonitorView): string {
+  if (!view.siteUrl.toLowerCase().startsWith('https:')) return '';
+  const cert = view.lastCheck?.certificate;
+  if (!cert) {
+    return `<p class="monitor__certificate" data-testid="monitor-certificate">Certificate: not read yet.</p>`;
+  }
+  const until = dayOf(cert.validTo);
+  const words = cert.error
+    ? `does not verify (${cert.error}); valid until ${until}, issued by ${cert.issuer}.`
+    : cert.daysLeft < 0
+      ? `expired on ${until}.`
+      : `valid until ${until} (${cert.daysLeft} ${cert.daysLeft === 1 ? 'day' : 'days'} left), issued by ${cert.issuer}.`;
+  return `<p class="monitor__certificate" data-testid="monitor-certificate">Certificate: ${escapeHtml(words)}</p>`;
+}
+
+/**
+ * The median of the hourly medians, each weighted by the checks that were
+ * up in its hour: the exact median needs every raw check, which is kept
+ * for a few hours only (D107).
+ */
+function typicalMs(hours: readonly MonitorHour[]): number | null {
+  const weighted = hours
+    .filter((hour) => hour.medianMs !== null && hour.up > 0)
+    .map((hour) => ({ ms: hour.medianMs ?? 0, weight: hour.up }))
+    .sort((a, b) => a.ms - b.ms);
+  const total = weighted.reduce((sum, entry) => sum + entry.weight, 0);
+  let seen = 0;
+  for (const entry of weighted) {
+    seen += entry.weight;
+    if (seen * 2 >= total) return entry.ms;
+  }
+  return null;
+}
+
+/** The chart's box, in SVG units: 24 slots of an hour. */
+const CHART = { width: 480, height: 96, slot: 20, bar: 14 } as const;
+
+/**
+ * The last 24 hours as an inline SVG (one bar per hour: the median
+ * response time, a tick at the slowest; a mark under an hour with a
+ * failed check) and its text alternative: the median, the slowest and the
+ * time down. Colours come from classes of ./monitor.css, so the dark
+ * scheme and forced colours restyle it.
+ */
+function chart(view: MonitorView, now: Date): string {
+  const slowest = view.hours.reduce<number | null>(
+    (max, hour) =>
+      hour.slowestMs === null ? max : Math.max(max ?? 0, hour.slowestMs),
+    null,
+  );
+  const typical = typicalMs(view.hours);
+  const down = durationInWords(view.downMs);
+  const summary =
+    typical === null || slowest === null
+      ? `No answer recorded in the last 24 hours yet. Time down: ${down}.`
+      : `Last 24 hours: median response ${typical} ms, slowest ${slowest} ms, time down ${down}.`;
+  const scale = Math.max(slowest ?? 1, 1);
+  const plot = CHART.height - 12;
+  const start = Math.floor(now.getTime() / 3_600_000) - 23;
+  const shapes = view.hours.flatMap((hour) => {
+    const slot = Math.floor(hour.hour.getTime() / 3_600_000) - start;
+    if (slot < 0 || slot > 23) return [];
+    const x = slot * CHART.slot + (CHART.slot - CHART.bar) / 2;
+    const parts: string[] = [];
+    if (hour.medianMs !== null) {
+      const height = Math.max(2, Math.round((hour.medianMs / scale) * plot));
+      parts.push(
+        `<rect class="chart__bar" x="${x}" y="${plot - height}" width="${CHART.bar}" height="${height}"/>`,
+      );
+    }
+    if (hour.slowestMs !== null) {
+      const y = plot - Math.round((hour.slowestMs / scale) * plot);
+      parts.push(
+        `<line class="chart__slowest" x1="${x}" x2="${x + CHART.bar}" y1="${y}" y2="${y}"/>`,
+      );
+    }
+    if (hour.up < hour.checks) {
+      parts.push(
+        `<rect class="chart__down" x="${x}" y="${plot + 4}" width="${CHART.bar}" height="8"/>`,
+      );
+    }
+    return parts;
+  });
+  return `<figure class="monitor__chart" data-testid="monitor-chart">
+<svg class="chart" viewBox="0 0 ${CHART.width} ${CHART.height}" role="img" aria-labelledby="monitor-chart-summary" focusable="false">
+<line class="chart__axis" x1="0" x2="${CHART.width}" y1="${plot}" y2="${plot}"/>
+${shapes.join('\n')}
+</svg>
+<figcaption id="monitor-chart-summary">${escapeHtml(summary)}</figcaption>
+<p class="monitor__legend" aria-hidden="true"><span>24 hours ago</span><span>now</span></p>
+</figure>`;
+}
+
+/** What `/?check=` says. */
+function checkNowNote(note: CheckNowNote | undefined): string {
+  if (note === undefined) return '';
+  const text: Record<CheckNowNote, string> = {
+    checked: 'We have just checked your site: the result is above.',
+    limited:
+      'Your site was checked on request less than a minute ago. Please wait a minute before asking again.',
+    running:
+      'A check of your site is running now: its result appears here in a few seconds.',
+    queued:
+      'Your site will be checked within a few seconds: reload this page to see the result.',
+  };
+  return `<p class="monitor__note" role="status" data-testid="check-now-result">${escapeHtml(text[note])}</p>
+`;
+}
+
+/**
+ * The watched site's section of `/`.
+ *
+ * @param view the monitor's state, checks and hours (./repository.ts)
+ * @param now the page's time: "3 minutes ago" and the chart's 24 hours
+ * @param userAgent the checks' User-Agent, named when a site refuses robots
+ * @param note the answer to "Check now", when this visit follows one
+ * @returns HTML with `monitor-state`, `monitor-last-check`,
+ *   `monitor-certificate` (https only), `monitor-chart` and `check-now`
+ *   (docs/contract.md); every value escaped
+ */
+export function monitorSection(
+  view: MonitorView,
+  now: Date,
+  userAgent: string,
+  note?: CheckNowNote,
+): string {
+  const state = view.state;
+  return `<section class="monitor" aria-labelledby="monitor-title">
+<h2 id="monitor-title" class="monitor__title">Your site</h2>
+<p class="monitor__site">${escapeHtml(view.siteUrl)}</p>
+<p class="monitor__state monitor__state--${state}" data-testid="monitor-state"><span class="monitor__badge" aria-hidden="true"></span><strong>${escapeHtml(STATE_WORDS[state])}</strong></p>
+<p class="monitor__meaning">${escapeHtml(STATE_NOTES[state])}</p>
+${lastCheck(view, now, userAgent)}
+${certificate(view)}
+${chart(view, now)}
+${checkNowNote(note)}<form method="post" action="${CHECK_NOW_PATH}" class="monitor__action">
+<button type="submit" class="button button--secondary" data-testid="check-now">Check now</button>
+</form>
+</section>
+`;
+}
+
+/**
+ * The first item of "What happens next" on the first sign-in: the promise,
+ * or the first check's real result once there is one.
+ *
+ * @returns HTML (its values escaped)
+ */
+export function firstCheckStep(
+  view: MonitorView | null,
+  userAgent: string,
+): string {
+  const check = view?.lastCheck;
+  if (!view || !check) {
+    return 'Your site’s first check runs within a minute, then every minute, around the clock.';
+  }
+  const found =
+    check.outcome === 'up'
+      ? `up, HTTP ${check.status ?? ''} in ${Math.round(check.timings.totalMs)} ms`
+      : describeResult(check, userAgent);
+  return escapeHtml(
+    `Your site’s first check has run: ${found}. We check it every minute, around the clock.`,
+  );
+}

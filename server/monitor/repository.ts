@@ -1,0 +1,547 @@
+/**
+ * The monitor's repository: every statement about `monitors`, their checks,
+ * hours and incidents, and the alerts they queue in the mail outbox (D103
+ * to D107 in docs/decisions.md). The scheduler (./scheduler.ts) claims and
+ * records here; `/` reads a monitor's view here; housekeeping rolls the raw
+ * checks up and deletes what is past its retention here.
+ *
+ * Times come from the monitor's clock (`now`, a parameter of every
+ * statement), not the database's, so that a test can hold the clock; the
+ * instances on one database read their hosts' clocks, which NTP keeps
+ * within far less than a lease (D104).
+ *
+ * A result is written only by the claim that still holds its row (the
+ * `claims` counter is a fencing token): a check that outlived its lease,
+ * whose row another instance has claimed since, writes nothing. Its state
+ * change, its raw check, its incident and its alert are one statement, so
+ * they commit together or not at all: an incident gives one "down" and one
+ * "back up" mail, whatever instance dies when.
+ */
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type {
+  MonitorAlert,
+  MonitorContext,
+  MonitorState,
+} from '../../machines/monitorMachine';
+import { unlessUnavailable } from '../database';
+import { claimDue } from '../dueClaim';
+import type { AlertDetails, Schema } from '../schema';
+import type { CheckResult } from './siteCheck';
+
+/** A monitor a claim took: what its check and its transition need. */
+export interface ClaimedMonitor {
+  /** The row's id (a bigint, as text). */
+  id: string;
+  accountId: string;
+  siteUrl: string;
+  state: MonitorState;
+  context: MonitorContext;
+  /** When the check was due: its lag is measured from here. */
+  dueAt: Date;
+  /** The claim's number: the result is written only while it is the row's. */
+  claim: number;
+}
+
+/** A finished check, with the transition it made (./scheduler.ts). */
+export interface RecordedCheck {
+  monitor: ClaimedMonitor;
+  result: CheckResult;
+  /** When the check started (the monitor's clock). */
+  checkedAt: Date;
+  /** The machine's next state and context. */
+  state: MonitorState;
+  context: MonitorContext;
+  /** The alerts the transition queued, in order. */
+  alerts: readonly MonitorAlert[];
+  /** When the next check is due. */
+  nextCheckAt: Date;
+}
+
+/** One hour of a monitor's checks, as the chart reads it. */
+export interface MonitorHour {
+  /** The hour's start. */
+  hour: Date;
+  checks: number;
+  up: number;
+  /** Of the checks that were up, in ms; null when none was. */
+  medianMs: number | null;
+  slowestMs: number | null;
+}
+
+/** What `/` shows of an account's monitor. */
+export interface MonitorView {
+  siteUrl: string;
+  state: MonitorState;
+  context: MonitorContext;
+  /** The latest check, when one has run. */
+  lastCheck: CheckResult | null;
+  checkedAt: Date | null;
+  nextCheckAt: Date;
+  /** The last 24 hours, oldest first; hours without a check are absent. */
+  hours: MonitorHour[];
+  /** How long the site was down in the last 24 hours, in ms (incidents). */
+  downMs: number;
+}
+
+/** Where a "check now" stands (D106). */
+export type CheckNowClaim =
+  | { kind: 'claimed'; monitor: ClaimedMonitor }
+  /** One ran less than a minute ago. */
+  | { kind: 'limited' }
+  /** A check of the site is running already. */
+  | { kind: 'running' }
+  /** The account watches no site. */
+  | { kind: 'none' };
+
+/** The raw checks of an hour are rolled up once the hour ended this long ago. */
+export const RAW_CHECKS_KEPT_MS = 60 * 60 * 1000;
+/** Hourly aggregates are kept this long (D107). */
+export const HOURS_KEPT_DAYS = 90;
+/** Incidents are kept this long after they ended (D107). */
+export const INCIDENTS_KEPT_DAYS = 365;
+/** Monitors whose hour is rolled up per statement. */
+const ROLL_UP_BATCH = 500;
+/** Rows deleted per statement. */
+const DELETE_BATCH = 10_000;
+
+/** A row of `monitors` as a claim answers it. */
+interface MonitorRow {
+  id: string | number;
+  account_id: string;
+  site_url: string;
+  state: MonitorState;
+  failing_since: Date | null;
+  reason: string | null;
+  next_check_at: Date;
+  claims: number;
+}
+
+const MONITOR_COLUMNS = sql`monitors.id, monitors.account_id,
+  monitors.site_url, monitors.state, monitors.failing_since, monitors.reason,
+  monitors.next_check_at, monitors.claims`;
+
+function claimed(row: MonitorRow): ClaimedMonitor {
+  return {
+    id: String(row.id),
+    accountId: row.account_id,
+    siteUrl: row.site_url,
+    state: row.state,
+    context: {
+      failingSince: row.failing_since?.getTime() ?? null,
+      reason: row.reason,
+    },
+    dueAt: row.next_check_at,
+    claim: Number(row.claims),
+  };
+}
+
+/** A timestamp parameter. */
+const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
+/** An interval parameter, from milliseconds. */
+const ms = (value: number) => sql`make_interval(secs => ${value / 1000})`;
+
+/** What an alert mail will say (server/mailMessages.ts's AlertDetails). */
+function alertDetails(siteUrl: string, alert: MonitorAlert): AlertDetails {
+  return alert.kind === 'down'
+    ? {
+        siteUrl,
+        startedAt: new Date(alert.startedAt).toISOString(),
+        reason: alert.reason,
+      }
+    : {
+        siteUrl,
+        startedAt: new Date(alert.startedAt).toISOString(),
+        endedAt: new Date(alert.endedAt).toISOString(),
+      };
+}
+
+/** A reason as the columns hold it (≤ 500 characters). */
+const clipped = (text: string) => text.slice(0, 500);
+
+/**
+ * The repository over one database. Every function raises
+ * DatabaseUnavailableError (server/database.ts) when the database fails.
+ */
+export function monitorRepository(db: Kysely<Schema>) {
+  const due = (now: Date) => sql`(monitors.next_check_at <= ${at(now)}
+    and (monitors.lease_until is null or monitors.lease_until < ${at(now)}))`;
+
+  return {
+    /**
+     * Claims up to `limit` due monitors, soonest due first, with a lease
+     * of `leaseMs` (the due-row claim of server/dueClaim.ts, shared with
+     * the mail outbox).
+     */
+    async claim(
+      limit: number,
+      leaseMs: number,
+      now: Date,
+    ): Promise<ClaimedMonitor[]> {
+      const rows = await claimDue<MonitorRow>(db, {
+        table: 'monitors',
+        due: due(now),
+        order: sql`monitors.next_check_at`,
+        set: sql`lease_until = ${at(now)} + ${ms(leaseMs)},
+          claims = monitors.claims + 1`,
+        returning: MONITOR_COLUMNS,
+        limit,
+      });
+      return rows.map(claimed);
+    },
+
+    /**
+     * Claims an account's monitor for a "check now" (D106): at most one a
+     * minute (`limitMs`), never while a check of it runs.
+     */
+    async claimNow(
+      accountId: string,
+      leaseMs: number,
+      limitMs: number,
+      now: Date,
+    ): Promise<CheckNowClaim> {
+      const row = await unlessUnavailable(() =>
+        sql<MonitorRow & { limited: boolean; running: boolean }>`
+          with current as (
+            select id, (check_now_at is not null
+                        and check_now_at > ${at(now)} - ${ms(limitMs)}) as limited,
+                   (lease_until is not null and lease_until >= ${at(now)}) as running
+              from monitors where account_id = ${accountId}
+               for update),
+          taken as (
+            update monitors set lease_until = ${at(now)} + ${ms(leaseMs)},
+                   claims = monitors.claims + 1, check_now_at = ${at(now)}
+              from current
+             where monitors.id = current.id
+               and not current.limited and not current.running
+            returning ${MONITOR_COLUMNS})
+          select taken.*, current.limited, current.running
+            from current left join taken on taken.id = current.id`.execute(db),
+      );
+      const found = row.rows[0];
+      if (!found) return { kind: 'none' };
+      if (found.limited) return { kind: 'limited' };
+      if (found.running || found.id === null) return { kind: 'running' };
+      return { kind: 'claimed', monitor: claimed(found) };
+    },
+
+    /**
+     * Makes an account's monitor due now, for an instance that checks
+     * nothing itself (`MONITOR=off`): another instance runs it within
+     * seconds. Limited like {@link claimNow}.
+     *
+     * @returns whether it was made due (false: limited, or no site)
+     */
+    async dueNow(
+      accountId: string,
+      limitMs: number,
+      now: Date,
+    ): Promise<boolean> {
+      const result = await unlessUnavailable(() =>
+        db
+          .updateTable('monitors')
+          .set({ next_check_at: now, check_now_at: now })
+          .where('account_id', '=', accountId)
+          .where((eb) =>
+            eb.or([
+              eb('check_now_at', 'is', null),
+              eb('check_now_at', '<=', new Date(now.getTime() - limitMs)),
+            ]),
+          )
+          .executeTakeFirst(),
+      );
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    /**
+     * Writes finished checks, in one statement: each monitor's new state
+     * and next check, its raw check, the incident it opens or closes and
+     * the alerts it queues (to confirmed addresses only, D105), for every
+     * check whose claim still holds its row.
+     *
+     * @returns the ids of the monitors written, and whether an alert was
+     *   queued (the mail sender should look)
+     */
+    async record(
+      checks: readonly RecordedCheck[],
+    ): Promise<{ written: Set<string>; alertsQueued: boolean }> {
+      if (checks.length === 0)
+        return { written: new Set(), alertsQueued: false };
+      const results = sql.join(
+        checks.map(
+          (check) => sql`(${check.monitor.id}::bigint,
+            ${check.monitor.claim}::integer, ${check.state}::text,
+            ${check.context.failingSince === null ? null : new Date(check.context.failingSince).toISOString()}::timestamptz,
+            ${check.context.reason === null ? null : clipped(check.context.reason)}::text,
+            ${check.nextCheckAt.toISOString()}::timestamptz,
+            ${JSON.stringify(check.result)}::jsonb,
+            ${check.checkedAt.toISOString()}::timestamptz,
+            ${check.result.outcome === 'up'}::boolean,
+            ${check.result.status ?? null}::smallint,
+            ${Math.round(check.result.timings.totalMs)}::integer)`,
+        ),
+      );
+      const alerts = checks.flatMap((check) =>
+        check.alerts.map(
+          (alert) => sql`(${check.monitor.id}::bigint, ${alert.kind}::text,
+            ${JSON.stringify(alertDetails(check.monitor.siteUrl, alert))}::jsonb,
+            ${new Date(alert.startedAt).toISOString()}::timestamptz,
+            ${alert.kind === 'up' ? new Date(alert.endedAt).toISOString() : null}::timestamptz,
+            ${alert.kind === 'down' ? clipped(alert.reason) : null}::text)`,
+        ),
+      );
+      // A values list cannot be empty: with no alert, one that matches
+      // no monitor.
+      const alertRows =
+        alerts.length > 0
+          ? sql.join(alerts)
+          : sql`(null::bigint, null::text, null::jsonb, null::timestamptz,
+              null::timestamptz, null::text)`;
+      const { rows } = await unlessUnavailable(() =>
+        sql<{ id: string | number; queued: boolean }>`
+          with results (id, claim, state, failing_since, reason, next_check_at,
+                        last_check, checked_at, up, status, total_ms)
+            as (values ${results}),
+          alerts (id, kind, details, started_at, ended_at, reason)
+            as (values ${alertRows}),
+          moved as (
+            update monitors set state = results.state,
+                   failing_since = results.failing_since,
+                   reason = results.reason,
+                   next_check_at = results.next_check_at,
+                   lease_until = null,
+                   last_check = results.last_check,
+                   checked_at = results.checked_at
+              from results
+             where monitors.id = results.id and monitors.claims = results.claim
+            returning monitors.id, monitors.account_id),
+          checks as (
+            insert into monitor_checks (monitor_id, checked_at, up, status,
+                                        total_ms)
+            select results.id, results.checked_at, results.up, results.status,
+                   results.total_ms
+              from results join moved on moved.id = results.id),
+          opened as (
+            insert into monitor_incidents (monitor_id, started_at, reason)
+            select alerts.id, alerts.started_at, alerts.reason
+              from alerts join moved on moved.id = alerts.id
+             where alerts.kind = 'down'
+            on conflict (monitor_id) where ended_at is null do nothing),
+          closed as (
+            update monitor_incidents set ended_at = alerts.ended_at
+              from alerts join moved on moved.id = alerts.id
+             where alerts.kind = 'up'
+               and monitor_incidents.monitor_id = alerts.id
+               and monitor_incidents.ended_at is null),
+          queued as (
+            insert into mail_outbox (kind, account_id, recipient, details)
+            select alerts.kind, accounts.id, accounts.email, alerts.details
+              from alerts
+              join moved on moved.id = alerts.id
+              join accounts on accounts.id = moved.account_id
+             where accounts.confirmed_at is not null
+            returning account_id)
+          select moved.id, exists (select 1 from queued) as queued
+            from moved`.execute(db),
+      );
+      return {
+        written: new Set(rows.map((row) => String(row.id))),
+        alertsQueued: rows.some((row) => row.queued),
+      };
+    },
+
+    /**
+     * Gives claims back without a result (a graceful stop): their monitors
+     * are due again at once, for any instance.
+     */
+    async release(monitors: readonly ClaimedMonitor[]): Promise<void> {
+      if (monitors.length === 0) return;
+      const held = sql.join(
+        monitors.map(
+          (monitor) => sql`(${monitor.id}::bigint, ${monitor.claim}::integer)`,
+        ),
+      );
+      await unlessUnavailable(() =>
+        sql`update monitors set lease_until = null
+              from (values ${held}) as held (id, claim)
+             where monitors.id = held.id and monitors.claims = held.claim`.execute(
+          db,
+        ),
+      );
+    },
+
+    /**
+     * At the start of the embedded engine's one instance (D48): claims left
+     * by a process that died are released at once rather than after their
+     * lease.
+     */
+    async releaseOrphans(): Promise<void> {
+      await unlessUnavailable(() =>
+        db
+          .updateTable('monitors')
+          .set({ lease_until: null })
+          .where('lease_until', 'is not', null)
+          .execute(),
+      );
+    },
+
+    /**
+     * @returns what `/` shows of the account's monitor: its state, latest
+     *   check, last 24 hours and time down; null when it watches no site
+     */
+    async view(accountId: string, now: Date): Promise<MonitorView | null> {
+      const monitor = await unlessUnavailable(() =>
+        db
+          .selectFrom('monitors')
+          .select([
+            'id',
+            'site_url',
+            'state',
+            'failing_since',
+            'reason',
+            'last_check',
+            'checked_at',
+            'next_check_at',
+          ])
+          .where('account_id', '=', accountId)
+          .executeTakeFirst(),
+      );
+      if (!monitor) return null;
+      const since = new Date(now.getTime() - 24 * 60 * 60 * 1000);
+      const [hours, down] = await unlessUnavailable(() =>
+        Promise.all([
+          sql<{
+            hour: Date;
+            checks: number | string;
+            up: number | string;
+            median_ms: number | null;
+            slowest_ms: number | null;
+          }>`
+            with raw as (
+              select date_trunc('hour', checked_at) as hour,
+                     count(*) as checks, count(*) filter (where up) as up,
+                     percentile_disc(0.5) within group (order by total_ms)
+                       filter (where up) as median_ms,
+                     max(total_ms) filter (where up) as slowest_ms
+                from monitor_checks
+               where monitor_id = ${monitor.id} and checked_at > ${at(since)}
+               group by 1)
+            select hour, checks, up, median_ms, slowest_ms from raw
+            union all
+            select hour, checks, up, median_ms, slowest_ms from monitor_hours
+             where monitor_id = ${monitor.id}
+               and hour > ${at(since)} - interval '1 hour'
+               and hour not in (select hour from raw)
+             order by hour`.execute(db),
+          sql<{ down_ms: number | string | null }>`
+            select sum(extract(epoch from
+                     least(coalesce(ended_at, ${at(now)}), ${at(now)})
+                     - greatest(started_at, ${at(since)})) * 1000) as down_ms
+              from monitor_incidents
+             where monitor_id = ${monitor.id}
+               and coalesce(ended_at, ${at(now)}) > ${at(since)}`.execute(db),
+        ]),
+      );
+      return {
+        siteUrl: monitor.site_url,
+        state: monitor.state,
+        context: {
+          failingSince: monitor.failing_since?.getTime() ?? null,
+          reason: monitor.reason,
+        },
+        lastCheck: (monitor.last_check as CheckResult | null) ?? null,
+        checkedAt: monitor.checked_at,
+        nextCheckAt: monitor.next_check_at,
+        hours: hours.rows.map((row) => ({
+          hour: row.hour,
+          checks: Number(row.checks),
+          up: Number(row.up),
+          medianMs: row.median_ms === null ? null : Number(row.median_ms),
+          slowestMs: row.slowest_ms === null ? null : Number(row.slowest_ms),
+        })),
+        downMs: Math.max(0, Math.round(Number(down.rows[0]?.down_ms ?? 0))),
+      };
+    },
+
+    /**
+     * Rolls the raw checks of every hour that ended more than
+     * {@link RAW_CHECKS_KEPT_MS} ago into one row per monitor and hour
+     * (count, count up, median and slowest time of the checks that were
+     * up), deleting them in the same statement, a batch of monitors at a
+     * time (D107). An hour is rolled up whole: no check arrives for it
+     * later.
+     *
+     * @returns how many raw checks it rolled up
+     */
+    async rollUp(now: Date): Promise<number> {
+      const before = new Date(now.getTime() - RAW_CHECKS_KEPT_MS);
+      let rolled = 0;
+      for (;;) {
+        const { rows } = await unlessUnavailable(() =>
+          sql<{ rolled: number | string }>`
+            with batch as (
+              select distinct monitor_id from monitor_checks
+               where checked_at < date_trunc('hour', ${at(before)})
+               order by monitor_id limit ${ROLL_UP_BATCH}),
+            gone as (
+              delete from monitor_checks
+               where monitor_id in (select monitor_id from batch)
+                 and checked_at < date_trunc('hour', ${at(before)})
+              returning monitor_id, checked_at, up, total_ms),
+            hours as (
+              insert into monitor_hours (monitor_id, hour, checks, up,
+                                         median_ms, slowest_ms)
+              select monitor_id, date_trunc('hour', checked_at), count(*),
+                     count(*) filter (where up),
+                     percentile_disc(0.5) within group (order by total_ms)
+                       filter (where up),
+                     max(total_ms) filter (where up)
+                from gone group by 1, 2
+              on conflict (monitor_id, hour) do update
+                 set checks = monitor_hours.checks + excluded.checks,
+                     up = monitor_hours.up + excluded.up,
+                     median_ms = coalesce(monitor_hours.median_ms, excluded.median_ms),
+                     slowest_ms = greatest(monitor_hours.slowest_ms, excluded.slowest_ms))
+            select count(*) as rolled from gone`.execute(db),
+        );
+        const count = Number(rows[0]?.rolled ?? 0);
+        rolled += count;
+        if (count === 0) return rolled;
+      }
+    },
+
+    /**
+     * Deletes hourly rows older than {@link HOURS_KEPT_DAYS} and incidents
+     * that ended more than {@link INCIDENTS_KEPT_DAYS} ago, in batches.
+     *
+     * @returns how many rows it deleted
+     */
+    async deleteOld(now: Date): Promise<{ hours: number; incidents: number }> {
+      /** Runs a batch delete until a batch comes back short. */
+      const inBatches = async (batch: () => RawBuilder<unknown>) => {
+        let deleted = 0;
+        for (;;) {
+          const result = await unlessUnavailable(() => batch().execute(db));
+          const count = Number(result.numAffectedRows ?? 0);
+          deleted += count;
+          if (count < DELETE_BATCH) return deleted;
+        }
+      };
+      return {
+        hours: await inBatches(
+          () => sql`delete from monitor_hours where ctid in (
+            select ctid from monitor_hours
+             where hour < ${at(now)} - make_interval(days => ${HOURS_KEPT_DAYS})
+             limit ${DELETE_BATCH})`,
+        ),
+        incidents: await inBatches(
+          () => sql`delete from monitor_incidents where id in (
+            select id from monitor_incidents
+             where ended_at < ${at(now)} - make_interval(days => ${INCIDENTS_KEPT_DAYS})
+             limit ${DELETE_BATCH})`,
+        ),
+      };
+    },
+  };
+}
+
+export type MonitorRepository = ReturnType<typeof monitorRepository>;

@@ -1,0 +1,343 @@
+/**
+ * The monitor's scheduler (D104 in docs/decisions.md): one per instance
+ * that checks (`MONITOR` is not `off`). It claims due monitors with a lease
+ * (./repository.ts, the due-row claim the mail outbox shares), runs up to
+ * `concurrency` checks at once, each on its own, moves each site's machine
+ * with the check's result (machines/monitorMachine.ts's pure
+ * `stepMonitor`), and writes the results in batches.
+ *
+ * - No actor lives in memory: a site's state is its row, read by the claim
+ *   and written back with the result, fenced by the claim's number.
+ * - A check that hangs holds one slot until its own time box (15 s) ends;
+ *   the other slots go on claiming, so no site delays another.
+ * - A graceful stop aborts the checks in flight and gives their claims
+ *   back; a killed instance's claims are due again once their lease ends.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { stepMonitor, type MonitorEvent } from '../../machines/monitorMachine';
+import type {
+  ClaimedMonitor,
+  MonitorRepository,
+  RecordedCheck,
+} from './repository';
+import type { CheckResult } from './siteCheck';
+
+/** How the scheduler runs; the defaults are `MONITOR_*`'s (D104). */
+export interface SchedulerSettings {
+  /** Between two checks of a site, in ms (`MONITOR_INTERVAL_SECONDS`). */
+  intervalMs: number;
+  /** Checks running at once on this instance (`MONITOR_CONCURRENCY`). */
+  concurrency: number;
+  /** How long a claim holds before another instance may take the site. */
+  leaseMs: number;
+  /** How often an idle instance looks for due sites, in ms. */
+  pollMs: number;
+  /** "Check now": at most one per account in this long, in ms (D106). */
+  checkNowLimitMs: number;
+  /** The clock every due time and lease is read on (the test's, in tests). */
+  clock: () => Date;
+  /** One check of one site (./siteCheck.ts's checkSite, with its settings). */
+  check: (url: string, signal: AbortSignal) => Promise<CheckResult>;
+  /** A failed check in plain words: the machine keeps it as the reason. */
+  describe: (result: CheckResult) => string;
+  /** Tells the mail sender an alert was queued. */
+  wakeSender: () => void;
+  /** The embedded engine: one process, so claims left at start are orphans. */
+  embedded: boolean;
+  log: FastifyBaseLogger;
+  /** Told of every check recorded, for `npm run bench:monitor`. */
+  observe?: (observation: CheckObservation) => void;
+}
+
+/** A recorded check as `observe` hears it. */
+export interface CheckObservation {
+  monitorId: string;
+  /** When the check was due, and when it started (the scheduler's clock). */
+  dueAt: Date;
+  startedAt: Date;
+  outcome: CheckResult['outcome'];
+  /** The alerts its transition queued ("down", "up"). */
+  alerts: readonly string[];
+}
+
+/** What a "check now" did (D106). */
+export type CheckNowOutcome = 'checked' | 'limited' | 'running' | 'none';
+
+/** The scheduler's controls. */
+export interface MonitorScheduler {
+  /** Releases orphaned claims (embedded engine), then checks what is due. */
+  start(): Promise<void>;
+  /** Looks for due sites now (after a sign-up committed). Never waits. */
+  wake(): void;
+  /**
+   * Claims and checks everything due now, in rounds of `concurrency`, and
+   * resolves once every result is written: for tests and benchmarks that
+   * hold the clock. Not while the scheduler runs on its own.
+   *
+   * @returns how many checks it ran
+   */
+  runDue(): Promise<number>;
+  /** Runs the account's check at once, and writes it, unless limited. */
+  checkNow(accountId: string): Promise<CheckNowOutcome>;
+  /**
+   * Stops claiming, aborts the checks in flight and gives their claims
+   * back, and writes the results already finished. Once: a second call
+   * waits for the first.
+   */
+  stop(): Promise<void>;
+}
+
+/** Results written per statement. */
+const RECORD_BATCH = 200;
+/** How long finished results wait for others before they are written, ms. */
+const GATHER_MS = 50;
+
+/** The check aborted by a stop: nothing of it is written. */
+class CheckAborted extends Error {
+  constructor() {
+    super('the check was aborted');
+    this.name = 'CheckAborted';
+  }
+}
+
+/**
+ * @param repository the monitor's repository
+ * @param settings see {@link SchedulerSettings}
+ */
+export function monitorScheduler(
+  repository: MonitorRepository,
+  settings: SchedulerSettings,
+): MonitorScheduler {
+  const { clock, log } = settings;
+  const inFlight = new Map<
+    string,
+    { monitor: ClaimedMonitor; abort: AbortController }
+  >();
+  let stopped = false;
+  let stopping: Promise<void> | undefined;
+  let started = false;
+  let claiming: Promise<void> | undefined;
+  let claimAgain = false;
+  let idle: NodeJS.Timeout | undefined;
+
+  let toRecord: RecordedCheck[] = [];
+  let gathering: NodeJS.Timeout | undefined;
+  let writing: Promise<void> = Promise.resolve();
+
+  /** Runs one claimed check and works out its transition. */
+  async function run(monitor: ClaimedMonitor): Promise<RecordedCheck> {
+    const abort = new AbortController();
+    inFlight.set(monitor.id, { monitor, abort });
+    try {
+      const checkedAt = clock();
+      const aborted = new Promise<never>((_resolve, reject) => {
+        abort.signal.addEventListener(
+          'abort',
+          () => reject(new CheckAborted()),
+          {
+            once: true,
+          },
+        );
+      });
+      const result = await Promise.race([
+        settings.check(monitor.siteUrl, abort.signal),
+        aborted,
+      ]);
+      const event: MonitorEvent =
+        result.outcome === 'up'
+          ? { type: 'check.up', at: checkedAt.getTime() }
+          : {
+              type: 'check.down',
+              at: checkedAt.getTime(),
+              reason: settings.describe(result),
+            };
+      const step = stepMonitor(monitor.state, monitor.context, event);
+      const finished = clock().getTime();
+      let next = step.retest
+        ? finished + settings.intervalMs / 3
+        : monitor.dueAt.getTime() + settings.intervalMs;
+      // Behind by a whole interval (or a "check now" ahead of the
+      // schedule): the next check a whole interval from now.
+      if (
+        !step.retest &&
+        (next <= finished || monitor.dueAt.getTime() > finished)
+      ) {
+        next = Math.max(
+          finished + settings.intervalMs,
+          monitor.dueAt.getTime(),
+        );
+      }
+      return {
+        monitor,
+        result,
+        checkedAt,
+        state: step.state,
+        context: step.context,
+        alerts: step.alerts,
+        nextCheckAt: new Date(next),
+      };
+    } finally {
+      inFlight.delete(monitor.id);
+    }
+  }
+
+  /** Writes what has gathered, one batch at a time, in order. */
+  function flush(): Promise<void> {
+    clearTimeout(gathering);
+    gathering = undefined;
+    writing = writing.then(async () => {
+      while (toRecord.length > 0) {
+        const batch = toRecord.slice(0, RECORD_BATCH);
+        toRecord = toRecord.slice(RECORD_BATCH);
+        try {
+          const { written, alertsQueued } = await repository.record(batch);
+          if (alertsQueued) settings.wakeSender();
+          for (const check of batch) {
+            if (!written.has(check.monitor.id)) {
+              // Another claim holds the row now (this one outlived its
+              // lease, or the account is gone): its result is dropped.
+              log.debug(
+                { monitor: check.monitor.id },
+                'check result superseded',
+              );
+              continue;
+            }
+            settings.observe?.({
+              monitorId: check.monitor.id,
+              dueAt: check.monitor.dueAt,
+              startedAt: check.checkedAt,
+              outcome: check.result.outcome,
+              alerts: check.alerts.map((alert) => alert.kind),
+            });
+          }
+        } catch (error) {
+          // The claims stay held: their sites are checked again once the
+          // leases end.
+          log.warn(
+            { err: error },
+            'could not write check results; will check again',
+          );
+        }
+      }
+    });
+    return writing;
+  }
+
+  function gather(check: RecordedCheck): void {
+    toRecord.push(check);
+    if (toRecord.length >= RECORD_BATCH) void flush();
+    else gathering ??= setTimeout(() => void flush(), GATHER_MS).unref();
+  }
+
+  /** Starts a claimed check; when it ends, its result gathers and a slot frees. */
+  function launch(monitor: ClaimedMonitor): void {
+    run(monitor).then(
+      (check) => {
+        gather(check);
+        pump();
+      },
+      (error: unknown) => {
+        if (!(error instanceof CheckAborted)) {
+          log.error({ err: error, monitor: monitor.id }, 'check failed to run');
+        }
+        pump();
+      },
+    );
+  }
+
+  /** Fills the free slots with due sites; one claim statement at a time. */
+  function pump(): void {
+    if (stopped || !started) return;
+    if (claiming) {
+      claimAgain = true;
+      return;
+    }
+    claiming = (async () => {
+      do {
+        claimAgain = false;
+        const free = settings.concurrency - inFlight.size;
+        if (free <= 0) return;
+        const claimed = await repository.claim(free, settings.leaseMs, clock());
+        if (stopped) {
+          await repository.release(claimed);
+          return;
+        }
+        for (const monitor of claimed) launch(monitor);
+        // A full claim: more may be due.
+        if (claimed.length === free) claimAgain = true;
+      } while (claimAgain && !stopped);
+    })()
+      .catch((error: unknown) => {
+        log.warn({ err: error }, 'could not claim due checks; will retry');
+      })
+      .finally(() => {
+        claiming = undefined;
+        if (stopped) return;
+        clearTimeout(idle);
+        idle = setTimeout(pump, settings.pollMs).unref();
+      });
+  }
+
+  return {
+    async start() {
+      if (settings.embedded) await repository.releaseOrphans();
+      started = true;
+      pump();
+    },
+
+    wake() {
+      pump();
+    },
+
+    async runDue() {
+      let ran = 0;
+      for (;;) {
+        const claimed = await repository.claim(
+          settings.concurrency,
+          settings.leaseMs,
+          clock(),
+        );
+        if (claimed.length === 0) break;
+        const checks = await Promise.all(claimed.map(run));
+        ran += checks.length;
+        for (const check of checks) toRecord.push(check);
+        await flush();
+      }
+      return ran;
+    },
+
+    async checkNow(accountId) {
+      const claim = await repository.claimNow(
+        accountId,
+        settings.leaseMs,
+        settings.checkNowLimitMs,
+        clock(),
+      );
+      if (claim.kind !== 'claimed') return claim.kind;
+      const check = await run(claim.monitor);
+      toRecord.push(check);
+      await flush();
+      return 'checked';
+    },
+
+    stop() {
+      stopping ??= (async () => {
+        stopped = true;
+        clearTimeout(idle);
+        await claiming;
+        const running = [...inFlight.values()];
+        for (const { abort } of running) abort.abort();
+        await repository
+          .release(running.map(({ monitor }) => monitor))
+          .catch((error: unknown) =>
+            log.warn(
+              { err: error },
+              'could not give back the checks in flight',
+            ),
+          );
+        await flush();
+      })();
+      return stopping;
+    },
+  };
+}

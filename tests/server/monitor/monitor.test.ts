@@ -1,0 +1,594 @@
+/**
+ * The watch the welcome page promises (issue 45), judged from the outside
+ * on the service itself: against sites on 127.0.0.1 only, names resolved by
+ * the test's table (never DNS), every connection through the loopback
+ * tripwire, and the clock the test's, so that no test waits out an
+ * interval. Alerts arrive at a real SMTP server of the test's own.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ParsedMail } from 'mailparser';
+import { sql } from 'kysely';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { accountsRepository } from '../../../server/accounts';
+import {
+  CHECK_NOW_LIMIT_MS,
+  type MonitorOptions,
+} from '../../../server/monitor/index';
+import {
+  HOURS_KEPT_DAYS,
+  INCIDENTS_KEPT_DAYS,
+} from '../../../server/monitor/repository';
+import { apiServer, signUpForLogin } from '../support/apiServer';
+import {
+  hook,
+  pathOf,
+  postForm,
+  signUpAndSignIn,
+  startMailService,
+  tokenOf,
+  type MailService,
+} from '../support/mailService';
+import {
+  createTestCertificateAuthority,
+  startLocalSite,
+  answer,
+} from './support/localSites';
+import {
+  startSwitchableSite,
+  testClock,
+  testMonitorOptions,
+  TEST_INTERVAL_MS,
+  type SwitchableSite,
+  type TestClock,
+} from './support/monitorService';
+import { loopbackTripwire, type Tripwire } from './support/tripwire';
+
+let site: SwitchableSite;
+let tripwire: Tripwire;
+let sites = 0;
+
+beforeAll(async () => {
+  site = await startSwitchableSite();
+});
+
+afterAll(() => site.close());
+
+afterEach(() => {
+  // No test may have tried to leave loopback.
+  expect(tripwire.violations).toEqual([]);
+});
+
+/** A site number no other test uses. */
+function nextSite(): number {
+  sites += 1;
+  return sites;
+}
+
+/** The monitor row of an account, by its address. */
+async function monitorOf(app: FastifyInstance, email: string) {
+  return app.database.db
+    .selectFrom('monitors')
+    .innerJoin('accounts', 'accounts.id', 'monitors.account_id')
+    .select([
+      'monitors.id',
+      'monitors.state',
+      'monitors.next_check_at',
+      'monitors.account_id',
+    ])
+    .where(sql`lower(accounts.email)`, '=', email.toLowerCase())
+    .executeTakeFirstOrThrow();
+}
+
+/** GET a page with a session cookie. */
+function get(app: FastifyInstance, url: string, cookie: string) {
+  return app.inject({ method: 'GET', url, headers: { cookie } });
+}
+
+/** Confirms an account's address by its mailed link, as its owner would. */
+async function confirm(service: MailService, email: string, cookie: string) {
+  await service.drain();
+  const [mail] = service.mailsTo(email);
+  if (!mail) throw new Error(`no confirmation mail to ${email}`);
+  const posted = await postForm(
+    service.app,
+    '/link',
+    { token: tokenOf(mail) },
+    { cookie },
+  );
+  expect(posted.statusCode, pathOf(mail)).toBe(303);
+}
+
+/**
+ * A service that checks sites on the test's clock, built before the
+ * enclosing describe's tests and closed after them.
+ */
+function monitoredService(overrides: Partial<MonitorOptions> = {}) {
+  const held = {} as { app: FastifyInstance; clock: TestClock };
+  beforeAll(async () => {
+    held.clock = testClock();
+    tripwire = loopbackTripwire();
+    held.app = await apiServer({
+      monitor: testMonitorOptions(held.clock, tripwire, overrides),
+    });
+  });
+  afterAll(() => held.app.close());
+  return held;
+}
+
+/** The alert mails an address received: "down" and "back up" subjects. */
+function alertsTo(service: MailService, email: string): ParsedMail[] {
+  return service
+    .mailsTo(email)
+    .filter((mail) => /is (down|back up)$/.test(mail.subject ?? ''));
+}
+
+describe('the first check and the interval', () => {
+  const service = monitoredService({ autoStart: true });
+
+  it('checks a new site within seconds of its sign-up, then once every interval', async () => {
+    const { app, clock } = service;
+    const n = nextSite();
+    const { body } = await signUpForLogin(app, { url: site.url(n) });
+    // Woken by the sign-up: no interval passes on the test's clock.
+    await expect.poll(() => site.hits(n), { timeout: 10_000 }).toBe(1);
+    const email = body.get('email') ?? '';
+    await expect
+      .poll(async () => (await monitorOf(app, email)).state)
+      .toBe('up');
+    // Nothing more is due until the interval has passed.
+    expect(await app.monitor.scheduler?.runDue()).toBe(0);
+    expect(site.hits(n)).toBe(1);
+
+    for (const expected of [2, 3]) {
+      clock.advance(TEST_INTERVAL_MS);
+      await expect.poll(() => site.hits(n), { timeout: 10_000 }).toBe(expected);
+      await expect
+        .poll(async () => (await monitorOf(app, email)).next_check_at.getTime())
+        .toBeGreaterThan(clock.now().getTime());
+      expect(site.hits(n)).toBe(expected);
+    }
+    // Every request was the monitor's: its User-Agent, no cookie.
+    const requests = site.site.requests.filter((request) =>
+      request.target.endsWith(`n=${n}`),
+    );
+    for (const request of requests) {
+      expect(request.headers['user-agent']).toBe(
+        'Vigil-Monitor/1 (+http://localhost:1234)',
+      );
+      expect(request.headers.cookie).toBeUndefined();
+      expect(request.headers['accept-encoding']).toBe('identity');
+    }
+  });
+});
+
+describe('up, down and the alerts', () => {
+  let service: MailService;
+  let clock: TestClock;
+
+  beforeAll(async () => {
+    clock = testClock();
+    tripwire = loopbackTripwire();
+    service = await startMailService({
+      monitor: testMonitorOptions(clock, tripwire),
+    });
+  });
+
+  afterAll(() => service.close());
+
+  /** One pass of the due checks, then every mail it queued sent. */
+  async function pass(advanceMs: number): Promise<void> {
+    clock.advance(advanceMs);
+    await service.app.monitor.scheduler?.runDue();
+    await service.drain();
+  }
+
+  it('is down only after two failures in a row, and mails one "down" and one "back up" per incident', async () => {
+    const n = nextSite();
+    const { email, cookie } = await signUpAndSignIn(service.app, {
+      url: site.url(n),
+    });
+    await confirm(service, email, cookie);
+    const state = async () => (await monitorOf(service.app, email)).state;
+
+    await pass(0);
+    expect(await state()).toBe('up');
+
+    site.set(n, 'fail');
+    await pass(TEST_INTERVAL_MS);
+    // One failure: checked again after a third of the interval, no mail.
+    expect(await state()).toBe('suspect');
+    expect(alertsTo(service, email)).toHaveLength(0);
+    await pass(TEST_INTERVAL_MS / 3);
+    expect(await state()).toBe('down');
+    const [down] = alertsTo(service, email);
+    expect(alertsTo(service, email)).toHaveLength(1);
+    expect(down?.subject).toBe(`site.test:${site.site.port} is down`);
+    expect(down?.text).toContain(site.url(n));
+    expect(down?.text).toContain('503');
+    expect(down?.from?.text).toContain('Vigil');
+
+    // Still down: no second "down" mail.
+    await pass(TEST_INTERVAL_MS);
+    await pass(TEST_INTERVAL_MS);
+    expect(await state()).toBe('down');
+    expect(alertsTo(service, email)).toHaveLength(1);
+
+    site.set(n, 'up');
+    await pass(TEST_INTERVAL_MS);
+    expect(await state()).toBe('up');
+    const alerts = alertsTo(service, email);
+    expect(alerts.map((mail) => mail.subject)).toEqual([
+      `site.test:${site.site.port} is down`,
+      `site.test:${site.site.port} is back up`,
+    ]);
+    // From the first failed check to the check that found it up: three
+    // intervals and a third.
+    expect(alerts[1]?.text).toContain('It was down for 3 minutes');
+    expect(typeof alerts[1]?.html === 'string' && alerts[1].html).toContain(
+      'is answering again',
+    );
+
+    // A failure that one retest clears sends nothing.
+    site.set(n, 'fail');
+    await pass(TEST_INTERVAL_MS);
+    expect(await state()).toBe('suspect');
+    site.set(n, 'up');
+    await pass(TEST_INTERVAL_MS / 3);
+    expect(await state()).toBe('up');
+    expect(alertsTo(service, email)).toHaveLength(2);
+
+    // The incident is kept, with its start and end.
+    const incidents = await service.app.database.db
+      .selectFrom('monitor_incidents')
+      .select(['started_at', 'ended_at'])
+      .where('monitor_id', '=', (await monitorOf(service.app, email)).id)
+      .execute();
+    expect(incidents).toHaveLength(1);
+    expect(incidents[0]?.ended_at).toBeInstanceOf(Date);
+  });
+
+  it('mails no alert to an unconfirmed address, and checks its site all the same', async () => {
+    const n = nextSite();
+    const { email } = await signUpAndSignIn(service.app, { url: site.url(n) });
+    await pass(0);
+    expect(site.hits(n)).toBe(1);
+    site.set(n, 'fail');
+    await pass(TEST_INTERVAL_MS);
+    await pass(TEST_INTERVAL_MS / 3);
+    expect((await monitorOf(service.app, email)).state).toBe('down');
+    site.set(n, 'up');
+    await pass(TEST_INTERVAL_MS);
+    expect((await monitorOf(service.app, email)).state).toBe('up');
+    expect(site.hits(n)).toBe(4);
+    expect(alertsTo(service, email)).toHaveLength(0);
+    // Only its confirmation mail went to the address.
+    expect(service.mailsTo(email)).toHaveLength(1);
+  });
+
+  it('ends the checks of an account that is deleted', async () => {
+    const n = nextSite();
+    const { email } = await signUpAndSignIn(service.app, { url: site.url(n) });
+    await pass(0);
+    expect(site.hits(n)).toBe(1);
+    // Deleted as housekeeping deletes an account left unconfirmed.
+    await sql`update accounts set confirm_by = now() - interval '1 day'
+               where lower(email) = ${email.toLowerCase()}`.execute(
+      service.app.database.db,
+    );
+    await accountsRepository(service.app.database.db).deleteUnconfirmed();
+    await pass(TEST_INTERVAL_MS);
+    await pass(TEST_INTERVAL_MS);
+    expect(site.hits(n)).toBe(1);
+  });
+});
+
+describe('a claim that outlived its lease', () => {
+  const service = monitoredService();
+
+  it('writes nothing once another claim holds the site; that claim writes', async () => {
+    const { app, clock } = service;
+    const n = nextSite();
+    const { body } = await signUpForLogin(app, { url: site.url(n) });
+    const email = body.get('email') ?? '';
+    const { repository } = app.monitor;
+    const monitor = await monitorOf(app, email);
+    const lease = 60_000;
+    const first = (await repository.claim(100, lease, clock.now())).find(
+      (claimed) => claimed.id === String(monitor.id),
+    );
+    expect(first).toBeDefined();
+    // While the lease holds, nobody else takes it.
+    expect(
+      (await repository.claim(100, lease, clock.now())).map((c) => c.id),
+    ).not.toContain(String(monitor.id));
+    clock.advance(lease + 1);
+    const second = (await repository.claim(100, lease, clock.now())).find(
+      (claimed) => claimed.id === String(monitor.id),
+    );
+    expect(second?.claim).toBe((first?.claim ?? 0) + 1);
+    if (!first || !second) return;
+
+    const result = (outcome: 'up' | 'down') => ({
+      outcome,
+      timings: { totalMs: 5 },
+      redirects: 0,
+      checkedAt: clock.now().toISOString(),
+      ...(outcome === 'down' && { reason: 'status' as const, status: 500 }),
+    });
+    const late = await repository.record([
+      {
+        monitor: first,
+        result: result('down'),
+        checkedAt: clock.now(),
+        state: 'suspect',
+        context: { failingSince: clock.now().getTime(), reason: 'HTTP 500' },
+        alerts: [],
+        nextCheckAt: new Date(clock.now().getTime() + 20_000),
+      },
+    ]);
+    expect(late.written.size).toBe(0);
+    expect((await monitorOf(app, email)).state).toBe('pending');
+    const current = await repository.record([
+      {
+        monitor: second,
+        result: result('up'),
+        checkedAt: clock.now(),
+        state: 'up',
+        context: { failingSince: null, reason: null },
+        alerts: [],
+        nextCheckAt: new Date(clock.now().getTime() + TEST_INTERVAL_MS),
+      },
+    ]);
+    expect([...current.written]).toEqual([String(monitor.id)]);
+    expect((await monitorOf(app, email)).state).toBe('up');
+  });
+});
+
+describe('"Check now"', () => {
+  const service = monitoredService();
+
+  const checkNow = (cookie: string, headers: Record<string, string> = {}) =>
+    service.app.inject({
+      method: 'POST',
+      url: '/check-now',
+      headers: { cookie, 'sec-fetch-site': 'same-origin', ...headers },
+    });
+
+  it('runs a check at once and comes back to / with its result; one a minute per account', async () => {
+    const { app, clock } = service;
+    const n = nextSite();
+    const { cookie } = await signUpAndSignIn(app, { url: site.url(n) });
+    const before = await get(app, '/', cookie);
+    expect(hook(before.body, 'monitor-state')).toBe(
+      'Checking for the first time',
+    );
+
+    const first = await checkNow(cookie);
+    expect(first.statusCode).toBe(303);
+    expect(first.headers.location).toBe('/?check=checked');
+    expect(site.hits(n)).toBe(1);
+    const page = await get(app, '/?check=checked', cookie);
+    expect(hook(page.body, 'monitor-state')).toBe('Up');
+    expect(hook(page.body, 'monitor-last-check')).toMatch(
+      /^Last checked just now \(.+ UTC on .+\) ?: HTTP 200 in \d+ ms$/,
+    );
+    expect(hook(page.body, 'check-now-result')).toContain('just checked');
+
+    const again = await checkNow(cookie);
+    expect(again.headers.location).toBe('/?check=limited');
+    expect(site.hits(n)).toBe(1);
+    const limited = await get(app, '/?check=limited', cookie);
+    expect(hook(limited.body, 'check-now-result')).toContain(
+      'less than a minute ago',
+    );
+
+    clock.advance(CHECK_NOW_LIMIT_MS);
+    expect((await checkNow(cookie)).headers.location).toBe('/?check=checked');
+    expect(site.hits(n)).toBe(2);
+  });
+
+  it('is refused from another site, and without a session', async () => {
+    const { app } = service;
+    const n = nextSite();
+    const { cookie } = await signUpAndSignIn(app, { url: site.url(n) });
+    const crossSite = await checkNow(cookie, {
+      'sec-fetch-site': 'cross-site',
+    });
+    expect(crossSite.statusCode).toBe(403);
+    const signedOut = await app.inject({
+      method: 'POST',
+      url: '/check-now',
+      headers: { 'sec-fetch-site': 'same-origin' },
+    });
+    expect(signedOut.statusCode).toBe(303);
+    expect(signedOut.headers.location).toBe('/');
+    expect(site.hits(n)).toBe(0);
+  });
+
+  it('on an instance that checks nothing (MONITOR=off), makes the check due for one that does', async () => {
+    const off = await apiServer();
+    try {
+      expect(off.monitor.scheduler).toBeUndefined();
+      const n = nextSite();
+      const { cookie, email } = await signUpAndSignIn(off, {
+        url: site.url(n),
+      });
+      // Due at once anyway (a new site); push it out, as after a check.
+      await sql`update monitors set next_check_at = now() + interval '1 hour'`.execute(
+        off.database.db,
+      );
+      const posted = await off.inject({
+        method: 'POST',
+        url: '/check-now',
+        headers: { cookie, 'sec-fetch-site': 'same-origin' },
+      });
+      expect(posted.headers.location).toBe('/?check=queued');
+      expect(
+        (await monitorOf(off, email)).next_check_at.getTime(),
+      ).toBeLessThanOrEqual(Date.now());
+      const again = await off.inject({
+        method: 'POST',
+        url: '/check-now',
+        headers: { cookie, 'sec-fetch-site': 'same-origin' },
+      });
+      expect(again.headers.location).toBe('/?check=limited');
+      expect(site.hits(n)).toBe(0);
+    } finally {
+      await off.close();
+    }
+  });
+});
+
+describe('what / shows', () => {
+  it('an https site: its state in words, the last check, the certificate, the chart with its text, and "Check now"', async () => {
+    const ca = createTestCertificateAuthority();
+    const now = Date.now();
+    const secure = await startLocalSite(
+      { '/': answer(200) },
+      {
+        tls: ca.issue({
+          names: ['site.test'],
+          notBefore: new Date(now - 86_400_000),
+          notAfter: new Date(now + 30.5 * 86_400_000),
+        }),
+      },
+    );
+    const clock = testClock();
+    tripwire = loopbackTripwire();
+    const app = await apiServer({
+      monitor: testMonitorOptions(clock, tripwire, { ca: ca.cert }),
+    });
+    try {
+      const { cookie } = await signUpAndSignIn(app, { url: secure.url('/') });
+      await app.monitor.scheduler?.runDue();
+      const page = await get(app, '/', cookie);
+      expect(page.statusCode).toBe(200);
+      expect(hook(page.body, 'monitor-state')).toBe('Up');
+      expect(hook(page.body, 'monitor-last-check')).toMatch(
+        /HTTP 200 in \d+ ms/,
+      );
+      expect(hook(page.body, 'monitor-certificate')).toMatch(
+        /^Certificate: valid until \d+ \w+ \d{4} \(30 days left\), issued by Vigil Test CA\.$/,
+      );
+      const chart = hook(page.body, 'monitor-chart') ?? '';
+      expect(chart).toMatch(
+        /^Last 24 hours: median response \d+ ms, slowest \d+ ms, time down 0 seconds\./,
+      );
+      expect(page.body).toMatch(
+        /<svg class="chart"[^>]*role="img" aria-labelledby="monitor-chart-summary"/,
+      );
+      expect(page.body).toMatch(
+        /<form method="post" action="\/check-now"[^>]*>\s*<button[^>]*data-testid="check-now"/,
+      );
+    } finally {
+      await app.close();
+      await secure.close();
+      ca.dispose();
+    }
+  });
+});
+
+describe('storage that stays bounded', () => {
+  const service = monitoredService();
+
+  it('rolls the checks of an hour that ended more than an hour ago into one row, and keeps the rest raw', async () => {
+    const { app, clock } = service;
+    const n = nextSite();
+    const { body } = await signUpForLogin(app, { url: site.url(n) });
+    const monitor = await monitorOf(app, body.get('email') ?? '');
+    const hour = 3_600_000;
+    const now = clock.now();
+    const start = new Date(Math.floor(now.getTime() / hour) * hour - 2 * hour);
+    const at = (minutes: number) =>
+      new Date(start.getTime() + minutes * 60_000);
+    const checks = [
+      { checked_at: at(1), up: true, status: 200, total_ms: 100 },
+      { checked_at: at(2), up: true, status: 200, total_ms: 300 },
+      { checked_at: at(3), up: false, status: 503, total_ms: 40 },
+      { checked_at: at(4), up: true, status: 200, total_ms: 200 },
+      // The current hour: kept raw.
+      { checked_at: now, up: true, status: 200, total_ms: 50 },
+    ];
+    await app.database.db
+      .insertInto('monitor_checks')
+      .values(checks.map((check) => ({ ...check, monitor_id: monitor.id })))
+      .execute();
+
+    expect(await app.monitor.repository.rollUp(now)).toBe(4);
+    const hours = await app.database.db
+      .selectFrom('monitor_hours')
+      .selectAll()
+      .where('monitor_id', '=', monitor.id)
+      .execute();
+    expect(hours).toEqual([
+      {
+        monitor_id: expect.anything(),
+        hour: start,
+        checks: 4,
+        up: 3,
+        median_ms: 200,
+        slowest_ms: 300,
+      },
+    ]);
+    const raw = await app.database.db
+      .selectFrom('monitor_checks')
+      .select('total_ms')
+      .where('monitor_id', '=', monitor.id)
+      .execute();
+    expect(raw).toEqual([{ total_ms: 50 }]);
+    // Nothing more to roll up.
+    expect(await app.monitor.repository.rollUp(now)).toBe(0);
+
+    // The chart reads both: the rolled-up hour and the raw one.
+    const view = await app.monitor.repository.view(monitor.account_id, now);
+    expect(view?.hours.map((entry) => [entry.checks, entry.up])).toEqual([
+      [4, 3],
+      [1, 1],
+    ]);
+  });
+
+  it(`deletes hours older than ${HOURS_KEPT_DAYS} days and incidents ended more than ${INCIDENTS_KEPT_DAYS} days ago`, async () => {
+    const { app, clock } = service;
+    const n = nextSite();
+    const { body } = await signUpForLogin(app, { url: site.url(n) });
+    const monitor = await monitorOf(app, body.get('email') ?? '');
+    const day = 86_400_000;
+    const now = clock.now();
+    const daysAgo = (days: number) =>
+      new Date(
+        Math.floor((now.getTime() - days * day) / 3_600_000) * 3_600_000,
+      );
+    await app.database.db
+      .insertInto('monitor_hours')
+      .values(
+        [HOURS_KEPT_DAYS + 1, HOURS_KEPT_DAYS - 1].map((days) => ({
+          monitor_id: monitor.id,
+          hour: daysAgo(days),
+          checks: 60,
+          up: 60,
+          median_ms: 10,
+          slowest_ms: 20,
+        })),
+      )
+      .execute();
+    await app.database.db
+      .insertInto('monitor_incidents')
+      .values(
+        [INCIDENTS_KEPT_DAYS + 1, INCIDENTS_KEPT_DAYS - 1].map((days) => ({
+          monitor_id: monitor.id,
+          started_at: daysAgo(days + 1),
+          ended_at: daysAgo(days),
+          reason: 'HTTP 503',
+        })),
+      )
+      .execute();
+    const deleted = await app.monitor.repository.deleteOld(now);
+    expect(deleted).toEqual({ hours: 1, incidents: 1 });
+    const kept = await app.database.db
+      .selectFrom('monitor_hours')
+      .select('hour')
+      .where('monitor_id', '=', monitor.id)
+      .execute();
+    expect(kept).toEqual([{ hour: daysAgo(HOURS_KEPT_DAYS - 1) }]);
+  });
+});
