@@ -28,6 +28,7 @@ const config = {
     'src/consentRecorder.ts',
     'server/signUpRules.ts',
     'server/formBody.ts',
+    'server/monitor/addressRule.ts',
   ],
   // Each mutant runs only the tests that reach it.
   coverageAnalysis: 'perTest',

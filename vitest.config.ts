@@ -59,15 +59,22 @@ export const NO_DATABASE = [
   'tests/server/signUpRuleReasons.test.ts',
   'tests/server/signUpRulesLimits.test.ts',
   'tests/server/environment.test.ts',
+  'tests/server/monitor/addressRule.test.ts',
 ];
 
 /**
  * Server tests that run once, in `server`, not again in `server-postgres`:
  * {@link NO_DATABASE}, and the fuzzing of the API's reading of a request
  * (10,000 bodies, judged on what the API answers; the sign-ups among them
- * reach the same accounts code that the other files judge on PostgreSQL).
+ * reach the same accounts code that the other files judge on PostgreSQL),
+ * and the check of one site (against local sites, with no database).
  */
-const RUN_ONCE = [...NO_DATABASE, 'tests/server/apiFuzz.test.ts'];
+const RUN_ONCE = [
+  ...NO_DATABASE,
+  'tests/server/apiFuzz.test.ts',
+  // One site's check, against local sites: no database.
+  'tests/server/monitor/siteCheck.test.ts',
+];
 
 /**
  * Limits for a hang, not timings: the service's processes, the fuzz and the

@@ -17,6 +17,8 @@ import {
   startupWarnings,
   type ServerEnvironment,
 } from '../../server/environment';
+import { monitorNotice, monitorUserAgent } from '../../server/monitor/index';
+import { pinnedResolver } from '../../server/monitor/settings';
 
 const REAL_KEY = '6Lc_real_site_key_of_the_product_000000000';
 
@@ -318,3 +320,100 @@ describe('VIGIL_BENCH_MAIL (internal, for npm run bench:api)', () => {
 function fail(): never {
   throw new Error('no mail options');
 }
+
+describe('the watch (MONITOR and its variables)', () => {
+  it('checks every 60 s, up to 50 at once, by default, and says so at start', () => {
+    const monitor = options({}).monitor;
+    expect(monitor).toMatchObject({ intervalMs: 60_000, concurrency: 50 });
+    expect(monitor?.allowedNetworks).toEqual([]);
+    expect(monitorNotice(monitor)).toBe('Checks: every 60 s, up to 50 at once');
+  });
+
+  it('with MONITOR=off, checks nothing, and says so at start', () => {
+    for (const value of ['off', 'OFF', ' off ']) {
+      const monitor = options({ MONITOR: value }).monitor;
+      expect(monitor).toBeUndefined();
+      expect(monitorNotice(monitor)).toMatch(/^Checks: off \(MONITOR=off\)/);
+    }
+  });
+
+  it('takes an interval of at least 5 s and a concurrency of at least 1', () => {
+    expect(
+      options({ MONITOR_INTERVAL_SECONDS: '5', MONITOR_CONCURRENCY: '200' })
+        .monitor,
+    ).toMatchObject({ intervalMs: 5_000, concurrency: 200 });
+    for (const [name, value] of [
+      ['MONITOR_INTERVAL_SECONDS', '4'],
+      ['MONITOR_INTERVAL_SECONDS', '1.5'],
+      ['MONITOR_INTERVAL_SECONDS', 'soon'],
+      ['MONITOR_CONCURRENCY', '0'],
+      ['MONITOR_CONCURRENCY', '-3'],
+      ['MONITOR', 'sometimes'],
+    ] as const) {
+      expect(() => options({ [name]: value }), `${name}=${value}`).toThrow(
+        new RegExp(`^${name} must be`),
+      );
+    }
+  });
+
+  it('refuses a wrong value even on an instance that checks nothing', () => {
+    expect(() =>
+      options({ MONITOR: 'off', MONITOR_INTERVAL_SECONDS: '1' }),
+    ).toThrow(/MONITOR_INTERVAL_SECONDS/);
+  });
+
+  it('warns at start when networks that are not public are allowed, naming them', () => {
+    const env = { MONITOR_ALLOWED_NETWORKS: '10.0.0.0/8, fd00::/8' };
+    expect(options(env).monitor?.allowedNetworks).toHaveLength(2);
+    expect(startupWarnings(options(env))).toContainEqual(
+      expect.stringMatching(
+        /^MONITOR_ALLOWED_NETWORKS is set: sites in 10\.0\.0\.0\/8, fd00::\/8 are checked although they are not public/,
+      ),
+    );
+    expect(() => options({ MONITOR_ALLOWED_NETWORKS: 'intranet' })).toThrow(
+      /MONITOR_ALLOWED_NETWORKS/,
+    );
+  });
+
+  it('resolves names from MONITOR_RESOLVE only when it is set, and warns', async () => {
+    const monitor = options({
+      MONITOR_RESOLVE: 'Site.Test=127.0.0.1, v6.test=::1',
+    }).monitor;
+    expect(monitor?.pins).toEqual(
+      new Map([
+        ['site.test', '127.0.0.1'],
+        ['v6.test', '::1'],
+      ]),
+    );
+    expect(
+      startupWarnings(options({ MONITOR_RESOLVE: 'site.test=127.0.0.1' })),
+    ).toContainEqual(expect.stringMatching(/^MONITOR_RESOLVE is set/));
+    const resolve = pinnedResolver(monitor?.pins ?? new Map());
+    expect(await resolve('SITE.test.')).toEqual([
+      { address: '127.0.0.1', family: 4 },
+    ]);
+    expect(await resolve('v6.test')).toEqual([{ address: '::1', family: 6 }]);
+    // Any other name does not exist: it is never looked up.
+    await expect(resolve('example.com')).rejects.toMatchObject({
+      code: 'ENOTFOUND',
+    });
+    for (const value of ['site.test', 'site.test=localhost', '=127.0.0.1']) {
+      expect(() => options({ MONITOR_RESOLVE: value }), value).toThrow(
+        /^MONITOR_RESOLVE must be name=address pairs/,
+      );
+    }
+  });
+
+  it('names PUBLIC_URL in the checks’ User-Agent', () => {
+    expect(options({ PUBLIC_URL: 'https://vigil.example' }).publicUrl).toBe(
+      'https://vigil.example',
+    );
+    expect(monitorUserAgent('Vigil', 'https://vigil.example')).toBe(
+      'Vigil-Monitor/1 (+https://vigil.example)',
+    );
+    // A product name is a token (RFC 9110 §10.1.5): spaces and slashes go.
+    expect(monitorUserAgent('Acme Watch/2', 'https://acme.example')).toBe(
+      'AcmeWatch2-Monitor/1 (+https://acme.example)',
+    );
+  });
+});

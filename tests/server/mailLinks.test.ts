@@ -37,7 +37,15 @@ afterAll(() => service.close());
 /** The newest mail to an address, once the sender has sent what is due. */
 async function lastMailTo(email: string): Promise<ParsedMail> {
   await service.drain();
-  const mail = service.mailsTo(email).at(-1);
+  // The latest queued, by the outbox row in its Message-ID
+  // (`<vigil-{row}-{ms}@host>`): two mails sent side by side may arrive
+  // in either order.
+  const row = (mail: ParsedMail) =>
+    Number(/^<[a-z0-9]+-(\d+)-/.exec(mail.messageId ?? '')?.[1] ?? -1);
+  const mail = service
+    .mailsTo(email)
+    .sort((a, b) => row(a) - row(b))
+    .at(-1);
   if (!mail) throw new Error(`no mail to ${email}`);
   return mail;
 }

@@ -8,9 +8,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  composeAlertMail,
   composeMail,
+  durationInWords,
   fromHeader,
   redactedCopy,
+  type AlertInput,
   type MailInput,
   type MailKind,
 } from '../../server/mailMessages';
@@ -203,5 +206,112 @@ describe('fromHeader', () => {
     expect(fromHeader('<ops@x.example>', 'Vigil')).toBe(
       '"Vigil" <ops@x.example>',
     );
+  });
+});
+
+describe('composeAlertMail (D105)', () => {
+  const started = '2026-11-29T14:02:10.000Z';
+  function alert(overrides: Partial<AlertInput> = {}): AlertInput {
+    return {
+      kind: 'down',
+      productName: 'Vigil',
+      publicUrl: PUBLIC_URL,
+      from: '"Vigil" <alerts@vigil.example>',
+      recipient: 'ada@example.com',
+      name: 'Ada',
+      details: {
+        siteUrl: 'https://shop.example/health',
+        startedAt: started,
+        reason: 'HTTP 503 Service Unavailable',
+      },
+      messageId: '<vigil-40-1700000000000@vigil.example>',
+      ...overrides,
+    };
+  }
+  const backUp = (endedAt: string) =>
+    alert({
+      kind: 'up',
+      details: {
+        siteUrl: 'https://shop.example/health',
+        startedAt: started,
+        endedAt,
+      },
+    });
+
+  it('"down" names the site’s host in the subject, the site, the reason and when it started', () => {
+    const mail = composeAlertMail(alert());
+    expect(mail.subject).toBe('shop.example is down');
+    for (const part of [mail.text, mail.html]) {
+      expect(part).toContain('https://shop.example/health');
+      expect(part).toContain('HTTP 503 Service Unavailable');
+      expect(part).toContain('14:02 UTC on 29 November 2026');
+    }
+    expect(mail.to).toBe('ada@example.com');
+    expect(mail.text).toContain('Hello Ada,');
+  });
+
+  it('"back up" says how long the site was down, from the first failed check', () => {
+    const mail = composeAlertMail(backUp('2026-11-29T16:07:40.000Z'));
+    expect(mail.subject).toBe('shop.example is back up');
+    for (const part of [mail.text, mail.html]) {
+      expect(part).toContain('It was down for 2 hours 6 minutes');
+      expect(part).toContain(
+        'from 14:02 UTC on 29 November 2026 to 16:07 UTC on 29 November 2026',
+      );
+    }
+  });
+
+  it.each(['down', 'up'] as const)(
+    '%s: links to nothing but PUBLIC_URL’s /, loads nothing, silences auto-responders',
+    (kind) => {
+      const mail = composeAlertMail(
+        kind === 'down' ? alert() : backUp('2026-11-29T14:30:00.000Z'),
+      );
+      // The watched site is named as text, never as a link.
+      expect(mail.html).not.toContain('href="https://shop.example');
+      const links = [...mail.html.matchAll(/href="([^"]*)"/g)].map(
+        (match) => match[1],
+      );
+      expect(new Set(links)).toEqual(new Set([`${PUBLIC_URL}/`]));
+      expect(mail.text.split('\n')).toContain(`${PUBLIC_URL}/`);
+      for (const banned of ['<img', 'url(', '<link', '<script', 'src=']) {
+        expect(mail.html.toLowerCase()).not.toContain(banned);
+      }
+      expect(mail.headers['Auto-Submitted']).toBe('auto-generated');
+      expect(mail.messageId).toBe('<vigil-40-1700000000000@vigil.example>');
+    },
+  );
+
+  it('escapes every value in the HTML', () => {
+    const hostile = '<script>alert(1)</script>';
+    const mail = composeAlertMail(
+      alert({
+        name: hostile,
+        details: {
+          siteUrl: `https://x.example/${hostile}`,
+          startedAt: started,
+          reason: hostile,
+        },
+      }),
+    );
+    expect(mail.html.toLowerCase()).not.toContain('<script');
+    expect(mail.html).toContain('&#60;script&#62;');
+  });
+});
+
+describe('durationInWords', () => {
+  it.each([
+    [0, '0 seconds'],
+    [1_000, '1 second'],
+    [59_000, '59 seconds'],
+    [60_000, '1 minute'],
+    [200_000, '3 minutes'],
+    [3_600_000, '1 hour'],
+    [3_660_000, '1 hour 1 minute'],
+    [26 * 3_600_000, '1 day 2 hours'],
+    [2 * 86_400_000, '2 days'],
+    [-5_000, '0 seconds'],
+  ])('%i ms: %s', (ms, words) => {
+    expect(durationInWords(ms)).toBe(words);
   });
 });
