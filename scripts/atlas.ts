@@ -2,7 +2,9 @@
  * `npm run atlas`: builds the page (the tagged test configuration of
  * tests/support/page/paths.ts), serves it with the local API, and writes the state
  * atlas (scripts/atlas/shoot.ts) into `atlas/` (git-ignored): open
- * `atlas/index.html`, no network needed.
+ * `atlas/index.html`, no network needed. It pictures the sign-up page's
+ * states, and `/` in each state of the site monitor, on a service of its
+ * own that checks a site on 127.0.0.1 only (scripts/atlas/monitor.ts).
  *
  * Options:
  * - `--out DIR`: write the atlas there instead;

@@ -32,7 +32,10 @@ export interface Diagram {
  * The machines drawn, in the README's order. The consent machine's few
  * actions are its point (what is stored, signalled, loaded, removed), so
  * its diagram names them; so are the monitor machine's alerts. The monitor
- * machine is the service's: it has no page to picture.
+ * machine is the service's: it runs in no page, so the page's sweeps (the
+ * dark-scheme audit, the atlas check of the page's states) leave it out;
+ * the atlas pictures `/` in each of its states on its own
+ * (scripts/atlas/monitor.ts).
  */
 export const DIAGRAMS: readonly Diagram[] = [
   { name: 'signUpMachine', machine: signUpMachine, page: true },

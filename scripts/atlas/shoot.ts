@@ -32,9 +32,11 @@ import {
   PHONE,
   openSignUpPage,
 } from '../../tests/support/page/signUpPage';
+import { MONITOR_STATES, monitorMachine } from '../../machines/monitorMachine';
 import { consentDriver, signUpDriver, type PageDriver } from './drivers';
 import { atlasHtml, type AtlasDiagram } from './html';
 import { consentAtlas, signUpAtlas } from './machines';
+import { MONITOR_FROM, playMonitorStates } from './monitor';
 import {
   planRuns,
   reachOf,
@@ -70,12 +72,14 @@ export type Appearance = 'light' | 'dark' | 'forced';
 
 /**
  * The shots also pictured in forced colours: the form, the form with its
- * errors, and the consent dialog (D53).
+ * errors, and the consent dialog (D53), and `/` in each state of the site
+ * monitor (issue 45: its chart must read in forced colours).
  */
 export const FORCED_COLOURS_SHOTS: readonly string[] = [
   'signUp.idle',
   'signUp.idle--errors-shown',
   'consent.unset.open',
+  ...MONITOR_STATES.map((state) => `monitor.${state}`),
 ];
 
 /**
@@ -399,6 +403,52 @@ export interface AtlasOptions {
   plan?: 'full' | 'small';
 }
 
+/**
+ * The site monitor's states on `/` (scripts/atlas/monitor.ts): on a
+ * service of its own, in one visit, each state pictured at each width by
+ * resizing the page, which the server renders without script. The same in
+ * both plans: four states, one sign-up.
+ */
+async function shootMonitor(
+  browser: Browser,
+  session: Session,
+  log: (line: string) => void,
+): Promise<ShotRecord[]> {
+  const started = Date.now();
+  const stops = await playMonitorStates(browser, {
+    prepare: offline,
+    picture: async (page, stop) => {
+      for (const width of session.widths) {
+        await page.setViewportSize(WIDTHS[width]);
+        await saveAppearances(page, session, { id: stop.stateId }, width);
+      }
+    },
+  });
+  log(
+    `monitorMachine: ${stops.map((stop) => stop.stateId).join(', ')} (on /, one sign-up and its checks, ${((Date.now() - started) / 1000).toFixed(0)} s)`,
+  );
+  return stops.map((stop): ShotRecord => {
+    const shot = { id: stop.stateId };
+    return {
+      id: shot.id,
+      stateId: stop.stateId,
+      variant: null,
+      moment: 'during',
+      nodes: [stop.stateId],
+      tags: stop.tags,
+      accepts: stop.accepts,
+      leadsTo: [],
+      from: MONITOR_FROM,
+      events: stop.events,
+      files: {
+        light: filesOf(session.widths, shot),
+        dark: filesOf(session.widths, shot, 'dark'),
+        forced: filesOf(session.widths, shot, 'forced'),
+      },
+    };
+  });
+}
+
 /** The two machines' entries, in the order the atlas shows them. */
 const JOBS = () => [
   job({ atlas: signUpAtlas(), driver: signUpDriver }),
@@ -440,6 +490,22 @@ export async function buildAtlas(
     writeFileSync(join(outDir, 'diagrams', `${name}.svg`), svg);
     diagrams.push({ name, machine, svg });
   }
+  // The service's machine last: its states are `/`'s, not the form's.
+  const monitorShots = await shootMonitor(browser, session, log);
+  manifest.machines.push({
+    name: 'monitorMachine',
+    machineId: monitorMachine.id,
+    shots: monitorShots,
+  });
+  const monitorSvg = renderSvg(diagramMermaid(monitorMachine));
+  writeFileSync(join(outDir, 'diagrams', 'monitorMachine.svg'), monitorSvg);
+  diagrams.push({
+    name: 'monitorMachine',
+    machine: monitorMachine,
+    svg: monitorSvg,
+    about:
+      'The site monitor’s machine runs in the service. Its states are pictured on <code>/</code>, the account page, as the service renders it (without script), along one site’s checks: a sign-up, the first check, a day of hourly checks, then two failures in a row.',
+  });
   writeFileSync(
     join(outDir, 'atlas.json'),
     JSON.stringify(manifest, null, 2) + '\n',

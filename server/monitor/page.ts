@@ -11,6 +11,14 @@ import { durationInWords, momentInWords } from '../mailMessages';
 import type { MonitorHour, MonitorView } from './repository';
 import { describeResult } from './siteCheck';
 
+/**
+ * A time in milliseconds, its number and unit kept on one line (a no-break
+ * space): `2 ms`, never `2` at a line's end and `ms` on the next.
+ */
+function msOf(ms: number): string {
+  return `${Math.round(ms)}\u00a0ms`;
+}
+
 /** Where "Check now" posts. */
 export const CHECK_NOW_PATH = '/check-now';
 
@@ -67,12 +75,12 @@ function dayOf(iso: string): string {
 function lastCheck(view: MonitorView, now: Date, userAgent: string): string {
   const check = view.lastCheck;
   if (!check) {
-    return `<p class="monitor__last" data-testid="monitor-last-check">No check has run yet. The first one runs within a minute.</p>`;
+    return `<p class="monitor__last" data-testid="monitor-last-check">Not checked yet.</p>`;
   }
   const when = view.checkedAt ?? new Date(check.checkedAt);
   const found =
     check.outcome === 'up'
-      ? `HTTP ${check.status ?? ''} in ${Math.round(check.timings.totalMs)} ms`
+      ? `HTTP ${check.status ?? ''} in ${msOf(check.timings.totalMs)}`
       : describeResult(check, userAgent);
   return `<p class="monitor__last" data-testid="monitor-last-check">Last checked <time datetime="${when.toISOString()}">${escapeHtml(agoInWords(now.getTime() - when.getTime()))} (${escapeHtml(momentInWords(when.toISOString()))})</time>: ${escapeHtml(found)}</p>`;
 }
@@ -112,15 +120,56 @@ function typicalMs(hours: readonly MonitorHour[]): number | null {
   return null;
 }
 
-/** The chart's box, in SVG units: 24 slots of an hour. */
-const CHART = { width: 480, height: 96, slot: 20, bar: 14 } as const;
+/**
+ * The chart's box, in SVG units: 24 slots of an hour. The SVG stretches to
+ * the column's width at a fixed height (./monitor.css), so a phone's
+ * chart is as tall as a desktop's; its lines keep their width
+ * (`vector-effect`), and no text is drawn in it, where the stretch would
+ * distort it: the labels are HTML around it.
+ */
+const CHART = {
+  width: 480,
+  height: 100,
+  slot: 20,
+  /** A bar's width: the hour's median. */
+  bar: 12,
+  /** How far the slowest tick reaches past its bar on each side. */
+  overhang: 4,
+  /** The dashed line at the scale's top (the slowest answer). */
+  top: 2,
+  /** The baseline: 0 ms. */
+  axis: 84,
+  /** The band under the baseline where a failed check is marked. */
+  failedY: 89,
+  failedHeight: 9,
+} as const;
+
+/** A bar's, tick's and failure mark's swatch in the chart's key. */
+const KEY = [
+  [
+    '<rect class="chart__bar" x="4.5" y="2.5" width="7" height="13"/>',
+    'Median response in the hour',
+  ],
+  [
+    '<line class="chart__slowest" x1="1" x2="15" y1="8" y2="8"/>',
+    'Slowest in the hour',
+  ],
+  [
+    '<rect class="chart__down" x="4" y="5" width="8" height="8"/>',
+    'A failed check in the hour',
+  ],
+] as const;
 
 /**
  * The last 24 hours as an inline SVG (one bar per hour: the median
- * response time, a tick at the slowest; a mark under an hour with a
- * failed check) and its text alternative: the median, the slowest and the
- * time down. Colours come from classes of ./monitor.css, so the dark
- * scheme and forced colours restyle it.
+ * response time, a tick at the slowest, reaching past the bar so that it
+ * shows where they meet; a mark under the baseline for an hour with a
+ * failed check) and its text alternative, first in the figure: the
+ * median, the slowest and the time down. Around the SVG, hidden from
+ * assistive technology, which reads the text alternative: the scale's
+ * top, the time axis and a key, so that the picture reads without colour.
+ * Colours come from classes of ./monitor.css, so the dark scheme and
+ * forced colours restyle it.
  */
 function chart(view: MonitorView, now: Date): string {
   const slowest = view.hours.reduce<number | null>(
@@ -129,13 +178,15 @@ function chart(view: MonitorView, now: Date): string {
     null,
   );
   const typical = typicalMs(view.hours);
-  const down = durationInWords(view.downMs);
+  // `21 seconds`, `2 hours 5 minutes`: each number kept with its unit.
+  const down = durationInWords(view.downMs).replace(/(\d) /g, '$1\u00a0');
   const summary =
     typical === null || slowest === null
       ? `No answer recorded in the last 24 hours yet. Time down: ${down}.`
-      : `Last 24 hours: median response ${typical} ms, slowest ${slowest} ms, time down ${down}.`;
+      : `Last 24 hours: median response ${msOf(typical)}, slowest ${msOf(slowest)}, time down ${down}.`;
   const scale = Math.max(slowest ?? 1, 1);
-  const plot = CHART.height - 12;
+  const plot = CHART.axis - CHART.top;
+  const yOf = (ms: number) => CHART.axis - Math.round((ms / scale) * plot);
   const start = Math.floor(now.getTime() / 3_600_000) - 23;
   const shapes = view.hours.flatMap((hour) => {
     const slot = Math.floor(hour.hour.getTime() / 3_600_000) - start;
@@ -143,32 +194,55 @@ function chart(view: MonitorView, now: Date): string {
     const x = slot * CHART.slot + (CHART.slot - CHART.bar) / 2;
     const parts: string[] = [];
     if (hour.medianMs !== null) {
-      const height = Math.max(2, Math.round((hour.medianMs / scale) * plot));
+      const y = Math.min(yOf(hour.medianMs), CHART.axis - 2);
       parts.push(
-        `<rect class="chart__bar" x="${x}" y="${plot - height}" width="${CHART.bar}" height="${height}"/>`,
+        `<rect class="chart__bar" x="${x}" y="${y}" width="${CHART.bar}" height="${CHART.axis - y}"/>`,
       );
     }
     if (hour.slowestMs !== null) {
-      const y = plot - Math.round((hour.slowestMs / scale) * plot);
+      const y = yOf(hour.slowestMs);
       parts.push(
-        `<line class="chart__slowest" x1="${x}" x2="${x + CHART.bar}" y1="${y}" y2="${y}"/>`,
+        `<line class="chart__slowest" x1="${x - CHART.overhang}" x2="${x + CHART.bar + CHART.overhang}" y1="${y}" y2="${y}"/>`,
       );
     }
     if (hour.up < hour.checks) {
       parts.push(
-        `<rect class="chart__down" x="${x}" y="${plot + 4}" width="${CHART.bar}" height="8"/>`,
+        `<rect class="chart__down" x="${x}" y="${CHART.failedY}" width="${CHART.bar}" height="${CHART.failedHeight}"/>`,
       );
     }
     return parts;
   });
+  const top =
+    slowest === null
+      ? ''
+      : `<line class="chart__top" x1="0" x2="${CHART.width}" y1="${CHART.top}" y2="${CHART.top}"/>\n`;
+  const scaleLabel =
+    slowest === null
+      ? ''
+      : `<p class="chart__scale" aria-hidden="true">${msOf(slowest)}</p>\n`;
+  // A key only for marks drawn: an empty day needs none.
+  const key =
+    shapes.length === 0
+      ? ''
+      : `<ul class="chart__key" aria-hidden="true">${KEY.map(
+          ([swatch, words]) =>
+            `<li><svg class="chart__swatch" viewBox="0 0 16 16" focusable="false">${swatch}</svg>${words}</li>`,
+        ).join('')}</ul>\n`;
+  // Nothing to draw yet (a site not checked, or not answering all day):
+  // the words alone, rather than an empty frame.
+  if (shapes.length === 0) {
+    return `<figure class="monitor__chart" data-testid="monitor-chart">
+<figcaption id="monitor-chart-summary">${escapeHtml(summary)}</figcaption>
+</figure>`;
+  }
   return `<figure class="monitor__chart" data-testid="monitor-chart">
-<svg class="chart" viewBox="0 0 ${CHART.width} ${CHART.height}" role="img" aria-labelledby="monitor-chart-summary" focusable="false">
-<line class="chart__axis" x1="0" x2="${CHART.width}" y1="${plot}" y2="${plot}"/>
+<figcaption id="monitor-chart-summary">${escapeHtml(summary)}</figcaption>
+${scaleLabel}<svg class="chart" viewBox="0 0 ${CHART.width} ${CHART.height}" preserveAspectRatio="none" role="img" aria-labelledby="monitor-chart-summary" focusable="false">
+${top}<line class="chart__axis" x1="0" x2="${CHART.width}" y1="${CHART.axis}" y2="${CHART.axis}"/>
 ${shapes.join('\n')}
 </svg>
-<figcaption id="monitor-chart-summary">${escapeHtml(summary)}</figcaption>
-<p class="monitor__legend" aria-hidden="true"><span>24 hours ago</span><span>now</span></p>
-</figure>`;
+<p class="monitor__legend" aria-hidden="true"><span>24 hours ago</span><span>12 hours ago</span><span>now</span></p>
+${key}</figure>`;
 }
 
 /** What `/?check=` says. */
@@ -207,7 +281,6 @@ export function monitorSection(
   const state = view.state;
   return `<section class="monitor" aria-labelledby="monitor-title">
 <h2 id="monitor-title" class="monitor__title">Your site</h2>
-<p class="monitor__site">${escapeHtml(view.siteUrl)}</p>
 <p class="monitor__state monitor__state--${state}" data-testid="monitor-state"><span class="monitor__badge" aria-hidden="true"></span><strong>${escapeHtml(STATE_WORDS[state])}</strong></p>
 <p class="monitor__meaning">${escapeHtml(STATE_NOTES[state])}</p>
 ${lastCheck(view, now, userAgent)}
@@ -236,7 +309,7 @@ export function firstCheckStep(
   }
   const found =
     check.outcome === 'up'
-      ? `up, HTTP ${check.status ?? ''} in ${Math.round(check.timings.totalMs)} ms`
+      ? `up, HTTP ${check.status ?? ''} in ${msOf(check.timings.totalMs)}`
       : describeResult(check, userAgent);
   return escapeHtml(
     `Your site’s first check has run: ${found}. We check it every minute, around the clock.`,

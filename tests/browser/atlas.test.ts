@@ -6,8 +6,11 @@
  * reaches has a picture at the phone and at the desktop width, in the
  * light and the dark scheme, with its tags, events and path; the form, its
  * errors and the consent dialog are pictured in forced colours too where
- * the plan reaches them; the page links each diagram state it pictures to
- * its pictures and fetches nothing from the network. That the full plan
+ * the plan reaches them; `/` is pictured in every state of the site
+ * monitor's machine (pending, up, suspect, down), in the light and the
+ * dark scheme and in forced colours, at both widths, in both plans; the
+ * page links each diagram state it pictures to its pictures and fetches
+ * nothing from the network. That the full plan
  * reaches every state node and every failure kind is
  * tests/machines/atlasPlan.test.ts's; axe-core's check of every state in
  * the dark scheme is tests/browser/darkAudit.test.ts's. The sweeps of every
@@ -18,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyStateNode } from 'xstate';
+import { monitorMachine } from '../../machines/monitorMachine';
 import { PAGE_DIAGRAMS } from '../../scripts/diagramFiles';
 import { eventLabel, stateNodesOf } from '../../scripts/mermaid';
 import {
@@ -160,6 +164,65 @@ describe.each(PAGE_DIAGRAMS)('the atlas of $name', ({ machine }) => {
   });
 });
 
+describe('the atlas of monitorMachine, on /', () => {
+  const shotsOf = () =>
+    manifest.machines.find((m) => m.machineId === monitorMachine.id)?.shots ??
+    [];
+
+  it('pictures / in every state of the site monitor at each width, in the light and the dark scheme and forced colours', () => {
+    const nodes = stateNodesOf(monitorMachine);
+    expect(nodes.map((node) => node.id).sort()).toEqual([
+      'monitor.down',
+      'monitor.pending',
+      'monitor.suspect',
+      'monitor.up',
+    ]);
+    for (const node of nodes) {
+      const shots = shotsOf().filter((shot) => shot.stateId === node.id);
+      expect(shots, node.id).toHaveLength(1);
+      for (const shot of shots) {
+        for (const width of manifest.widths) {
+          for (const files of [
+            shot.files.light,
+            shot.files.dark,
+            shot.files.forced ?? {},
+          ]) {
+            const name = files[width] ?? '';
+            const file = join(outDir, name);
+            expect(existsSync(file), `${name} is missing`).toBe(true);
+            const size = pngSize(file);
+            expect(size.width).toBe(WIDTHS[width].width);
+            expect(size.height).toBeGreaterThanOrEqual(WIDTHS[width].height);
+            expect(readFileSync(file).length).toBeGreaterThan(20_000);
+            expect(html).toContain(`src="${name}"`);
+          }
+        }
+      }
+      expect(html).toContain(`<article class="state" id="${node.id}">`);
+      expect(html).toContain(`<a href="#${node.id}"><title>`);
+    }
+  });
+
+  it('gives each picture its tags, the events it accepts and the checks that reached it', () => {
+    const shots = shotsOf();
+    for (const shot of shots) {
+      const node = monitorMachine.getStateNodeById(shot.stateId);
+      expect(shot.tags).toEqual([...node.tags].sort());
+      expect(new Set(shot.accepts)).toEqual(
+        new Set(node.ownEvents.map(eventLabel)),
+      );
+      for (const event of shot.events) expect(html).toContain(event);
+    }
+    // Pending before any check; each later state after more checks.
+    const reached = (state: string) =>
+      shots.find((shot) => shot.stateId === `monitor.${state}`)?.events ?? [];
+    expect(reached('pending')).toEqual([]);
+    expect(reached('up').length).toBeGreaterThan(0);
+    expect(reached('suspect').length).toBeGreaterThan(reached('up').length);
+    expect(reached('down').length).toBeGreaterThan(reached('suspect').length);
+  });
+});
+
 describe('the atlas in every appearance', () => {
   const allShots = (): ShotRecord[] =>
     manifest.machines.flatMap((m) => m.shots);
@@ -188,7 +251,7 @@ describe('the atlas in every appearance', () => {
     for (const value of light) expect(value).toBeGreaterThan(0.15);
   });
 
-  it('pictures the form, its errors and the consent dialog in forced colours, at each width', () => {
+  it('pictures the form, its errors, the consent dialog and / in each monitor state in forced colours, at each width', () => {
     const forced = allShots().filter((shot) => shot.files.forced);
     const reached = allShots()
       .map((shot) => shot.id)

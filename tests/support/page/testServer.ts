@@ -13,7 +13,10 @@ import { join } from 'node:path';
 import { buildServer } from '../../../server/app';
 import type { DatabaseSettings } from '../../../server/database';
 import { serverOptionsFrom } from '../../../server/environment';
-import type { MonitorOptions } from '../../../server/monitor/index';
+import type {
+  MonitorFeature,
+  MonitorOptions,
+} from '../../../server/monitor/index';
 import { TEST_BUILDS, TEST_PRODUCT_HOST, type TestBuild } from './paths';
 import { freePort } from './embeddedPostgres';
 import { scratchDatabase } from './scratchDatabase';
@@ -21,6 +24,11 @@ import { scratchDatabase } from './scratchDatabase';
 export interface TestServer {
   /** e.g. `http://localhost:43123` or `https://signup.vigil.test:43124` */
   origin: string;
+  /**
+   * The service's site monitor (`app.monitor`): a test that passed
+   * `monitor` runs the due checks itself (`monitor.scheduler.runDue()`).
+   */
+  monitor: MonitorFeature;
   close: () => Promise<void>;
 }
 
@@ -126,6 +134,7 @@ export async function startTestServer(
   const { port: bound } = app.server.address() as AddressInfo;
   return {
     origin: originAt(bound),
+    monitor: app.monitor,
     close: () => app.close(),
   };
 }

@@ -1,0 +1,340 @@
+/**
+ * The watch the welcome page promises, in the browser (issue 45; D106 in
+ * docs/decisions.md): the built page in headless Chromium, the engine
+ * `npm test` runs (the `browser` project), against the real local service
+ * with its site monitor on. The light and dark schemes and forced colours
+ * are Playwright's `emulateMedia`, which drives Chromium alone, as in
+ * tests/browser/appearance.test.ts.
+ *
+ * A visitor signs up with a local site's URL, and `/`, read in a second
+ * browser context with JavaScript turned off (server-rendered, without
+ * script), shows the site
+ *
+ * 1. "Checking for the first time" before any check;
+ * 2. "Up", once the first check ran: when (relative and absolute), the
+ *    status code and the response time; the last 24 hours as an image
+ *    whose text alternative gives the median, the slowest and the time
+ *    down;
+ * 3. "Checking again" after one failed check, with its reason;
+ * 4. "Down" after a second failed check, with its reason and time down;
+ * 5. "Up" once it answers again; its "Check now" button runs a check at
+ *    once and comes back to `/` with the result.
+ *
+ * In each of the four states axe-core finds no WCAG 2.2 AA violation in
+ * the light scheme, the dark scheme and forced colours, and nothing
+ * scrolls sideways at 320 CSS px.
+ *
+ * Nothing leaves loopback (tests/support/page/monitoredService.ts): the
+ * site is a local server on 127.0.0.1, its name `site.test` is resolved
+ * by the tests' table, and every connection a check opens passes the
+ * loopback tripwire. No test races the wall clock: the test moves the
+ * monitor's clock and runs the due checks itself, then reloads `/`.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DESKTOP,
+  fillSignUpForm,
+  openSignUpPage,
+  submitButton,
+  validEntry,
+} from '../support/page/signUpPage';
+import {
+  startMonitoredService,
+  TEST_INTERVAL_MS,
+  type MonitoredService,
+} from '../support/page/monitoredService';
+import { isLoopback } from '../server/monitor/support/tripwire';
+import { axeViolationsIn } from './support/axe';
+import { launchChromium } from './support/chromium';
+
+/** A sign-up, six loads of `/`, twelve axe runs, one "Check now". */
+const JOURNEY_TIMEOUT = 120_000;
+
+/** The watched site's number on the switchable site (`/site?n=1`). */
+const SITE = 1;
+
+/** The settings each state is audited in. */
+const APPEARANCES = [
+  {
+    name: 'the light scheme',
+    media: { colorScheme: 'light', forcedColors: 'none' },
+    query: '(prefers-color-scheme: light)',
+  },
+  {
+    name: 'the dark scheme',
+    media: { colorScheme: 'dark', forcedColors: 'none' },
+    query: '(prefers-color-scheme: dark)',
+  },
+  {
+    name: 'forced colours',
+    media: { colorScheme: 'light', forcedColors: 'active' },
+    query: '(forced-colors: active)',
+  },
+] as const;
+
+/** WCAG 1.4.10's reflow width (docs/accessibility.md). */
+const REFLOW = { width: 320, height: 640 };
+
+const suite = {} as { browser: Browser; service: MonitoredService };
+beforeAll(async () => {
+  [suite.browser, suite.service] = await Promise.all([
+    launchChromium(),
+    startMonitoredService(),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([suite.browser?.close(), suite.service?.close()]);
+});
+afterEach(() => {
+  // No check may have tried to leave loopback, whatever else failed.
+  expect(suite.service.tripwire.violations).toEqual([]);
+});
+
+/** The visible text of the element with a test selector, spaces collapsed. */
+async function shown(page: Page, testId: string): Promise<string> {
+  const text = await page.getByTestId(testId).innerText();
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Loads `url`, which must show the site `state`, and returns axe-core's
+ * findings on it in each of
+ * {@link APPEARANCES}, and its sideways scroll at {@link REFLOW}; back in
+ * the light scheme at the desktop width after. On a page that runs
+ * script: axe-core runs in the page, on its timers.
+ *
+ * @returns one line per problem, naming the setting; empty when none
+ */
+async function auditEveryAppearance(
+  page: Page,
+  url: string,
+  state: string,
+): Promise<string[]> {
+  await page.goto(url);
+  expect(await shown(page, 'monitor-state')).toBe(state);
+  const found: string[] = [];
+  for (const { name, media, query } of APPEARANCES) {
+    // Reduced motion: the colours switch without a transition, so axe
+    // measures the end colours.
+    await page.emulateMedia({ ...media, reducedMotion: 'reduce' });
+    // The audit is of the setting it names.
+    expect(await page.evaluate((q) => matchMedia(q).matches, query), name).toBe(
+      true,
+    );
+    found.push(
+      ...(await axeViolationsIn(page)).map((line) => `${name}: ${line}`),
+    );
+  }
+  await page.emulateMedia({
+    colorScheme: 'light',
+    forcedColors: 'none',
+    reducedMotion: 'no-preference',
+  });
+  await page.setViewportSize(REFLOW);
+  const sideways = await page.evaluate(
+    () => document.documentElement.scrollWidth - window.innerWidth,
+  );
+  if (sideways > 0) found.push(`320 px: scrolls ${sideways} px sideways`);
+  await page.setViewportSize(DESKTOP);
+  return found;
+}
+
+/** `HH:MM UTC on D Month YYYY`, as a person reads the time of a check. */
+function inWordsUtc(date: Date): string {
+  const time = date.toISOString().slice(11, 16);
+  const day = date.toLocaleDateString('en-GB', {
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+  return `${time} UTC on ${day}`;
+}
+
+/**
+ * What `/` must say of the latest check when it was made between `from`
+ * and `to` on the monitor's clock: when, relative ("just now", "12 seconds
+ * ago": the wall clock runs on while the page loads) and absolute (its
+ * UTC time and day, also machine-readable in a `<time>`).
+ */
+async function expectCheckedBetween(page: Page, from: Date, to: Date) {
+  const text = await shown(page, 'monitor-last-check');
+  expect(text).toMatch(/\b(just now|\d+ (seconds?|minutes?) ago)\b/);
+  const stamp = await page
+    .getByTestId('monitor-last-check')
+    .locator('time')
+    .getAttribute('datetime');
+  const at = new Date(stamp ?? '');
+  expect(at.getTime()).toBeGreaterThanOrEqual(from.getTime());
+  expect(at.getTime()).toBeLessThanOrEqual(to.getTime());
+  expect(text).toContain(inWordsUtc(at));
+}
+
+describe('the site monitor on /', () => {
+  it(
+    'sign up with a local site, then / shows Checking for the first time, Up, Checking again, Down and Up again, and "Check now" runs a check; axe-core finds nothing in each state in the light and dark schemes and forced colours',
+    async () => {
+      const { service } = suite;
+      const { origin } = service.server;
+      const url = service.site.url(SITE);
+      expect(url).toMatch(/^http:\/\/site\.test:\d+\/site\?n=1$/);
+      const signUp = await openSignUpPage(suite.browser, origin);
+      let viewer: BrowserContext | undefined;
+      try {
+        // The visitor signs up with the site's URL, which the page accepts:
+        // it is sent as typed, and the account at `/` watches it.
+        await fillSignUpForm(signUp.page, validEntry({ url }));
+        await submitButton(signUp.page).click();
+        await signUp.page.waitForURL(`${origin}/`);
+        expect(signUp.signUpRequests).toHaveLength(1);
+        expect(
+          new URLSearchParams(signUp.signUpRequests[0]?.postData() ?? '').get(
+            'url',
+          ),
+        ).toBe(url);
+        await expect(shown(signUp.page, 'account-site')).resolves.toBe(url);
+
+        // `/` from here on in a browser that runs no script, signed in
+        // with the session the sign-up's browser was given.
+        viewer = await suite.browser.newContext({
+          viewport: DESKTOP,
+          javaScriptEnabled: false,
+        });
+        await viewer.addCookies(await signUp.context.cookies());
+        const page = await viewer.newPage();
+        const load = async () => {
+          const answer = await page.goto(`${origin}/`);
+          expect(answer?.status()).toBe(200);
+        };
+        // The same `/` in the sign-up's browser, for axe-core.
+        const audit = (state: string) =>
+          auditEveryAppearance(signUp.page, `${origin}/`, state);
+
+        // 1. Before any check.
+        await load();
+        await expect(shown(page, 'monitor-state')).resolves.toBe(
+          'Checking for the first time',
+        );
+        expect(service.site.hits(SITE)).toBe(0);
+        await expect(
+          page.getByTestId('monitor-last-check').count(),
+        ).resolves.toBe(1);
+        await expect(page.getByTestId('monitor-chart').count()).resolves.toBe(
+          1,
+        );
+        await expect(page.getByTestId('check-now').count()).resolves.toBe(1);
+        // A plain http site has no certificate to show.
+        await expect(
+          page.getByTestId('monitor-certificate').count(),
+        ).resolves.toBe(0);
+        expect(await audit('Checking for the first time'), 'pending').toEqual(
+          [],
+        );
+
+        // 2. The first check: up.
+        const firstFrom = service.clock.now();
+        expect(await service.checksAfter(0)).toBe(1);
+        const firstTo = service.clock.now();
+        expect(service.site.hits(SITE)).toBe(1);
+        await load();
+        await expect(shown(page, 'monitor-state')).resolves.toBe('Up');
+        const up = await shown(page, 'monitor-last-check');
+        expect(up).toContain('HTTP 200');
+        expect(up).toMatch(/\b\d+ ms\b/);
+        await expectCheckedBetween(page, firstFrom, firstTo);
+        // The chart is an image whose text alternative gives the median,
+        // the slowest and the time down of the last 24 hours.
+        const image = page.getByTestId('monitor-chart').getByRole('img');
+        await expect(image.count()).resolves.toBe(1);
+        await expect(image.evaluate((node) => node.tagName)).resolves.toBe(
+          'svg',
+        );
+        const chartName = page.getByTestId('monitor-chart').getByRole('img', {
+          name: /median[^,]*\s\d+\sms.*slowest[^,]*\s\d+\sms.*time down\s0\sseconds/i,
+        });
+        await expect(chartName.count()).resolves.toBe(1);
+        await expect(
+          page.getByTestId('monitor-chart').locator('figcaption').innerText(),
+        ).resolves.toMatch(/median.*slowest.*time down/i);
+        expect(await audit('Up'), 'up').toEqual([]);
+
+        // 3. The site fails: one failed check is not down yet.
+        service.site.set(SITE, 'fail');
+        const secondFrom = service.clock.now();
+        expect(await service.checksAfter(TEST_INTERVAL_MS)).toBe(1);
+        const secondTo = service.clock.now();
+        await load();
+        await expect(shown(page, 'monitor-state')).resolves.toBe(
+          'Checking again',
+        );
+        await expect(shown(page, 'monitor-last-check')).resolves.toContain(
+          'HTTP 503',
+        );
+        await expectCheckedBetween(page, secondFrom, secondTo);
+        expect(await audit('Checking again'), 'suspect').toEqual([]);
+
+        // 4. A second failure in a row, a third of the interval later: down.
+        const thirdFrom = service.clock.now();
+        expect(await service.checksAfter(TEST_INTERVAL_MS / 3)).toBe(1);
+        const thirdTo = service.clock.now();
+        expect(service.site.hits(SITE)).toBe(3);
+        await load();
+        await expect(shown(page, 'monitor-state')).resolves.toBe('Down');
+        await expect(shown(page, 'monitor-last-check')).resolves.toContain(
+          'HTTP 503',
+        );
+        await expectCheckedBetween(page, thirdFrom, thirdTo);
+        // Down since the first failure, a third of the interval ago.
+        await expect(
+          page
+            .getByTestId('monitor-chart')
+            .getByRole('img', {
+              name: /time down\s[1-9]\d*\s(seconds?|minutes?)\b/i,
+            })
+            .count(),
+        ).resolves.toBe(1);
+        expect(await audit('Down'), 'down').toEqual([]);
+
+        // 5. It answers again: up.
+        service.site.set(SITE, 'up');
+        expect(await service.checksAfter(TEST_INTERVAL_MS)).toBe(1);
+        await load();
+        await expect(shown(page, 'monitor-state')).resolves.toBe('Up');
+        await expect(shown(page, 'monitor-last-check')).resolves.toContain(
+          'HTTP 200',
+        );
+
+        // "Check now": its form's POST checks the site at once (no clock
+        // moved, nothing due) and comes back to `/` with the result.
+        const hitsBefore = service.site.hits(SITE);
+        const pressedFrom = service.clock.now();
+        await page.getByTestId('check-now').click();
+        await page.getByTestId('check-now-result').waitFor();
+        const pressedTo = service.clock.now();
+        expect(new URL(page.url()).pathname).toBe('/');
+        expect(service.site.hits(SITE)).toBe(hitsBefore + 1);
+        await expect(shown(page, 'check-now-result')).resolves.not.toBe('');
+        await expect(shown(page, 'monitor-state')).resolves.toBe('Up');
+        await expect(shown(page, 'monitor-last-check')).resolves.toContain(
+          'HTTP 200',
+        );
+        await expectCheckedBetween(page, pressedFrom, pressedTo);
+
+        expect(signUp.pageErrors).toEqual([]);
+      } finally {
+        await viewer?.close();
+        await signUp.context.close();
+      }
+
+      // Every check stayed on loopback.
+      const { tripwire } = service;
+      expect(tripwire.violations).toEqual([]);
+      expect(tripwire.attempts.length).toBeGreaterThanOrEqual(5);
+      for (const attempt of tripwire.attempts) {
+        expect(isLoopback(attempt.address), attempt.address).toBe(true);
+      }
+    },
+    JOURNEY_TIMEOUT,
+  );
+});
