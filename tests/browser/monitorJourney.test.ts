@@ -44,7 +44,7 @@ import {
   TEST_INTERVAL_MS,
   type MonitoredService,
 } from '../support/page/monitoredService';
-import { isLoopback } from '../server/monitor/support/tripwire';
+import { isLoopback } from '../support/monitor/tripwire';
 import { axeViolationsIn } from './support/axe';
 import { launchChromium } from './support/chromium';
 

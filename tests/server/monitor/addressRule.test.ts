@@ -15,7 +15,7 @@ import {
   parseAllowedNetworks,
 } from '../../../server/monitor/addressRule';
 import { checkSite } from '../../../server/monitor/siteCheck';
-import { loopbackTripwire, testResolver } from './support/tripwire';
+import { loopbackTripwire, testResolver } from '../../support/monitor/tripwire';
 
 const REFUSED: [string, string][] = [
   ['loopback', '127.0.0.1'],

@@ -16,8 +16,8 @@ import {
   testMonitorOptions,
   TEST_INTERVAL_MS,
   type SwitchableSite,
-} from './support/monitorService';
-import { loopbackTripwire } from './support/tripwire';
+} from '../../support/monitor/monitorService';
+import { loopbackTripwire } from '../../support/monitor/tripwire';
 
 const SITES = 200;
 /** Sites 1 to 20 go down in the first interval and come back in the third. */

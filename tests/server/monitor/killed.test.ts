@@ -25,7 +25,7 @@ import { startSmtpSink, type SmtpSink } from '../support/smtpSink';
 import {
   startSwitchableSite,
   type SwitchableSite,
-} from './support/monitorService';
+} from '../../support/monitor/monitorService';
 
 const SITES = [1, 2, 3];
 

@@ -32,7 +32,7 @@ import {
   createTestCertificateAuthority,
   startLocalSite,
   answer,
-} from './support/localSites';
+} from '../../support/monitor/localSites';
 import {
   startSwitchableSite,
   testClock,
@@ -40,8 +40,11 @@ import {
   TEST_INTERVAL_MS,
   type SwitchableSite,
   type TestClock,
-} from './support/monitorService';
-import { loopbackTripwire, type Tripwire } from './support/tripwire';
+} from '../../support/monitor/monitorService';
+import {
+  loopbackTripwire,
+  type Tripwire,
+} from '../../support/monitor/tripwire';
 
 let site: SwitchableSite;
 let tripwire: Tripwire;

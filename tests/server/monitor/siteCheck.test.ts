@@ -45,7 +45,7 @@ import {
   type Route,
   type SilentServer,
   type TestCertificateAuthority,
-} from './support/localSites';
+} from '../../support/monitor/localSites';
 import {
   loopbackTripwire,
   silentResolver,
@@ -53,7 +53,7 @@ import {
   type TestAnswer,
   type TestResolver,
   type Tripwire,
-} from './support/tripwire';
+} from '../../support/monitor/tripwire';
 
 const USER_AGENT = 'Vigil-Monitor/1 (+http://vigil.test)';
 const DAY_MS = 86_400_000;

@@ -20,14 +20,11 @@ import {
   testMonitorOptions,
   type SwitchableSite,
   type TestClock,
-} from '../../server/monitor/support/monitorService';
-import {
-  loopbackTripwire,
-  type Tripwire,
-} from '../../server/monitor/support/tripwire';
+} from '../monitor/monitorService';
+import { loopbackTripwire, type Tripwire } from '../monitor/tripwire';
 import { startTestServer, type TestServer } from './testServer';
 
-export { TEST_INTERVAL_MS } from '../../server/monitor/support/monitorService';
+export { TEST_INTERVAL_MS } from '../monitor/monitorService';
 
 /** A service whose monitor the caller drives, and the site it watches. */
 export interface MonitoredService {
