@@ -314,6 +314,9 @@ async function registerRoutes(
     ],
     ['copies of mails past 7 days', () => outbox.dropOldCopies()],
     ...app.monitor.housekeeping,
+    // Queued last, behind the deletes: the embedded engine has no
+    // autovacuum.
+    ['dead rows (the embedded engine)', () => database.vacuum()],
   ];
   const cleanup = setInterval(() => {
     for (const [what, run] of housekeeping) {
