@@ -83,6 +83,15 @@ const RUN_ONCE = [
  */
 const SERVER_LIMITS = { testTimeout: 180_000, hookTimeout: 180_000 } as const;
 
+/**
+ * Which engine a project's scratch databases are on
+ * (tests/support/page/scratchDatabase.ts): a global setup's variables reach
+ * every worker of the run, so the PostgreSQL server's URL alone cannot say
+ * it when a PostgreSQL project runs beside an embedded one.
+ */
+const ON_PGLITE = { env: { TEST_DATABASE_ENGINE: 'pglite' } } as const;
+const ON_POSTGRES = { env: { TEST_DATABASE_ENGINE: 'postgres' } } as const;
+
 const BROWSER = {
   environment: 'node',
   testTimeout: 60_000,
@@ -102,6 +111,7 @@ const BROWSER = {
 /** The browser projects whose service keeps its accounts in PGlite. */
 const BROWSER_ON_PGLITE = {
   ...BROWSER,
+  ...ON_PGLITE,
   globalSetup: [
     'tests/support/page/buildPage.ts',
     'tests/support/page/pgliteSetup.ts',
@@ -136,6 +146,7 @@ export default defineConfig({
         test: {
           name: 'server',
           environment: 'node',
+          ...ON_PGLITE,
           include: ['tests/server/**/*.test.ts'],
           // Several instances on one database need a PostgreSQL server.
           exclude: ['tests/server/**/*.postgres.test.ts'],
@@ -150,6 +161,7 @@ export default defineConfig({
         test: {
           name: 'server-postgres',
           environment: 'node',
+          ...ON_POSTGRES,
           include: ['tests/server/**/*.test.ts'],
           // The embedded data directory's own tests, and those that run
           // once (in `server`).
@@ -176,6 +188,7 @@ export default defineConfig({
           // `npm run test:engines`: the browser tests that sign up through
           // the service, again on a PostgreSQL server, in Chromium.
           ...BROWSER,
+          ...ON_POSTGRES,
           name: 'browser-postgres',
           include: [
             'tests/browser/journey.test.ts',

@@ -135,6 +135,14 @@ describe('SMTP down for 30 s, with a SIGKILL and a restart in the middle', () =>
     if (left > 0) await new Promise((wait) => setTimeout(wait, left));
     await sink.up();
     await sink.waitForMessages(from + emails.length);
+    // The refused mail's own retry may come after the others arrived (each
+    // retry's delay is jittered): its refusal is an event to wait for too.
+    await expect
+      .poll(
+        () => service.output.some((line) => /not sent, for good/.test(line)),
+        { timeout: 60_000 },
+      )
+      .toBe(true);
     expect(await stop(service, 'SIGTERM')).toEqual({ code: 0, signal: null });
     logs.push(...service.output);
 

@@ -26,6 +26,16 @@ import {
 
 /** The variable that switches the tests to a PostgreSQL server. */
 export const TEST_DATABASE_URL = 'TEST_DATABASE_URL';
+/**
+ * The engine a test project's databases are on (`pglite` or `postgres`),
+ * set by each project in vitest.config.ts. Without it (a script, a run of
+ * one project), {@link TEST_DATABASE_URL} decides. It is needed because a
+ * global setup's variables reach every worker of the run: when the
+ * PostgreSQL projects run beside the embedded ones (`npm run
+ * test:server`), the server's URL reached the embedded projects' workers
+ * too, and their services all ran on PostgreSQL.
+ */
+export const TEST_DATABASE_ENGINE = 'TEST_DATABASE_ENGINE';
 /** The variable naming an initialised PGlite directory to copy. */
 export const TEST_PGLITE_TEMPLATE = 'TEST_PGLITE_TEMPLATE';
 
@@ -56,7 +66,13 @@ export async function scratchDatabase(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<DatabaseSettings> {
   created += 1;
-  const adminUrl = env[TEST_DATABASE_URL];
+  const engine = env[TEST_DATABASE_ENGINE];
+  const adminUrl = engine === 'pglite' ? undefined : env[TEST_DATABASE_URL];
+  if (engine === 'postgres' && !adminUrl) {
+    throw new Error(
+      `${TEST_DATABASE_ENGINE}=postgres needs ${TEST_DATABASE_URL} (tests/support/page/postgresSetup.ts)`,
+    );
+  }
   if (adminUrl) {
     const name = `vigil_${process.pid}_${created}`;
     const admin = new pg.Client({ connectionString: adminUrl });
