@@ -89,12 +89,16 @@ export function isPublicAddress(address: string): boolean {
 export function parseAllowedNetworks(
   raw: string | undefined,
 ): AllowedNetwork[] {
-  const entries = (raw ?? '').split(/[\s,]+/).filter((entry) => entry !== '');
+  // Runs of separators leave empty entries, which are dropped.
+  const entries = (raw ?? '').split(/[\s,]/).filter((entry) => entry !== '');
   return entries.map((entry) => {
     const problem = `MONITOR_ALLOWED_NETWORKS: "${entry}" is not a network in CIDR notation, like 10.0.0.0/8 or fd00::/8`;
-    if (entry.includes('%') || !entry.includes('/')) throw new Error(problem);
+    // A zone id names an interface; ipaddr.js would read it as a network.
+    if (entry.includes('%')) throw new Error(problem);
+    // ipaddr.js checks the prefix; `net.isIP` the address's form, refusing
+    // the forms ipaddr.js alone would read (`0x0a.0.0.0`).
     const address = entry.slice(0, entry.lastIndexOf('/'));
-    if (isIP(address) === 0 || !ipaddr.isValidCIDR(entry)) {
+    if (!ipaddr.isValidCIDR(entry) || isIP(address) === 0) {
       throw new Error(problem);
     }
     const [parsed, prefixLength] = ipaddr.parseCIDR(entry);

@@ -134,6 +134,22 @@ describe('parseAllowedNetworks', () => {
       /MONITOR_ALLOWED_NETWORKS/,
     );
   });
+
+  it.each([
+    ['a bare address', '10.0.0.1'],
+    ['a zone id', 'fe80::%eth0/64'],
+    ['a hex form', '0x0a.0.0.0/8'],
+  ])('says %s is not a network in CIDR notation', (_what, entry) => {
+    expect(() => parseAllowedNetworks(entry)).toThrow(
+      `MONITOR_ALLOWED_NETWORKS: "${entry}" is not a network in CIDR notation, like 10.0.0.0/8 or fd00::/8`,
+    );
+  });
+
+  it('says which network was meant when host bits are set', () => {
+    expect(() => parseAllowedNetworks('10.0.0.1/8')).toThrow(
+      'MONITOR_ALLOWED_NETWORKS: "10.0.0.1/8" has host bits set; did you mean 10.0.0.0/8?',
+    );
+  });
 });
 
 describe('addressRule', () => {
