@@ -12,6 +12,8 @@ import type { AccountView } from './accounts';
 export const ACCOUNT_STYLESHEET_PATH = '/account.css';
 /** Where the sign-out form posts. */
 export const SIGN_OUT_PATH = '/sign-out';
+/** Where "Sign out everywhere" posts: every session of the account ends (D112). */
+export const SIGN_OUT_EVERYWHERE_PATH = '/sign-out-everywhere';
 /** Sign-in by e-mail: its form's page, where the form posts (D97). */
 export const SIGN_IN_PATH = '/signin';
 /** Where "Send the link again" posts (D97). */
@@ -159,9 +161,15 @@ ${unconfirmed}<dl class="account">
 <div class="account__row"><dt>Email address</dt><dd data-testid="account-email">${escapeHtml(account.email)}</dd></div>
 <div class="account__row"><dt>Website watched</dt><dd data-testid="account-site">${site ?? 'None yet'}</dd></div>
 </dl>
-${view.monitor?.section ?? ''}${nextSteps}<form method="post" action="${SIGN_OUT_PATH}" class="sign-out">
+${view.monitor?.section ?? ''}${nextSteps}<div class="sign-out">
+<form method="post" action="${SIGN_OUT_PATH}">
 <button type="submit" class="button button--secondary" data-testid="sign-out">Sign out</button>
 </form>
+<form method="post" action="${SIGN_OUT_EVERYWHERE_PATH}">
+<button type="submit" class="button button--secondary" data-testid="sign-out-everywhere" aria-describedby="sign-out-everywhere-note">Sign out everywhere</button>
+</form>
+<p id="sign-out-everywhere-note" class="sign-out__note">Signs this account out in every browser, this one included.</p>
+</div>
 </section>`,
   );
 }

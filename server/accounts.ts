@@ -7,7 +7,15 @@
  * towards the browser that owns them; the database keeps their SHA-256.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { CompiledQuery, sql, type Compilable, type Kysely } from 'kysely';
+import {
+  CompiledQuery,
+  sql,
+  type Compilable,
+  type Kysely,
+  type RawBuilder,
+  type Transaction,
+} from 'kysely';
+import { deleteInBatches, type BatchOptions } from './batchedWrites';
 import { DatabaseUnavailableError } from './database';
 import type { Schema } from './schema';
 
@@ -125,6 +133,27 @@ async function query<T>(run: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw databaseError(error);
   }
+}
+
+/**
+ * Locks an account's row (`SELECT … FOR UPDATE`) inside a transaction, so
+ * that the statements about its sessions run one after the other (D113):
+ * on PostgreSQL every CTE of a statement shares one snapshot, so a link's
+ * "end every other session" could not see a session that a simultaneous
+ * redeem inserts. Whoever locks second starts its next statement after
+ * the first has committed, and sees what it did.
+ *
+ * @param trx the transaction
+ * @param accountId a query of one `account_id` (a token's)
+ * @returns the account's id, or undefined when the query names none
+ */
+export async function lockAccount(
+  trx: Transaction<Schema>,
+  accountId: RawBuilder<string>,
+): Promise<string | undefined> {
+  const { rows } = await sql<{ id: string }>`
+select id from accounts where id = (${accountId}) for update`.execute(trx);
+  return rows[0]?.id;
 }
 
 /** SHA-256 of a secret as the database stores it. */
@@ -325,39 +354,50 @@ export function accountsRepository(
       session: string,
     ): Promise<AccountView | null> {
       if (!UUID.test(auth.sid)) return null;
+      const tokenHash = secretHash(auth.token);
       const row = await query(() =>
-        db
-          .with('redeemed', (cte) =>
-            cte
-              .updateTable('one_time_tokens')
-              .set({ used_at: sql`now()` })
-              .where('token_hash', '=', secretHash(auth.token))
-              .where('sid', '=', auth.sid)
-              .where('used_at', 'is', null)
-              .where('expires_at', '>', sql<Date>`now()`)
-              .returning('account_id'),
-          )
-          .with('opened', (cte) =>
-            cte
-              .insertInto('sessions')
-              .columns(['session_hash', 'account_id', 'expires_at'])
-              .expression((eb) =>
-                eb
-                  .selectFrom('redeemed')
-                  .select([
-                    eb.val(secretHash(session)).as('session_hash'),
-                    'redeemed.account_id',
-                    sql<Date>`now() + make_interval(days => ${SESSION_LIFETIME_DAYS})`.as(
-                      'expires_at',
-                    ),
-                  ]),
-              )
-              .returning('account_id'),
-          )
-          .selectFrom('accounts')
-          .innerJoin('opened', 'opened.account_id', 'accounts.id')
-          .select(ACCOUNT_VIEW_COLUMNS)
-          .executeTakeFirst(),
+        db.transaction().execute(async (trx) => {
+          // The account's row first (D113), as a mailed link takes it: the
+          // link's "end the other sessions" then sees this one.
+          const locked = await lockAccount(
+            trx,
+            sql<string>`select account_id from one_time_tokens
+                         where token_hash = ${tokenHash} and sid = ${auth.sid}`,
+          );
+          if (!locked) return undefined;
+          return trx
+            .with('redeemed', (cte) =>
+              cte
+                .updateTable('one_time_tokens')
+                .set({ used_at: sql`now()` })
+                .where('token_hash', '=', tokenHash)
+                .where('sid', '=', auth.sid)
+                .where('used_at', 'is', null)
+                .where('expires_at', '>', sql<Date>`now()`)
+                .returning('account_id'),
+            )
+            .with('opened', (cte) =>
+              cte
+                .insertInto('sessions')
+                .columns(['session_hash', 'account_id', 'expires_at'])
+                .expression((eb) =>
+                  eb
+                    .selectFrom('redeemed')
+                    .select([
+                      eb.val(secretHash(session)).as('session_hash'),
+                      'redeemed.account_id',
+                      sql<Date>`now() + make_interval(days => ${SESSION_LIFETIME_DAYS})`.as(
+                        'expires_at',
+                      ),
+                    ]),
+                )
+                .returning('account_id'),
+            )
+            .selectFrom('accounts')
+            .innerJoin('opened', 'opened.account_id', 'accounts.id')
+            .select(ACCOUNT_VIEW_COLUMNS)
+            .executeTakeFirst();
+        }),
       );
       return row ? accountView(row) : null;
     },
@@ -385,41 +425,33 @@ export function accountsRepository(
      * past their 10 minutes (used or not), mailed links' tokens past their
      * expiry (used or not), and sessions that expired or were ended.
      * Nothing that still works is touched, so any instance may run it at
-     * any time.
+     * any time. In batches (server/batchedWrites.ts).
      *
+     * @param options.batchRows rows per statement (default 10,000)
      * @returns how many one-time tokens, sessions and links it deleted
+     * @throws DatabaseUnavailableError when the database fails
      */
-    async deleteExpired(): Promise<{
+    async deleteExpired(options: BatchOptions = {}): Promise<{
       tokens: number;
       sessions: number;
       links: number;
     }> {
-      const [tokens, sessions, links] = await query(() =>
-        Promise.all([
-          db
-            .deleteFrom('one_time_tokens')
-            .where('expires_at', '<', sql<Date>`now()`)
-            .executeTakeFirst(),
-          db
-            .deleteFrom('sessions')
-            .where((eb) =>
-              eb.or([
-                eb('expires_at', '<', sql<Date>`now()`),
-                eb('ended_at', 'is not', null),
-              ]),
-            )
-            .executeTakeFirst(),
-          db
-            .deleteFrom('link_tokens')
-            .where('expires_at', '<', sql<Date>`now()`)
-            .executeTakeFirst(),
-        ]),
-      );
-      return {
-        tokens: Number(tokens.numDeletedRows),
-        sessions: Number(sessions.numDeletedRows),
-        links: Number(links.numDeletedRows),
-      };
+      const [tokens, sessions, links] = await Promise.all([
+        deleteInBatches(
+          db,
+          'one_time_tokens',
+          sql`expires_at < now()`,
+          options,
+        ),
+        deleteInBatches(
+          db,
+          'sessions',
+          sql`expires_at < now() or ended_at is not null`,
+          options,
+        ),
+        deleteInBatches(db, 'link_tokens', sql`expires_at < now()`, options),
+      ]);
+      return { tokens, sessions, links };
     },
 
     /**
@@ -427,19 +459,46 @@ export function accountsRepository(
      * (`confirm_by`, D98), with everything that is theirs (sessions,
      * tokens, mails: the foreign keys cascade), so that their address is
      * free again for its owner. Accounts made before confirmation existed
-     * have no `confirm_by` and stay.
+     * have no `confirm_by` and stay. In batches (server/batchedWrites.ts):
+     * an account's cascades are deleted in its batch's statement.
      *
+     * @param options.batchRows accounts per statement (default 10,000)
      * @returns how many accounts it deleted
+     * @throws DatabaseUnavailableError when the database fails
      */
-    async deleteUnconfirmed(): Promise<number> {
+    deleteUnconfirmed(options: BatchOptions = {}): Promise<number> {
+      return deleteInBatches(
+        db,
+        'accounts',
+        sql`confirmed_at is null and confirm_by < now()`,
+        options,
+      );
+    },
+
+    /**
+     * Ends every session of the account that `session` is signed in to,
+     * `session` included ("Sign out everywhere", D112). An ended, expired
+     * or unknown session ends nothing.
+     *
+     * @returns how many sessions it ended
+     */
+    async endEverySession(session: string): Promise<number> {
       const result = await query(() =>
         db
-          .deleteFrom('accounts')
-          .where('confirmed_at', 'is', null)
-          .where('confirm_by', '<', sql<Date>`now()`)
+          .updateTable('sessions')
+          .set({ ended_at: sql`now()` })
+          .where('ended_at', 'is', null)
+          .where('account_id', '=', (eb) =>
+            eb
+              .selectFrom('sessions as mine')
+              .select('mine.account_id')
+              .where('mine.session_hash', '=', secretHash(session))
+              .where('mine.ended_at', 'is', null)
+              .where('mine.expires_at', '>', sql<Date>`now()`),
+          )
           .executeTakeFirst(),
       );
-      return Number(result.numDeletedRows);
+      return Number(result.numUpdatedRows);
     },
 
     /**

@@ -39,8 +39,8 @@ import {
 } from './securityHeaders';
 import { BODY_LIMIT_BYTES, registerSignUpApi } from './signUpApi';
 import { refusal } from './signUpRules';
-import { cookieNames } from '../common/cookieNames';
-import { sessionCookieName } from './sessionCookies';
+import { refuseOtherHosts } from './hostCheck';
+import { serviceCookies } from './sessionCookies';
 
 export interface ServerOptions {
   /** Parcel's output folder with `index.html` and the hashed assets. */
@@ -88,10 +88,27 @@ export interface ServerOptions {
    */
   monitor?: MonitorOptions;
   /**
-   * `PUBLIC_URL`: named in the checks' User-Agent (default
-   * `http://localhost:1234`).
+   * `PUBLIC_URL`: the one host the service answers to (D109), whether its
+   * cookies are Secure, and the origin the checks' User-Agent names
+   * (default: the mail options', else `http://localhost:1234`).
    */
   publicUrl?: string;
+  /**
+   * `COOKIE_DOMAIN`: a planted login cookie is cleared with this `Domain=`
+   * too (D110). Undefined: host-only cookies only.
+   */
+  cookieDomain?: string | undefined;
+  /**
+   * How long one request may take, from its first byte to its body's last,
+   * in ms (Node's `server.requestTimeout`; default
+   * {@link REQUEST_TIMEOUT_MS}).
+   */
+  requestTimeoutMs?: number;
+  /**
+   * How long a connection may stay silent, in ms (Node's
+   * `server.timeout`; default {@link CONNECTION_TIMEOUT_MS}).
+   */
+  connectionTimeoutMs?: number;
   /** Where the accounts live: `DATA_DIR` or `DATABASE_URL`. */
   database: DatabaseSettings;
   /** How long to wait for a PostgreSQL server at start (ms; default 30 s). */
@@ -129,6 +146,20 @@ function readInlineHashes(distDir: string): InlineHashes | undefined {
 }
 
 /**
+ * The longest one request may take, from its first byte to its body's last
+ * (D111): a sign-up's form is a few hundred bytes, so 30 s is generous on
+ * any link, and a body that drips a byte at a time cannot hold a socket
+ * for longer. Fastify's default, 0, turns Node's own limit off.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * The longest a connection may stay silent (D111): longer than Fastify's
+ * keep-alive of 72 s, so that an idle keep-alive connection is closed by
+ * that rule, and a connection that never speaks by this one.
+ */
+export const CONNECTION_TIMEOUT_MS = 75_000;
+
+/**
  * How often the service deletes what has expired (D89): ended rate-limit
  * windows, spent or expired tokens and links, ended or expired sessions,
  * accounts unconfirmed after 7 days (D98), consent records past their
@@ -154,6 +185,8 @@ export async function buildServer(
     logger: loggerOptions(options.logger ?? false),
     logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT_BYTES,
+    requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+    connectionTimeout: options.connectionTimeoutMs ?? CONNECTION_TIMEOUT_MS,
     // A hop count trusts that many proxies nearest the server.
     trustProxy:
       typeof trustProxy === 'number'
@@ -184,7 +217,9 @@ export async function buildServer(
     }),
   );
   // After the headers (every answer carries them), before any route's own
-  // hooks (the rate limit) and before any body is read.
+  // hooks (the rate limit) and before any body is read: only PUBLIC_URL's
+  // host is served (D109), and only forms of its own pages (D88).
+  app.addHook('onRequest', refuseOtherHosts(publicUrlOf(options)));
   app.addHook('onRequest', refuseCrossOrigin);
   const database = await openDatabase(
     options.database,
@@ -207,6 +242,18 @@ declare module 'fastify' {
     /** The outbox's sender, when the service sends mail (server/mailSender.ts). */
     mailSender: MailSender | undefined;
   }
+}
+
+/**
+ * `PUBLIC_URL` as the options give it: its own option, else the mail's,
+ * else the development default `http://localhost:1234`.
+ */
+export function publicUrlOf(
+  options: Pick<ServerOptions, 'publicUrl' | 'mail'>,
+): string {
+  return (
+    options.publicUrl ?? options.mail?.publicUrl ?? 'http://localhost:1234'
+  );
 }
 
 async function registerRoutes(
@@ -243,18 +290,20 @@ async function registerRoutes(
     queueConfirmation: options.benchMail !== 'none',
   });
   await app.register(cookie);
-  const names = cookieNames(options.productName);
+  const cookies = serviceCookies({
+    publicUrl: publicUrlOf(options),
+    productName: options.productName,
+    cookieDomain: options.cookieDomain,
+  });
   await app.register(registerMonitor, {
     db: database.db,
     embedded: database.engine === 'pglite',
     monitor: options.monitor,
     productName: options.productName,
-    publicUrl:
-      options.publicUrl ?? options.mail?.publicUrl ?? 'http://localhost:1234',
+    publicUrl: publicUrlOf(options),
     wakeSender,
     async signedInAccount(request) {
-      const session =
-        request.cookies[sessionCookieName(request, names.session)];
+      const session = request.cookies[cookies.session];
       return session ? accounts.findBySession(session) : null;
     },
   });
@@ -274,11 +323,13 @@ async function registerRoutes(
   await registerPageRoutes(app, { distDir });
   await registerSignInRoutes(app, {
     accounts,
+    cookies,
     productName: options.productName,
     monitorParts: (accountId, note) => app.monitor.pageParts(accountId, note),
   });
   await registerMailRoutes(app, {
     accounts,
+    cookies,
     outbox,
     links: mailLinksRepository(database.db),
     productName: options.productName,
@@ -286,6 +337,7 @@ async function registerRoutes(
   });
   await registerSignUpApi(app, {
     accounts,
+    cookies,
     // A sign-up queued its confirmation mail, and its site is due.
     wake: () => {
       wakeSender();

@@ -6,6 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { ConsentRecordRequest } from '../common/consentRecord';
+import { deleteInBatches, type BatchOptions } from './batchedWrites';
 import { DatabaseUnavailableError } from './database';
 import type { ConsentRecordsTable, Schema } from './schema';
 
@@ -63,13 +64,17 @@ export interface ConsentRecordsRepository {
   history(consentId: string): Promise<StoredConsentRecord[]>;
   /**
    * Deletes the records stored more than `retentionDays` days ago, by the
-   * database's clock.
+   * database's clock, in batches (server/batchedWrites.ts).
    *
    * @param retentionDays how long a record is kept, in days (≥ 1)
+   * @param options.batchRows rows per statement (default 10,000)
    * @returns how many it deleted
    * @throws DatabaseUnavailableError when the database fails
    */
-  deleteOlderThan(retentionDays: number): Promise<number>;
+  deleteOlderThan(
+    retentionDays: number,
+    options?: BatchOptions,
+  ): Promise<number>;
 }
 
 /** The repository over an open database (server/database.ts). */
@@ -121,20 +126,13 @@ export function consentRecordsRepository(
         recorded_at: new Date(row.recorded_at).toISOString(),
       }));
     },
-    async deleteOlderThan(retentionDays) {
-      try {
-        const result = await db
-          .deleteFrom('consent_records')
-          .where(
-            'recorded_at',
-            '<',
-            sql<Date>`now() - make_interval(days => ${retentionDays})`,
-          )
-          .executeTakeFirst();
-        return Number(result.numDeletedRows);
-      } catch (error) {
-        throw new DatabaseUnavailableError(error);
-      }
+    deleteOlderThan(retentionDays, options) {
+      return deleteInBatches(
+        db,
+        'consent_records',
+        sql`recorded_at < now() - make_interval(days => ${retentionDays})`,
+        options,
+      );
     },
   };
 }

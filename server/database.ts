@@ -244,15 +244,20 @@ function openPostgres(
 
 /**
  * A URL with credentials (`DATABASE_URL`, `SMTP_URL`) as the operator may
- * see it in a message: no user name or password.
+ * see it in a message: no user name or password, and no query or fragment,
+ * which may hold them too (`?password=`, `?sslpassword=` of libpq's
+ * connection URIs; issue 46).
  *
  * @param name the variable, named when the URL cannot be read
+ * @returns the scheme, host, port and path
  */
 export function redactedUrl(url: string, name = 'DATABASE_URL'): string {
   try {
     const parsed = new URL(url);
     parsed.username = '';
     parsed.password = '';
+    parsed.search = '';
+    parsed.hash = '';
     return parsed.toString();
   } catch {
     return `(an unreadable ${name})`;

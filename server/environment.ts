@@ -14,6 +14,7 @@ import {
 import { createPrivateKey } from 'node:crypto';
 import { isValidEmail } from '../common/emailAddress';
 import { redactedUrl, type DatabaseSettings } from './database';
+import { isLoopbackHost } from './hostCheck';
 import type { MailOptions } from './mailSender';
 import type { DkimSettings } from './mailTransport';
 import { monitorOptionsFrom, monitorWarnings } from './monitor/index';
@@ -335,8 +336,9 @@ export function consentRetentionDaysFrom(env: ServerEnvironment): number {
 /**
  * What the service must say loudly when it starts with a configuration that
  * runs, but unsafely: Google's test key (no token is verified),
- * `TRUST_PROXY=true` (any client chooses its own rate-limit key), and a
- * public `PUBLIC_URL` without `SMTP_URL` (no mail reaches anyone).
+ * `TRUST_PROXY=true` (any client chooses its own rate-limit key), a
+ * public `PUBLIC_URL` without `SMTP_URL` (no mail reaches anyone), and a
+ * public `PUBLIC_URL` over plain http (no cookie can be Secure, D109).
  *
  * @param options what {@link serverOptionsFrom} read from the environment
  * @returns one message per problem, each naming its variable; none for a
@@ -345,10 +347,17 @@ export function consentRetentionDaysFrom(env: ServerEnvironment): number {
 export function startupWarnings(
   options: Pick<
     ServerOptions,
-    'captcha' | 'trustProxy' | 'mail' | 'benchMail' | 'monitor'
+    'captcha' | 'trustProxy' | 'mail' | 'benchMail' | 'monitor' | 'publicUrl'
   >,
 ): string[] {
   const warnings: string[] = [...monitorWarnings(options.monitor)];
+  const site =
+    options.publicUrl === undefined ? undefined : new URL(options.publicUrl);
+  if (site?.protocol === 'http:' && !isLoopbackHost(site.hostname)) {
+    warnings.push(
+      `PUBLIC_URL is ${site.origin}, plain http on a public host: the session cookie cannot be Secure or carry the __Host- prefix, and every visitor's session crosses the network in clear. Serve the service over https and set PUBLIC_URL to its https:// address.`,
+    );
+  }
   if (options.benchMail !== undefined) {
     warnings.push(
       `VIGIL_BENCH_MAIL is set: ${options.benchMail === 'none' ? 'sign-ups queue no confirmation mail, and' : 'mails are queued, but'} no mail is sent. It exists for npm run bench:api; unset it.`,
@@ -357,9 +366,8 @@ export function startupWarnings(
   const publicHost = options.mail && new URL(options.mail.publicUrl).hostname;
   if (
     options.mail?.transport.kind === 'file' &&
-    publicHost !== 'localhost' &&
-    publicHost !== '127.0.0.1' &&
-    publicHost !== '[::1]'
+    publicHost !== undefined &&
+    !isLoopbackHost(publicHost)
   ) {
     warnings.push(
       `SMTP_URL is not set: no mail leaves this machine, so nobody at ${options.mail.publicUrl} can confirm an address or sign in. Set SMTP_URL and MAIL_FROM.`,
@@ -406,6 +414,8 @@ export function serverOptionsFrom(
     ...(captcha && { captcha }),
     consentRetentionDays: consentRetentionDaysFrom(env),
     publicUrl: publicUrlFrom(env),
+    // A planted login cookie is cleared with this Domain= too (D110).
+    cookieDomain: config.cookieDomain,
     // The watch (server/monitor/): on unless MONITOR=off.
     monitor: monitorOptionsFrom(env),
     // Internal, for `npm run bench:api`'s figures (warned about at start):

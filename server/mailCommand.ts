@@ -7,7 +7,9 @@
  *
  * It reads the files in `$DATA_DIR/mail` (default `./data/mail`), never the
  * database, so it runs beside the service (whose embedded database allows
- * one process).
+ * one process). The service's housekeeping deletes them 7 days after they
+ * were written, as it drops the outbox's copies (D89;
+ * `deleteOldMailFiles` in server/mailTransport.ts).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,6 +33,6 @@ if (files.length === 0) {
       .join('\n----------------------------------------\n\n'),
   );
   console.log(
-    `(${files.length} mail${files.length === 1 ? '' : 's'} in ${dir})`,
+    `(${files.length} mail${files.length === 1 ? '' : 's'} in ${dir}; each is deleted 7 days after it was written)`,
   );
 }

@@ -10,9 +10,10 @@
  * signed out by the owner's first link. Each is one statement: the token's
  * spending and its effects commit together or not at all.
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import {
   accountView,
+  lockAccount,
   secretHash,
   SESSION_LIFETIME_DAYS,
   type AccountView,
@@ -31,14 +32,16 @@ export function isLinkToken(token: unknown): token is string {
 /**
  * The start every link's POST shares, as CTEs of one statement: `spent`
  * (the token, spent if unused, unexpired and of this purpose), `was` (its
- * account as it was before the statement), and, if that account was
- * unconfirmed, `ended` (its sessions, but `keep`) and `revoked` (its unused
- * one-time tokens): the owner's address wins (D98).
+ * account as it was before the statement), and `ended`: if that account
+ * was unconfirmed, its sessions but `keep`, and its unused one-time tokens
+ * (`revoked`): the owner's address wins (D98); with `endUnproven`, its
+ * unproven sessions too, confirmed or not (a sign-in link, D112).
  */
 function spendLink(
   token: string,
   purpose: MailKind,
   keep: Buffer | null,
+  { endUnproven }: { endUnproven: boolean },
 ): RawBuilder<unknown> {
   return sql`
 with spent as (
@@ -52,7 +55,9 @@ was as (
 ended as (
   update sessions set ended_at = now()
     from was
-   where sessions.account_id = was.id and was.confirmed_at is null
+   where sessions.account_id = was.id
+     and (was.confirmed_at is null
+          or (${endUnproven} and sessions.proven_at is null))
      and sessions.ended_at is null
      and sessions.session_hash is distinct from ${keep}
   returning 1),
@@ -64,6 +69,28 @@ revoked as (
   returning 1)`;
 }
 
+/**
+ * Runs a link's statement in a transaction that first locks the link's
+ * account (D113; server/accounts.ts `lockAccount`), so that a first
+ * sign-in's redeem running at the same moment either commits before it
+ * (and its session is seen and ended) or after it (and finds its one-time
+ * token revoked).
+ */
+async function withAccountLocked<T>(
+  db: Kysely<Schema>,
+  token: string,
+  run: (trx: Transaction<Schema>) => Promise<T>,
+): Promise<T | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const locked = await lockAccount(
+      trx,
+      sql<string>`select account_id from link_tokens
+                   where token_hash = ${secretHash(token)}`,
+    );
+    return locked === undefined ? undefined : run(trx);
+  });
+}
+
 /** The statements about mailed links, over one database. */
 export function mailLinksRepository(db: Kysely<Schema>) {
   return {
@@ -71,21 +98,24 @@ export function mailLinksRepository(db: Kysely<Schema>) {
      * Reads a link without changing anything (a `GET` or `HEAD`, which mail
      * scanners send).
      *
-     * @returns its purpose while it is unused and unexpired; undefined for
-     *   a used, expired or unknown token
+     * @returns while it is unused and unexpired, its purpose and the
+     *   address of its account (which the continue page shows masked,
+     *   D112); undefined for a used, expired or unknown token
      */
-    async purposeOf(token: string): Promise<MailKind | undefined> {
+    async linkOf(
+      token: string,
+    ): Promise<{ purpose: MailKind; email: string } | undefined> {
       if (!isLinkToken(token)) return undefined;
-      const row = await unlessUnavailable(() =>
+      return unlessUnavailable(() =>
         db
           .selectFrom('link_tokens')
-          .select('purpose')
-          .where('token_hash', '=', secretHash(token))
-          .where('used_at', 'is', null)
-          .where('expires_at', '>', sql<Date>`now()`)
+          .innerJoin('accounts', 'accounts.id', 'link_tokens.account_id')
+          .select(['link_tokens.purpose', 'accounts.email'])
+          .where('link_tokens.token_hash', '=', secretHash(token))
+          .where('link_tokens.used_at', 'is', null)
+          .where('link_tokens.expires_at', '>', sql<Date>`now()`)
           .executeTakeFirst(),
       );
-      return row?.purpose;
     },
 
     /**
@@ -106,9 +136,10 @@ export function mailLinksRepository(db: Kysely<Schema>) {
     ): Promise<{ signedInHere: boolean } | undefined> {
       if (!isLinkToken(token)) return undefined;
       const current = session === undefined ? null : secretHash(session);
-      const { rows } = await unlessUnavailable(() =>
-        sql<{ confirmed: boolean; signed_in_here: boolean }>`
-${spendLink(token, 'confirm', current)},
+      const result = await unlessUnavailable(() =>
+        withAccountLocked(db, token, (trx) =>
+          sql<{ confirmed: boolean; signed_in_here: boolean }>`
+${spendLink(token, 'confirm', current, { endUnproven: false })},
 confirmed as (
   update accounts
      set confirmed_at = coalesce(accounts.confirmed_at, now()),
@@ -121,10 +152,11 @@ select exists (select 1 from confirmed) as confirmed,
                 where sessions.session_hash = ${current}
                   and sessions.ended_at is null
                   and sessions.expires_at > now()) as signed_in_here`.execute(
-          db,
+            trx,
+          ),
         ),
       );
-      const row = rows[0];
+      const row = result?.rows[0];
       return row?.confirmed ? { signedInHere: row.signed_in_here } : undefined;
     },
 
@@ -146,32 +178,34 @@ select exists (select 1 from confirmed) as confirmed,
       session: string,
     ): Promise<AccountView | undefined> {
       if (!isLinkToken(token)) return undefined;
-      const { rows } = await unlessUnavailable(() =>
-        sql<{
-          id: string;
-          name: string;
-          email: string;
-          site_url: string | null;
-          confirmed_at: Date | null;
-          confirm_by: Date | null;
-        }>`
-${spendLink(token, 'signin', null)},
+      const result = await unlessUnavailable(() =>
+        withAccountLocked(db, token, (trx) =>
+          sql<{
+            id: string;
+            name: string;
+            email: string;
+            site_url: string | null;
+            confirmed_at: Date | null;
+            confirm_by: Date | null;
+          }>`
+${spendLink(token, 'signin', null, { endUnproven: true })},
 confirmed as (
   update accounts set confirmed_at = coalesce(accounts.confirmed_at, now())
     from spent where accounts.id = spent.account_id
   returning accounts.id, accounts.name, accounts.email, accounts.site_url,
             accounts.confirmed_at, accounts.confirm_by),
 opened as (
-  insert into sessions (session_hash, account_id, expires_at)
+  insert into sessions (session_hash, account_id, expires_at, proven_at)
   select ${secretHash(session)}, account_id,
-         now() + make_interval(days => ${SESSION_LIFETIME_DAYS})
+         now() + make_interval(days => ${SESSION_LIFETIME_DAYS}), now()
     from spent
   returning account_id)
 select confirmed.id, confirmed.name, confirmed.email, confirmed.site_url,
        confirmed.confirmed_at, confirmed.confirm_by
-  from confirmed join opened on opened.account_id = confirmed.id`.execute(db),
+  from confirmed join opened on opened.account_id = confirmed.id`.execute(trx),
+        ),
       );
-      const row = rows[0];
+      const row = result?.rows[0];
       return row ? accountView(row) : undefined;
     },
   };

@@ -76,8 +76,11 @@ export interface MailInput {
   from: string;
   /** The recipient's address. */
   recipient: string;
-  /** The account holder's name. */
-  name: string;
+  /**
+   * The account holder's name, or null while the address is unconfirmed:
+   * the mail then greets no one by name ({@link greeting}).
+   */
+  name: string | null;
   /** Confirm mails only: the visitor asked for the newsletter. */
   newsletter: boolean;
   /** base64url, 43 characters. */
@@ -162,13 +165,27 @@ function wording(input: MailInput): Wording {
 
 /** Whom a mail greets, and whose it is. */
 interface Addressee {
-  name: string;
+  name: string | null;
   productName: string;
+}
+
+/**
+ * A mail's first line: `Hello ${name},` once the address is confirmed, and
+ * `Hello,` before. Until a link proves the address, the name is whatever
+ * the visitor typed, and a mail carrying it would carry a stranger's words,
+ * signed by our domain, to an inbox that never asked (issue 46).
+ *
+ * @param name the account holder's name, or null (unconfirmed address);
+ *   an empty or blank name greets no one by name either
+ */
+export function greeting(name: string | null): string {
+  const trimmed = name?.trim() ?? '';
+  return trimmed === '' ? 'Hello,' : `Hello ${trimmed},`;
 }
 
 function textBody(input: Addressee, words: Wording, link: string): string {
   return [
-    `Hello ${input.name},`,
+    greeting(input.name),
     '',
     words.reason,
     '',
@@ -205,7 +222,7 @@ function htmlBody(input: Addressee, words: Wording, link: string): string {
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="max-width:560px;">
 <tr><td style="padding:0 4px 16px;font-family:${FONT};font-size:20px;font-weight:bold;color:${c.ink};">${product}</td></tr>
 <tr><td bgcolor="${c.paper}" style="background-color:${c.paper};border:1px solid ${c.cardLine};border-radius:10px;padding:28px 24px;font-family:${FONT};">
-${paragraph(`Hello ${input.name},`, c.ink)}
+${paragraph(greeting(input.name), c.ink)}
 ${paragraph(words.reason, c.ink)}
 <table role="presentation" cellpadding="0" cellspacing="0" border="0" style="margin:8px 0 24px;">
 <tr><td bgcolor="${c.brand}" style="background-color:${c.brand};border-radius:6px;"><a href="${href}" style="display:inline-block;padding:12px 24px;border-radius:6px;color:${c.onBrand};font-family:${FONT};font-size:16px;font-weight:bold;text-decoration:none;">${escapeHtml(words.button)}</a></td></tr>
@@ -244,7 +261,8 @@ function assemble(
  * One transactional mail.
  *
  * @param input the mail's kind, the product, the recipient and their
- *   name, the newsletter choice (confirm mails only), the link's token
+ *   name (null while the address is unconfirmed: no name in the mail), the
+ *   newsletter choice (confirm mails only), the link's token
  *   and the Message-ID (RFC 5322 §3.6.4, with its angle brackets)
  * @returns the From, To and Subject, a plain-text and an HTML part that
  *   each hold the one link ({@link linkUrl}) and its lifetime
@@ -290,8 +308,8 @@ export interface AlertInput {
   /** The From header, already formatted by {@link fromHeader}. */
   from: string;
   recipient: string;
-  /** The account holder's name. */
-  name: string;
+  /** The account holder's name, or null while the address is unconfirmed. */
+  name: string | null;
   /** What the monitor queued with the state change. */
   details: AlertDetails;
   /** e.g. `<vigil-12-1700000000000@vigil.example>`. */
@@ -384,7 +402,7 @@ function alertWording(input: AlertInput): Wording {
  * when it started), or came back up (how long it was down).
  *
  * @param input the alert's kind and details, the product, the recipient
- *   and their name, the Message-ID
+ *   and their name (null while the address is unconfirmed), the Message-ID
  * @returns the From, To and Subject (the site's host and what happened), a
  *   plain-text and an HTML part with one link, to `${publicUrl}/`, and the
  *   headers that silence auto-responders (RFC 3834 §5). Every value in the

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { sql, type Kysely } from 'kysely';
+import { updateInBatches, type BatchOptions } from './batchedWrites';
 import { unlessUnavailable } from './database';
 import { claimDue } from './dueClaim';
 import { LINK_LIFETIMES } from './mailMessages';
@@ -18,18 +19,31 @@ import { countRequests } from './rateLimitStore';
 import type { AlertDetails, MailKind, OutboxKind, Schema } from './schema';
 
 /**
- * The limits on mails someone can ask for (D97): sign-in requests and
- * resends together, counted in fixed windows of an hour in the database,
- * so that every instance on it shares them. The confirmation that a
- * sign-up queues is not counted: an address has one account, which queues
- * it once.
+ * The limits on mails someone can ask for (D97), sign-in requests and
+ * resends together, counted in the database (`rate_limit_windows`, by the
+ * database's clock) so that every instance on it shares them. The
+ * confirmation that a sign-up queues is not counted: an address has one
+ * account, which queues it once.
+ *
+ * An address has a cooldown rather than an hourly budget, as django-allauth
+ * has (`ACCOUNT_RATE_LIMITS` "confirm_email": one mail per key per
+ * cooldown): a flood of requests naming an address gets it one mail and
+ * costs its owner, who asks a minute later, a minute, not an hour (issue
+ * 46). A day's ceiling bounds what a patient sender can make the address
+ * receive; only mails the cooldown let through count against it, so a
+ * flood within a minute costs one of the day's mails, not the day.
  */
 export const MAIL_LIMITS = {
-  /** Mails one address can be sent per window. */
-  perAddress: 3,
+  /** The least time between two mails to one address (ms). */
+  addressCooldownMs: 60 * 1000,
+  /** Mails one address can be sent per {@link MAIL_LIMITS.addressDayMs}. */
+  perAddressPerDay: 10,
+  /** The day's window of an address (ms). */
+  addressDayMs: 24 * 60 * 60 * 1000,
   /** Requests one client (an IPv4 address, an IPv6 /64) can make per window. */
   perClient: 10,
-  windowMs: 60 * 60 * 1000,
+  /** The window of a client's requests (ms). */
+  clientWindowMs: 60 * 60 * 1000,
 } as const;
 
 /** A mail the sender has claimed, with what composing it needs. */
@@ -44,8 +58,13 @@ export interface ClaimedMail {
   /** Sends tried, this one included. */
   attempts: number;
   createdAt: Date;
-  /** The account holder's name and newsletter request, as they are now. */
-  name: string;
+  /**
+   * The account holder's name as it is now, or null while the account's
+   * address is unconfirmed: a name typed by whoever signed up with an
+   * address they may not own goes into no mail to it (issue 46).
+   */
+  name: string | null;
+  /** The account's newsletter request, as it is now. */
   newsletter: boolean;
 }
 
@@ -67,17 +86,21 @@ export interface SentCopy {
 }
 
 /**
- * The rate-limit key of an address (D97): its SHA-256, so the address never
- * sits in the counters' table in clear, under a prefix no route's key has.
+ * The rate-limit keys of an address (D97): its cooldown's and its day's,
+ * each with the address's SHA-256, so the address never sits in the
+ * counters' table in clear, under a prefix no route's key has.
  *
  * @param email the address as typed; compared trimmed and in lower case,
  *   as the accounts' unique index compares it
  */
-export function addressKey(email: string): string {
+export function addressKeys(email: string): { cooldown: string; day: string } {
   const hash = createHash('sha256')
     .update(email.trim().toLowerCase(), 'utf8')
     .digest('hex');
-  return `mail address ${hash}`;
+  return {
+    cooldown: `mail address cooldown ${hash}`,
+    day: `mail address day ${hash}`,
+  };
 }
 
 /**
@@ -108,37 +131,46 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
 
   return {
     /**
-     * Counts a request for a mail against the limits, then queues the mail
-     * if the address has an account (for `confirm`: an unconfirmed one) and
-     * both counts are within {@link MAIL_LIMITS}. A known and an unknown
-     * address cost the same two statements (D97).
+     * Counts a request for a mail against {@link MAIL_LIMITS}, then queues
+     * the mail if the address has an account (for `confirm`: an
+     * unconfirmed one). In turn, each only once the one before passed:
+     * the client's count (over its limit, nothing about the address is
+     * counted or stored, so a client cannot fill the counters' table with
+     * addresses; issue 46), the address's cooldown (one mail a minute),
+     * the address's day (10 mails), and the `INSERT … SELECT` that queues
+     * the mail. A known and an unknown address cost the same statements
+     * (D97): none of them asks whether the account exists before the last.
      *
      * @param request the address as typed, and the client's `request.ip`
      * @returns whether a mail was queued
+     * @throws DatabaseUnavailableError when the database fails
      */
     async requestMail(request: {
       kind: MailKind;
       email: string;
       clientAddress: string;
     }): Promise<boolean> {
-      const keys = {
-        address: addressKey(request.email),
-        client: clientKey(request.clientAddress),
+      /** Counts one request for a key; whether it is within `limit`. */
+      const within = async (key: string, windowMs: number, limit: number) => {
+        const [count] = await countRequests(db, [
+          { key, requests: 1, windowMs },
+        ]);
+        return (count?.hits ?? Infinity) <= limit;
       };
-      const counts = await countRequests(
-        db,
-        // In key order, as every counting statement takes its rows.
-        [keys.address, keys.client].sort().map((key) => ({
-          key,
-          requests: 1,
-          windowMs: MAIL_LIMITS.windowMs,
-        })),
-      );
-      const hits = (key: string) =>
-        counts.find((count) => count.key === key)?.hits ?? Infinity;
+      const address = addressKeys(request.email);
       if (
-        hits(keys.address) > MAIL_LIMITS.perAddress ||
-        hits(keys.client) > MAIL_LIMITS.perClient
+        !(await within(
+          clientKey(request.clientAddress),
+          MAIL_LIMITS.clientWindowMs,
+          MAIL_LIMITS.perClient,
+        )) ||
+        // A window of one mail, begun by the mail it let through.
+        !(await within(address.cooldown, MAIL_LIMITS.addressCooldownMs, 1)) ||
+        !(await within(
+          address.day,
+          MAIL_LIMITS.addressDayMs,
+          MAIL_LIMITS.perAddressPerDay,
+        ))
       ) {
         return false;
       }
@@ -164,7 +196,8 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
      * Takes up to `batch` mails to send, in one statement (the due-row
      * claim of server/dueClaim.ts, which the monitor shares): each is marked
      * `sending` with one more attempt and a lease. Rows another sender holds
-     * are skipped, not waited for.
+     * are skipped, not waited for. The account's name comes only with a
+     * confirmed address ({@link ClaimedMail.name}).
      *
      * @param leaseMs how long the claim holds before another sender may take
      *   the mail (a sender killed mid-send)
@@ -178,7 +211,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
         attempts: number;
         created_at: Date;
         details: AlertDetails | null;
-        name: string;
+        name: string | null;
         newsletter: boolean;
       }>(db, {
         table: 'mail_outbox',
@@ -192,7 +225,8 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
         },
         returning: sql`mail_outbox.id, mail_outbox.kind,
           mail_outbox.account_id, mail_outbox.recipient, mail_outbox.attempts,
-          mail_outbox.created_at, mail_outbox.details, accounts.name,
+          mail_outbox.created_at, mail_outbox.details,
+          case when accounts.confirmed_at is not null then accounts.name end as name,
           accounts.newsletter`,
         limit: batch,
       });
@@ -365,27 +399,20 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
      * given up more than 7 days ago (D89); the row stays, as the record that a mail of its
      * kind went to its account.
      *
+     * In batches (server/batchedWrites.ts).
+     *
+     * @param options.batchRows rows per statement (default 10,000)
      * @returns how many rows it cleared
      */
-    async dropOldCopies(): Promise<number> {
-      const result = await unlessUnavailable(() =>
-        db
-          .updateTable('mail_outbox')
-          .set({
-            recipient: null,
-            subject: null,
-            text_body: null,
-            details: null,
-          })
-          .where('recipient', 'is not', null)
-          .where(
-            sql`coalesce(sent_at, failed_at)`,
-            '<',
-            sql<Date>`now() - interval '7 days'`,
-          )
-          .executeTakeFirst(),
+    dropOldCopies(options: BatchOptions = {}): Promise<number> {
+      return updateInBatches(
+        db,
+        'mail_outbox',
+        sql`recipient = null, subject = null, text_body = null, details = null`,
+        sql`recipient is not null
+          and coalesce(sent_at, failed_at) < now() - interval '7 days'`,
+        options,
       );
-      return Number(result.numUpdatedRows);
     },
   };
 }

@@ -62,29 +62,48 @@ export function signInSentPage(productName: string): string {
 }
 
 /**
+ * An address as the continue page names it (D112): the first character of
+ * its local part, three dots, and its domain (`j•••@example.com`), so that
+ * its owner recognises it and a passer-by learns little.
+ *
+ * @param email an address with one `@` or more (the last one splits)
+ */
+export function maskedAddress(email: string): string {
+  const at = email.lastIndexOf('@');
+  const local = at < 0 ? email : email.slice(0, at);
+  const domain = at < 0 ? '' : email.slice(at);
+  return `${Array.from(local)[0] ?? ''}•••${domain}`;
+}
+
+/**
  * The page a mailed link opens (D96): it changes nothing itself, and holds
  * one form whose POST confirms the address or signs in, once. Mail
- * scanners that fetch every link therefore spend nothing.
+ * scanners that fetch every link therefore spend nothing. It names the
+ * account's address, masked, so that a link someone else planted shows
+ * (D112).
  *
  * @param purpose what the link was mailed for
  * @param token the link's token, sent back by the form
+ * @param email the address of the link's account
  */
 export function linkContinuePage(
   productName: string,
   purpose: MailKind,
   token: string,
+  email: string,
 ): string {
   const product = escapeHtml(productName);
+  const address = `<strong class="account__email" data-testid="link-address">${escapeHtml(maskedAddress(email))}</strong>`;
   const words =
     purpose === 'confirm'
       ? {
           title: 'Confirm your email address',
-          text: `Press the button to confirm this address for your ${product} account. We will send your alerts to it.`,
+          text: `Press the button to confirm ${address} for your ${product} account. We will send your alerts to it.`,
           button: 'Confirm my address',
         }
       : {
           title: `Sign in to ${product}`,
-          text: `Press the button to sign in to your ${product} account in this browser.`,
+          text: `Press the button to sign in to the ${product} account of ${address} in this browser.`,
           button: 'Sign me in',
         };
   return layout(
@@ -97,7 +116,7 @@ export function linkContinuePage(
 <input type="hidden" name="token" value="${escapeHtml(token)}">
 <button type="submit" class="button" data-testid="link-continue">${words.button}</button>
 </form>
-<p class="card__aside">This step is here because some mail services open every link in a mail to check it; only your press counts.</p>
+<p class="card__aside">This step is here because some mail services open every link in a mail to check it; only your press counts. Not your address? Close this page: nothing changes.</p>
 </section>`,
   );
 }

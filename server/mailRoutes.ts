@@ -15,7 +15,6 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isValidEmail } from '../common/emailAddress';
-import { cookieNames } from '../common/cookieNames';
 import { fitsFieldLimit } from '../common/fieldLimits';
 import { messages } from '../common/validation';
 import { RESEND_PATH, SIGN_IN_PATH } from './accountPage';
@@ -33,13 +32,15 @@ import {
   signInSentPage,
 } from './mailPages';
 import type { MailOutboxRepository } from './mailOutbox';
-import { sessionCookieName, setSessionCookie } from './sessionCookies';
+import type { ServiceCookies } from './sessionCookies';
 
 /** The forms here hold one short field; anything near this is abuse. */
 const FORM_LIMIT_BYTES = 1024;
 
 export interface MailRoutesOptions {
   accounts: AccountsRepository;
+  /** The service's cookies (server/sessionCookies.ts). */
+  cookies: ServiceCookies;
   outbox: MailOutboxRepository;
   /** `PRODUCT_NAME`: the pages' name and the cookies' prefix. */
   productName: string;
@@ -87,10 +88,9 @@ export async function registerMailRoutes(
   app: FastifyInstance,
   options: MailRoutesOptions,
 ): Promise<void> {
-  const { accounts, outbox, links, productName, wakeSender } = options;
-  const names = cookieNames(productName);
+  const { accounts, cookies, outbox, links, productName, wakeSender } = options;
   const sessionOf = (request: FastifyRequest) =>
-    request.cookies[sessionCookieName(request, names.session)];
+    request.cookies[cookies.session];
 
   await app.register(async (pages) => {
     await acceptFormBodies(pages, FORM_LIMIT_BYTES);
@@ -141,17 +141,20 @@ export async function registerMailRoutes(
 
     pages.get(LINK_PATH, async (request, reply) => {
       const token = field(request.query, 'token');
-      const purpose =
-        token === undefined ? undefined : await links.purposeOf(token);
-      return purpose && token
-        ? linkPage(reply, 200, linkContinuePage(productName, purpose, token))
+      const link = token === undefined ? undefined : await links.linkOf(token);
+      return link && token
+        ? linkPage(
+            reply,
+            200,
+            linkContinuePage(productName, link.purpose, token, link.email),
+          )
         : linkPage(reply, 410, linkRefusedPage(productName));
     });
 
     pages.post(LINK_PATH, async (request, reply) => {
       const token = field(request.body, 'token');
       const purpose =
-        token === undefined ? undefined : await links.purposeOf(token);
+        token === undefined ? undefined : (await links.linkOf(token))?.purpose;
       if (token !== undefined && purpose === 'confirm') {
         const confirmed = await links.confirm(token, sessionOf(request));
         if (confirmed?.signedInHere) {
@@ -165,7 +168,7 @@ export async function registerMailRoutes(
         const session = newSecret();
         const account = await links.signIn(token, session);
         if (account) {
-          setSessionCookie(request, reply, names.session, session);
+          cookies.setSession(reply, session);
           return linkPage(reply.header('location', '/'), 303, '');
         }
       }

@@ -11,7 +11,12 @@
  *   recipient or the message is final, and logged without the address.
  * - Delivery is at least once: a kill between the server's acceptance and
  *   the mark sends the mail again, with the same Message-ID and a new
- *   token (the first link then no longer works).
+ *   token (the first link then no longer works). A batch's mark that fails
+ *   is retried mail by mail, so one mail's failing mark costs only that
+ *   mail a second send.
+ * - The lease ({@link DEFAULT_LEASE_MS}) outlasts the longest send the
+ *   transport's timeouts allow and its mark; a pass starts no send late in
+ *   it.
  *
  * Log lines name a mail by its row id and kind, never by its address,
  * subject or link.
@@ -27,6 +32,7 @@ import {
 } from './mailMessages';
 import type { ClaimedMail, MailOutboxRepository, SentCopy } from './mailOutbox';
 import {
+  LONGEST_SEND_MS,
   openMailTransport,
   sendFailure,
   type MailTransport,
@@ -44,7 +50,10 @@ export interface MailOptions {
   pollIntervalMs?: number;
   /** Backoff of retries (ms); defaults {@link DEFAULT_RETRY}. */
   retry?: Partial<typeof DEFAULT_RETRY>;
-  /** How long a claim holds (ms; default 5 minutes). */
+  /**
+   * How long a claim holds (ms; default {@link DEFAULT_LEASE_MS}); at least
+   * {@link LONGEST_SEND_MS} + {@link MARK_MARGIN_MS} + 1 s.
+   */
   leaseMs?: number;
   /** Start sending when the server is built (default true). */
   autoStart?: boolean;
@@ -64,6 +73,36 @@ export const DEFAULT_RETRY = {
 /** Mails claimed per statement, and sent at once. */
 const BATCH = 10;
 const IN_FLIGHT = 2;
+
+/**
+ * The time (ms) a pass keeps, after its last send, for marking its mails:
+ * the batch's statement and, should it fail, each mail's own.
+ */
+export const MARK_MARGIN_MS = 30_000;
+
+/**
+ * How long (ms) after its claim a pass may start a send: the claim and the
+ * tokens' statement come first, then each of the two workers sends up to 5
+ * mails one after another, in milliseconds each while the relay is well.
+ * A send not started by then is given back to the queue (due at once), so
+ * that no send ends after the lease.
+ */
+const SEND_START_WINDOW_MS = 30_000;
+
+/**
+ * How long a claim holds (ms), so that no other sender takes a mail while
+ * this one may still send it (a second copy, whose new token would
+ * invalidate the first copy's link): a send starts at most
+ * `SEND_START_WINDOW_MS` (30 s) after the claim, takes at most
+ * {@link LONGEST_SEND_MS} (server/mailTransport.ts: nodemailer's
+ * `connectionTimeout` 10 s for the whole setup, then at most 10 replies
+ * each within `socketTimeout` 30 s: 310 s), and the marks get
+ * {@link MARK_MARGIN_MS} (30 s): 30 + 310 + 30 = 370 s, 6 min 10 s. The
+ * clock starts before the claim's statement is sent, so the database's
+ * lease, begun when the statement runs, ends later than this count.
+ */
+export const DEFAULT_LEASE_MS =
+  SEND_START_WINDOW_MS + LONGEST_SEND_MS + MARK_MARGIN_MS;
 /**
  * How long a wake waits for more mails to gather (ms), so that under load
  * the sender's statements (the claim, the tokens, the mark) run once per
@@ -89,6 +128,12 @@ export interface MailSender {
    * claiming and closes the transport.
    */
   stop(): Promise<void>;
+  /**
+   * What housekeeping deletes of the transport's own (D89): with the file
+   * transport, its mails after 7 days; nothing with SMTP. Each entry names
+   * what it deletes and deletes it, resolving to how many.
+   */
+  readonly housekeeping: readonly (readonly [string, () => Promise<number>])[];
 }
 
 /**
@@ -96,15 +141,34 @@ export interface MailSender {
  * @param options the mail options
  * @param context the product's name (the mails' sender name), whether the
  *   database is the embedded one (one process: a mail left `sending` at
- *   start is orphaned) and the log
+ *   start is orphaned), the log, and the clock that times a pass against
+ *   its lease (ms, monotonic; default `performance.now`; tests set it)
+ * @throws RangeError when `options.leaseMs` is too short for one send and
+ *   its mark
  */
 export function mailSender(
   outbox: MailOutboxRepository,
   options: MailOptions,
-  context: { productName: string; embedded: boolean; log: FastifyBaseLogger },
+  context: {
+    productName: string;
+    embedded: boolean;
+    log: FastifyBaseLogger;
+    clock?: () => number;
+  },
 ): MailSender {
   const retry = { ...DEFAULT_RETRY, ...options.retry };
-  const leaseMs = options.leaseMs ?? 5 * 60_000;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  /** How long after its claim a pass may start a send (ms). */
+  const startWindowMs = Math.min(
+    SEND_START_WINDOW_MS,
+    leaseMs - LONGEST_SEND_MS - MARK_MARGIN_MS,
+  );
+  if (!(startWindowMs >= 1_000)) {
+    throw new RangeError(
+      `mail leaseMs ${leaseMs} is shorter than a send (${LONGEST_SEND_MS} ms) and its mark (${MARK_MARGIN_MS} ms) plus 1 s`,
+    );
+  }
+  const clock = context.clock ?? (() => performance.now());
   const pollIntervalMs = options.pollIntervalMs ?? 5_000;
   const from = fromHeader(options.from, context.productName);
   const host = new URL(options.publicUrl).hostname;
@@ -205,8 +269,76 @@ export function mailSender(
     return { subject, text };
   }
 
+  /**
+   * Marks sent mails: the batch in one statement (one commit), and should
+   * that fail, each mail on its own, with its copy, else without it, so
+   * that a mark failing for one mail leaves none of the others `sending`
+   * (issue 46), to be sent again with a new token after the lease. A mail
+   * whose own mark fails is logged by id and kind, and goes out again
+   * after its lease (at least once, D95). Raises nothing.
+   */
+  async function settle(
+    sent: readonly { mail: ClaimedMail; copy: SentCopy | undefined }[],
+  ): Promise<void> {
+    try {
+      await outbox.markSent(sent, transport.via);
+      return;
+    } catch (error) {
+      log.warn(
+        { err: error, mails: sent.length },
+        'could not mark a batch of mails sent; marking each on its own',
+      );
+    }
+    for (const { mail, copy } of sent) {
+      const line = { id: mail.id, kind: mail.kind, attempts: mail.attempts };
+      try {
+        await outbox.markSent([{ mail, copy }], transport.via);
+        continue;
+      } catch (error) {
+        if (copy === undefined) {
+          log.error(
+            { err: error, mail: line },
+            'could not mark a mail sent; it goes out again after its lease',
+          );
+          continue;
+        }
+      }
+      try {
+        // The copy is a record; the mark is what stops a second send.
+        await outbox.markSent([{ mail, copy: undefined }], transport.via);
+        log.warn({ mail: line }, 'mail marked sent without its copy');
+      } catch (error) {
+        log.error(
+          { err: error, mail: line },
+          'could not mark a mail sent; it goes out again after its lease',
+        );
+      }
+    }
+  }
+
+  /**
+   * Gives a claimed mail whose send did not start in time back to the
+   * queue, due at once.
+   */
+  async function release(mail: ClaimedMail): Promise<void> {
+    const state = await outbox.markFailed(mail, {
+      error: 'not started within the lease',
+      permanent: false,
+      delayMs: 0,
+      giveUpAfterMs: retry.giveUpAfterMs,
+    });
+    log.info(
+      {
+        mail: { id: mail.id, kind: mail.kind, attempts: mail.attempts, state },
+      },
+      'mail given back to the queue: its lease was too short for its send',
+    );
+  }
+
   /** One claim and its sends; how many mails it claimed. */
   async function pass(): Promise<number> {
+    // Before the claim's statement: the lease it sets begins later.
+    const startBy = clock() + startWindowMs;
     const claimed = await outbox.claim(BATCH, leaseMs);
     if (claimed.length === 0) return 0;
     // Link mails get their token now; alerts carry none.
@@ -229,17 +361,31 @@ export function mailSender(
     const worker = async () => {
       for (let mail = queue.shift(); mail; mail = queue.shift()) {
         const token = tokens.get(mail.id);
-        if (token === undefined || live.has(mail.id)) {
-          const copy = await deliver(mail, token);
-          if (copy) sent.push({ mail, copy });
+        try {
+          if (clock() > startBy) {
+            // Too little of the lease left for a send and its mark.
+            await release(mail);
+          } else if (token === undefined || live.has(mail.id)) {
+            const copy = await deliver(mail, token);
+            if (copy) sent.push({ mail, copy });
+          }
+          // Its link was used: an earlier attempt arrived before a crash.
+          else sent.push({ mail, copy: undefined });
+        } catch (error) {
+          // One mail's failure (its failed send's mark, say) must not keep
+          // the batch's sent mails from their mark below.
+          log.error(
+            {
+              err: error,
+              mail: { id: mail.id, kind: mail.kind, attempts: mail.attempts },
+            },
+            'could not settle a mail; it is tried again after its lease',
+          );
         }
-        // Its link was used: an earlier attempt arrived before a crash.
-        else sent.push({ mail, copy: undefined });
       }
     };
     await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-    // One statement marks the batch sent (one commit, not one per mail).
-    await outbox.markSent(sent, transport.via);
+    await settle(sent);
     return claimed.length;
   }
 
@@ -276,6 +422,7 @@ export function mailSender(
   }
 
   return {
+    housekeeping: transport.housekeeping,
     async start() {
       await outbox.retryNow(context.embedded);
       void run();

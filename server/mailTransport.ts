@@ -6,6 +6,7 @@
  * says `file`, and the outbox records it so.
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { lstat, opendir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { ComposedMail } from './mailMessages';
@@ -27,6 +28,12 @@ export type MailTransportSettings =
 export interface MailTransport {
   via: 'smtp' | 'file';
   /**
+   * What housekeeping deletes of the transport's own (D89): the file
+   * transport's mails after 7 days ({@link deleteOldMailFiles}); nothing
+   * for SMTP, which keeps nothing.
+   */
+  housekeeping: readonly (readonly [string, () => Promise<number>])[];
+  /**
    * @throws nodemailer's error when the server refuses or cannot be reached
    *   (`code`, `command`, `responseCode`: see {@link sendFailure})
    */
@@ -36,13 +43,109 @@ export interface MailTransport {
 
 /**
  * nodemailer's timeouts (ms). Its defaults (2 and 10 minutes) would outlast
- * a graceful shutdown and the sender's lease.
+ * a graceful shutdown and the sender's lease. In nodemailer 10,
+ * `connectionTimeout` bounds the whole setting up of a connection: the DNS
+ * lookup, every address tried, the TLS handshake, the greeting and a
+ * STARTTLS upgrade (`greetingTimeout` only shortens the greeting's share);
+ * `socketTimeout` bounds each wait for the server while the session runs
+ * (it is the socket's idle time, restarted by every byte).
  */
-const SMTP_TIMEOUTS = {
+export const SMTP_TIMEOUTS = {
   connectionTimeout: 10_000,
   greetingTimeout: 10_000,
   socketTimeout: 30_000,
-};
+} as const;
+
+/**
+ * The most replies one send waits for after the connection is set up: on
+ * a new connection `EHLO`, `STARTTLS`, `EHLO` again, `AUTH LOGIN`'s three
+ * (user name, password, result; `PLAIN` needs one), `MAIL FROM`, `RCPT TO`
+ * (one recipient), `DATA` and the reply to the message's end: 10. On a
+ * pooled connection already set up, fewer (`RSET`, then the last four).
+ */
+const REPLIES_PER_SEND = 10;
+
+/**
+ * The longest one SMTP send can take (ms), from nodemailer's timeouts
+ * ({@link SMTP_TIMEOUTS}): the connection's setting up, then each reply
+ * within the socket's timeout: 10 s + 10 × 30 s = 310 s. A server that
+ * keeps a reply coming one byte at a time restarts the socket's timeout
+ * and could take longer: that would be a fault of the relay we are
+ * configured with, not of a recipient, and the cost is a mail sent twice
+ * (D95's at least once). The file transport takes milliseconds.
+ */
+export const LONGEST_SEND_MS =
+  SMTP_TIMEOUTS.connectionTimeout +
+  REPLIES_PER_SEND * SMTP_TIMEOUTS.socketTimeout;
+
+/**
+ * How long the file transport's mails are kept (ms): 7 days, as the copies
+ * of sent mails in the outbox (D89, `dropOldCopies` in
+ * server/mailOutbox.ts). A sign-in link in one has long expired by then
+ * (15 minutes), a confirmation link just so (7 days, D96).
+ */
+export const MAIL_FILE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * The names the file transport gives its mails ({@link fileStem}: the UTC
+ * time with `-` for `:` and `.`, the Message-ID's local part, then `.eml`
+ * or `.txt`): nothing else in the directory is ever deleted.
+ */
+const MAIL_FILE_NAME =
+  /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z-[A-Za-z0-9._-]+\.(?:eml|txt)$/;
+
+/**
+ * Deletes the file transport's mails last written more than 7 days ago
+ * ({@link MAIL_FILE_RETENTION_MS}), for housekeeping: the links they hold
+ * must not be kept longer than the outbox keeps its copies (D89).
+ *
+ * It reads the directory entry by entry (never the whole listing at
+ * once), deletes at most `limit` files per call (the next call goes on),
+ * and deletes only regular files named as the transport names its mails:
+ * no directory, no symbolic link (nor what it points at), nothing a person
+ * put there. A file gone meanwhile (another instance's housekeeping) is
+ * skipped.
+ *
+ * @param dir the file transport's directory (`$DATA_DIR/mail`); missing
+ *   is nothing to delete
+ * @param options `maxAgeMs`, the age (ms, by the file's modification time)
+ *   past which a mail goes (default 7 days); `limit`, the most files one
+ *   call deletes (default 1,000)
+ * @returns how many files it deleted
+ * @throws the file system's error other than a missing file or directory
+ */
+export async function deleteOldMailFiles(
+  dir: string,
+  options: { maxAgeMs?: number; limit?: number } = {},
+): Promise<number> {
+  const cutoff = Date.now() - (options.maxAgeMs ?? MAIL_FILE_RETENTION_MS);
+  const limit = options.limit ?? 1_000;
+  const missing = (error: unknown) =>
+    (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+  let entries;
+  try {
+    entries = await opendir(dir);
+  } catch (error) {
+    if (missing(error)) return 0;
+    throw error;
+  }
+  let deleted = 0;
+  // Leaving the loop early closes the directory.
+  for await (const entry of entries) {
+    if (deleted >= limit) break;
+    if (!MAIL_FILE_NAME.test(entry.name)) continue;
+    const path = join(dir, entry.name);
+    try {
+      const stats = await lstat(path);
+      if (!stats.isFile() || stats.mtimeMs >= cutoff) continue;
+      await unlink(path);
+      deleted += 1;
+    } catch (error) {
+      if (!missing(error)) throw error;
+    }
+  }
+  return deleted;
+}
 
 /** The file names of a mail written by the file transport, sortable by time. */
 function fileStem(mail: ComposedMail): string {
@@ -71,6 +174,7 @@ export function openMailTransport(
     });
     return {
       via: 'smtp',
+      housekeeping: [],
       async send(mail) {
         await transporter.sendMail({ ...mail });
       },
@@ -84,6 +188,9 @@ export function openMailTransport(
   });
   return {
     via: 'file',
+    housekeeping: [
+      ['mail files past 7 days', () => deleteOldMailFiles(settings.dir)],
+    ],
     async send(mail) {
       const { message } = await streamer.sendMail({ ...mail });
       // `buffer: true` gives the whole message as a Buffer.

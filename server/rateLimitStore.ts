@@ -19,6 +19,7 @@ import type {
   FastifyRateLimitStoreCtor,
 } from '@fastify/rate-limit';
 import { sql, type Kysely } from 'kysely';
+import { deleteInBatches, type BatchOptions } from './batchedWrites';
 import { DatabaseUnavailableError } from './database';
 import type { Schema } from './schema';
 
@@ -186,21 +187,23 @@ export class RequestCounter {
 }
 
 /**
- * Deletes the windows that have ended, which no request will read again.
+ * Deletes the windows that have ended, which no request will read again,
+ * in batches (server/batchedWrites.ts).
  *
+ * @param options.batchRows rows per statement (default 10,000)
  * @returns how many it deleted
  * @throws DatabaseUnavailableError when the database fails
  */
-export async function deleteEndedWindows(db: Kysely<Schema>): Promise<number> {
-  try {
-    const result = await db
-      .deleteFrom('rate_limit_windows')
-      .where('window_ends_at', '<', sql<Date>`now()`)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
-  } catch (error) {
-    throw new DatabaseUnavailableError(error);
-  }
+export function deleteEndedWindows(
+  db: Kysely<Schema>,
+  options: BatchOptions = {},
+): Promise<number> {
+  return deleteInBatches(
+    db,
+    'rate_limit_windows',
+    sql`window_ends_at < now()`,
+    options,
+  );
 }
 
 /**

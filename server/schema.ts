@@ -55,6 +55,11 @@ export interface SessionsTable {
   created_at: CreatedAt;
   expires_at: Timestamp;
   ended_at: Timestamp | null;
+  /**
+   * When a sign-in link opened it: its browser read the account's mail
+   * (D112). Null: unproven, ended by the account's next sign-in link.
+   */
+  proven_at: Timestamp | null;
 }
 
 /** One fixed window of the sign-up rate limit per client key (D39). */

@@ -1,9 +1,10 @@
 /**
- * `/`, the first sign-in (docs/contract.md "HTTP"; D45, D46 in
- * docs/decisions.md): a `GET /` carrying `{product}Login` redeems its
- * one-time token once and replaces the cookie with the session cookie
- * `{product}_SESSION`; later visits show the account from the session;
- * `POST /sign-out` ends it.
+ * `/`, the first sign-in (docs/contract.md "HTTP"; D45, D46, D110, D112 in
+ * docs/decisions.md): a `GET /` carrying `{product}Login` and the
+ * sign-up's login binding redeems its one-time token once and replaces the
+ * cookie with the session cookie `{product}_SESSION`; later visits show the
+ * account from the session; `POST /sign-out` ends it, and
+ * `POST /sign-out-everywhere` ends every session of the account.
  *
  * The cookies the sign-up page wrote are read here as it wrote them
  * (js-cookie's percent-encoding, D30), and cleared with the attributes they
@@ -12,25 +13,22 @@
  */
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { cookieNames } from '../common/cookieNames';
 import {
   ACCOUNT_STYLESHEET_PATH,
   accountPage,
+  SIGN_OUT_EVERYWHERE_PATH,
   SIGN_OUT_PATH,
   type AccountPageView,
 } from './accountPage';
 import {
   newSecret,
   type AccountsRepository,
+  type AccountView,
   type OneTimeAuth,
 } from './accounts';
 import { DatabaseUnavailableError } from './database';
 import { checkNowNoteOf, type MonitorFeature } from './monitor/index';
-import {
-  clearCookie,
-  sessionCookieName,
-  setSessionCookie,
-} from './sessionCookies';
+import { loginBindingOf, type ServiceCookies } from './sessionCookies';
 
 /**
  * The account page's stylesheet: the product's look, shared with the
@@ -73,26 +71,31 @@ export function readLoginCookie(
 }
 
 /**
- * Registers `GET /`, `POST /sign-out` (in a context that reads no body) and
- * the page's stylesheet. Needs @fastify/cookie registered on `app`.
+ * Registers `GET /`, `POST /sign-out` and `POST /sign-out-everywhere` (in
+ * a context that reads no body) and the page's stylesheet. Needs
+ * @fastify/cookie registered on `app`.
  *
  * @param accounts the accounts repository
+ * @param cookies the service's cookies (server/sessionCookies.ts)
  * @param productName `PRODUCT_NAME`: the cookies' prefix and the page's name
  */
 export async function registerSignInRoutes(
   app: FastifyInstance,
   {
     accounts,
+    cookies,
     productName,
     monitorParts,
   }: {
     accounts: AccountsRepository;
+    /** The service's cookies (server/sessionCookies.ts). */
+    cookies: ServiceCookies;
     productName: string;
     /** What `/` shows of the account's watched site (server/monitor/). */
     monitorParts: MonitorFeature['pageParts'];
   },
 ): Promise<void> {
-  const names = cookieNames(productName);
+  const { names } = cookies;
 
   const send = (reply: FastifyReply, view: AccountPageView) =>
     reply
@@ -102,45 +105,72 @@ export async function registerSignInRoutes(
       .type('text/html; charset=utf-8')
       .send(accountPage(productName, view));
 
+  /**
+   * Redeems `{product}Login` when the browser also holds the sign-up's
+   * login binding for its token (D110); spends the cookies either way.
+   *
+   * @returns the account now signed in, or null when the login cookie was
+   *   refused (garbage, planted, used, expired)
+   */
+  async function redeemLogin(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    login: string,
+  ): Promise<AccountView | null> {
+    const auth = readLoginCookie(productName, login);
+    const binding = request.cookies[cookies.loginBinding];
+    const bound =
+      auth !== undefined &&
+      binding !== undefined &&
+      binding === loginBindingOf(auth.token);
+    const session = newSecret();
+    const account = bound ? await accounts.redeem(auth, session) : null;
+    // The login cookie and the flags that came with it are spent either
+    // way: a refused token is refused for good. A cookie planted with
+    // `Domain=` by a sibling subdomain survives a host-only clear.
+    cookies.clearEverywhere(request, reply, names.login);
+    cookies.clearEverywhere(request, reply, names.welcomeMessage);
+    cookies.clearEverywhere(request, reply, names.firstSignIn);
+    if (binding !== undefined) cookies.clear(reply, cookies.loginBinding);
+    if (account) cookies.setSession(reply, session);
+    return account;
+  }
+
   async function view(
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<AccountPageView> {
-    const cookies = request.cookies;
-    const welcome = cookies[names.welcomeMessage] === '1';
-    const login = cookies[names.login];
-    const sessionName = sessionCookieName(request, names.session);
-    // Off localhost, a session under the bare name was not set by us (a
+    const jar = request.cookies;
+    const welcome = jar[names.welcomeMessage] === '1';
+    const login = jar[names.login];
+    // With the prefix, a session under the bare name was not set by us (a
     // sibling subdomain may write it): it is never read, and is cleared.
-    if (sessionName !== names.session && cookies[names.session] !== undefined) {
-      clearCookie(request, reply, names.session);
+    if (cookies.session !== names.session && jar[names.session] !== undefined) {
+      cookies.clear(reply, names.session);
     }
     if (login !== undefined) {
-      const auth = readLoginCookie(productName, login);
-      const session = newSecret();
-      const account = auth ? await accounts.redeem(auth, session) : null;
-      // The login cookie and the flags that came with it are spent either
-      // way: a refused token is refused for good.
-      clearCookie(request, reply, names.login);
-      clearCookie(request, reply, names.welcomeMessage);
-      clearCookie(request, reply, names.firstSignIn);
-      if (!account) return { kind: 'refused' };
-      setSessionCookie(request, reply, names.session, session);
-      return {
-        kind: 'signedIn',
-        account,
-        welcome,
-        firstSignIn: cookies[names.firstSignIn] === '1',
-        monitor: await monitorParts(account.id, undefined),
-      };
+      const account = await redeemLogin(request, reply, login);
+      if (account) {
+        return {
+          kind: 'signedIn',
+          account,
+          welcome,
+          firstSignIn: jar[names.firstSignIn] === '1',
+          monitor: await monitorParts(account.id, undefined),
+        };
+      }
     }
-    const session = cookies[sessionName];
+    // A refused login cookie falls through to the browser's own session
+    // (D110): a planted one can neither replace it nor lock it out.
+    const session = jar[cookies.session];
     const account = session ? await accounts.findBySession(session) : null;
     if (!account) {
-      if (session !== undefined) clearCookie(request, reply, sessionName);
-      return { kind: 'signedOut' };
+      if (session !== undefined) cookies.clear(reply, cookies.session);
+      return { kind: login === undefined ? 'signedOut' : 'refused' };
     }
-    if (welcome) clearCookie(request, reply, names.welcomeMessage);
+    if (welcome && login === undefined) {
+      cookies.clear(reply, names.welcomeMessage);
+    }
     // The answers of "Send the link again" (server/mailRoutes.ts) and
     // "Check now" (server/monitor/).
     const { resent, check } = request.query as {
@@ -150,7 +180,8 @@ export async function registerSignInRoutes(
     return {
       kind: 'signedIn',
       account,
-      welcome,
+      // The welcome belongs to the sign-up whose login was refused.
+      welcome: welcome && login === undefined,
       firstSignIn: false,
       resent: resent === 'sent' || resent === 'limited' ? resent : undefined,
       monitor: await monitorParts(account.id, checkNowNoteOf(check)),
@@ -181,18 +212,26 @@ export async function registerSignInRoutes(
       .send(STYLESHEET),
   );
 
-  // The sign-out form's body carries nothing; it is never read.
+  // The sign-out forms' bodies carry nothing; they are never read.
   await app.register(async (forms) => {
     forms.removeAllContentTypeParsers();
     forms.addContentTypeParser('*', (_request, _payload, done) =>
       done(null, undefined),
     );
     forms.post(SIGN_OUT_PATH, async (request, reply) => {
-      const sessionName = sessionCookieName(request, names.session);
-      const session = request.cookies[sessionName];
+      const session = request.cookies[cookies.session];
       if (session !== undefined) {
         await accounts.endSession(session);
-        clearCookie(request, reply, sessionName);
+        cookies.clear(reply, cookies.session);
+      }
+      return reply.code(303).header('location', '/').send();
+    });
+    // D112: every session of the account ends, this one included.
+    forms.post(SIGN_OUT_EVERYWHERE_PATH, async (request, reply) => {
+      const session = request.cookies[cookies.session];
+      if (session !== undefined) {
+        await accounts.endEverySession(session);
+        cookies.clear(reply, cookies.session);
       }
       return reply.code(303).header('location', '/').send();
     });

@@ -15,6 +15,7 @@ import {
 import { verifyCaptcha, type CaptchaVerification } from './captcha';
 import { acceptFormBodies } from './formBody';
 import { AccountLimitError, type AccountsRepository } from './accounts';
+import type { ServiceCookies } from './sessionCookies';
 import { readSignUp, refusal, type UntrustedBody } from './signUpRules';
 
 const RATE_LIMIT_WINDOW = '15 minutes';
@@ -24,6 +25,8 @@ export const BODY_LIMIT_BYTES = 16 * 1024;
 export interface SignUpApiOptions {
   /** Where accounts are created. */
   accounts: AccountsRepository;
+  /** The service's cookies: the answer sets the login binding (D110). */
+  cookies: ServiceCookies;
   /**
    * Tells the mail sender a confirmation mail was queued, and the monitor
    * that a site is due (never waits).
@@ -110,6 +113,9 @@ export async function registerSignUpApi(
         // Its confirmation mail and its monitor were made by the same
         // statement (D95, D103).
         options.wake();
+        // `/` redeems the token only beside this HttpOnly cookie, which a
+        // sibling subdomain cannot plant (D110).
+        options.cookies.setLoginBinding(reply, auth.token);
         return { success: true, data: { one_time_auth: auth } };
       },
     );

@@ -16,6 +16,7 @@ import * as addressConfirmation from './0007_address_confirmation';
 import * as mailOutbox from './0008_mail_outbox';
 import * as linkTokens from './0009_link_tokens';
 import * as siteMonitor from './0010_site_monitor';
+import * as provenSessions from './0011_proven_sessions';
 
 /** Name → migration; Kysely runs them in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -29,6 +30,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0008_mail_outbox': mailOutbox,
   '0009_link_tokens': linkTokens,
   '0010_site_monitor': siteMonitor,
+  '0011_proven_sessions': provenSessions,
 };
 
 /**

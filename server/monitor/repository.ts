@@ -17,12 +17,13 @@
  * they commit together or not at all: an incident gives one "down" and one
  * "back up" mail, whatever instance dies when.
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type {
   MonitorAlert,
   MonitorContext,
   MonitorState,
 } from '../../machines/monitorMachine';
+import { deleteInBatches, type BatchOptions } from '../batchedWrites';
 import { unlessUnavailable } from '../database';
 import { claimDue } from '../dueClaim';
 import type { AlertDetails, Schema } from '../schema';
@@ -101,8 +102,6 @@ export const HOURS_KEPT_DAYS = 90;
 export const INCIDENTS_KEPT_DAYS = 365;
 /** Monitors whose hour is rolled up per statement. */
 const ROLL_UP_BATCH = 500;
-/** Rows deleted per statement. */
-const DELETE_BATCH = 10_000;
 
 /** A row of `monitors` as a claim answers it. */
 interface MonitorRow {
@@ -511,33 +510,29 @@ export function monitorRepository(db: Kysely<Schema>) {
 
     /**
      * Deletes hourly rows older than {@link HOURS_KEPT_DAYS} and incidents
-     * that ended more than {@link INCIDENTS_KEPT_DAYS} ago, in batches.
+     * that ended more than {@link INCIDENTS_KEPT_DAYS} ago, in batches
+     * (server/batchedWrites.ts).
      *
+     * @param options.batchRows rows per statement (default 10,000)
      * @returns how many rows it deleted
+     * @throws DatabaseUnavailableError when the database fails
      */
-    async deleteOld(now: Date): Promise<{ hours: number; incidents: number }> {
-      /** Runs a batch delete until a batch comes back short. */
-      const inBatches = async (batch: () => RawBuilder<unknown>) => {
-        let deleted = 0;
-        for (;;) {
-          const result = await unlessUnavailable(() => batch().execute(db));
-          const count = Number(result.numAffectedRows ?? 0);
-          deleted += count;
-          if (count < DELETE_BATCH) return deleted;
-        }
-      };
+    async deleteOld(
+      now: Date,
+      options: BatchOptions = {},
+    ): Promise<{ hours: number; incidents: number }> {
       return {
-        hours: await inBatches(
-          () => sql`delete from monitor_hours where ctid in (
-            select ctid from monitor_hours
-             where hour < ${at(now)} - make_interval(days => ${HOURS_KEPT_DAYS})
-             limit ${DELETE_BATCH})`,
+        hours: await deleteInBatches(
+          db,
+          'monitor_hours',
+          sql`hour < ${at(now)} - make_interval(days => ${HOURS_KEPT_DAYS})`,
+          options,
         ),
-        incidents: await inBatches(
-          () => sql`delete from monitor_incidents where id in (
-            select id from monitor_incidents
-             where ended_at < ${at(now)} - make_interval(days => ${INCIDENTS_KEPT_DAYS})
-             limit ${DELETE_BATCH})`,
+        incidents: await deleteInBatches(
+          db,
+          'monitor_incidents',
+          sql`ended_at < ${at(now)} - make_interval(days => ${INCIDENTS_KEPT_DAYS})`,
+          options,
         ),
       };
     },

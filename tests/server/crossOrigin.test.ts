@@ -16,6 +16,7 @@ import {
   apiServer,
   expectApiAnswer,
   FORM,
+  signUpForLogin,
   validSignUp,
 } from './support/apiServer';
 
@@ -193,20 +194,11 @@ describe('a state-changing request another site sent', () => {
   });
 
   it('ends no session', async () => {
-    const signUp = await post(SIGN_UP_PATH, OWN, validSignUp().toString());
-    const { token, sid } = (
-      signUp.json() as {
-        data: { one_time_auth: { token: string; sid: string } };
-      }
-    ).data.one_time_auth;
+    const { login } = await signUpForLogin(app);
     const first = await app.inject({
       method: 'GET',
       url: '/',
-      headers: {
-        cookie: `VigilLogin=${encodeURIComponent(
-          JSON.stringify({ VigilToken: token, VigilSID: sid }),
-        )}`,
-      },
+      headers: { cookie: login },
     });
     const session = first.cookies.find(
       (cookie) => cookie.name === 'Vigil_SESSION',

@@ -17,6 +17,7 @@ import {
   startupWarnings,
   type ServerEnvironment,
 } from '../../server/environment';
+import { redactedUrl } from '../../server/database';
 import { monitorNotice, monitorUserAgent } from '../../server/monitor/index';
 import { pinnedResolver } from '../../server/monitor/settings';
 
@@ -415,5 +416,59 @@ describe('the watch (MONITOR and its variables)', () => {
     expect(monitorUserAgent('Acme Watch/2', 'https://acme.example')).toBe(
       'AcmeWatch2-Monitor/1 (+https://acme.example)',
     );
+  });
+});
+
+describe('redactedUrl (what start prints of DATABASE_URL and SMTP_URL; issue 46)', () => {
+  it('prints no user, password, query or fragment, where libpq and nodemailer may read credentials', () => {
+    expect(
+      redactedUrl(
+        'postgres://vigil:s3cret@db.example:5432/vigil?sslmode=require&password=hunter2#pw=frag',
+      ),
+    ).toBe('postgres://db.example:5432/vigil');
+    expect(
+      redactedUrl('smtps://smtp.example:465/?pass=hunter2', 'SMTP_URL'),
+    ).toBe('smtps://smtp.example:465/');
+    expect(redactedUrl('not a url', 'SMTP_URL')).toBe(
+      '(an unreadable SMTP_URL)',
+    );
+  });
+
+  it('keeps a password in SMTP_URL’s query out of the notice at start and out of a refusal', () => {
+    const { mail } = options({
+      SMTP_URL: 'smtps://smtp.example:465?user=mailer&pass=hunter2',
+      MAIL_FROM: 'no-reply@vigil.example',
+      PUBLIC_URL: 'https://vigil.example',
+    });
+    const notice = mailNotice(mail ?? fail());
+    expect(notice).toContain('smtp.example:465');
+    expect(notice).not.toMatch(/mailer|hunter2/);
+    expect(() =>
+      options({
+        SMTP_URL: 'http://smtp.example/?password=hunter2',
+        MAIL_FROM: 'no-reply@vigil.example',
+      }),
+    ).toThrow(/^SMTP_URL must be an smtp:\/\/ or smtps:\/\/(?![\s\S]*hunter2)/);
+  });
+});
+
+describe('PUBLIC_URL and the cookies (D109)', () => {
+  it('says loudly at start when a public PUBLIC_URL is plain http, and not for https or localhost', () => {
+    const warned = (PUBLIC_URL: string) =>
+      startupWarnings(options({ PUBLIC_URL, RECAPTCHA_SECRET: 's' })).filter(
+        (line) => line.startsWith('PUBLIC_URL is'),
+      );
+    expect(warned('http://vigil.example')).toEqual([
+      expect.stringMatching(/plain http on a public host.*Secure/),
+    ]);
+    expect(warned('https://vigil.example')).toEqual([]);
+    expect(warned('http://localhost:8080')).toEqual([]);
+  });
+
+  it('passes COOKIE_DOMAIN to the service, which clears a planted login cookie with it', () => {
+    expect(options({ COOKIE_DOMAIN: '.vigil.example' }).cookieDomain).toBe(
+      '.vigil.example',
+    );
+    expect(options({}).cookieDomain).toBeUndefined();
   });
 });

@@ -25,6 +25,14 @@ import {
 } from '../../server/accounts';
 import { HOUSEKEEPING_INTERVAL_MS } from '../../server/app';
 import { consentRecordsRepository } from '../../server/consentRecords';
+import { mailOutboxRepository } from '../../server/mailOutbox';
+import {
+  HOURS_KEPT_DAYS,
+  INCIDENTS_KEPT_DAYS,
+  monitorRepository,
+} from '../../server/monitor/repository';
+import { deleteEndedWindows } from '../../server/rateLimitStore';
+import { affectedRowsLog } from './support/affectedRows';
 import { apiServer } from './support/apiServer';
 
 let app: FastifyInstance;
@@ -288,5 +296,265 @@ describe('the service', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+/**
+ * Every housekeeping delete in batches (issue 46; server/batchedWrites.ts):
+ * with 2 rows per statement, 5 rows due go in statements of 2, 2 and 1
+ * rows, and what is not due stays. A service of its own, so that the
+ * counts are exactly this test's rows.
+ */
+describe('in batches', () => {
+  let server: FastifyInstance;
+
+  beforeAll(async () => {
+    server = await apiServer();
+  });
+
+  afterAll(() => server.close());
+
+  /** The service's database, through a log of each statement's rows. */
+  function logged() {
+    const log = affectedRowsLog();
+    return { log, db: server.database.db.withPlugin(log.plugin) };
+  }
+
+  const BATCHES_OF_2 = { batchRows: 2 };
+
+  /** A new account's id. */
+  async function accountId() {
+    const { auth } = await newAccount(server);
+    const row = await server.database.db
+      .selectFrom('one_time_tokens')
+      .select('account_id')
+      .where('sid', '=', auth.sid)
+      .executeTakeFirstOrThrow();
+    return row.account_id;
+  }
+
+  it('ended rate-limit windows', async () => {
+    await sql`insert into rate_limit_windows (key, hits, window_ends_at)
+      select 'ended.' || n, 1, now() - interval '1 second'
+        from generate_series(1, 5) as n
+      union all select 'live', 1, now() + interval '1 minute'`.execute(
+      server.database.db,
+    );
+    const { log, db } = logged();
+
+    expect(await deleteEndedWindows(db, BATCHES_OF_2)).toBe(5);
+    expect(log.affected).toEqual([2, 2, 1]);
+    const left = await server.database.db
+      .selectFrom('rate_limit_windows')
+      .select('key')
+      .execute();
+    expect(left).toEqual([{ key: 'live' }]);
+  });
+
+  it('expired tokens, expired or ended sessions and expired links', async () => {
+    const account = await accountId();
+    const { db: plain } = server.database;
+    // Rows 1 to 5 are past; row 6 still works.
+    const hash = (what: string) =>
+      sql`sha256(convert_to(${what} || n, 'UTF8'))`;
+    const expiry = sql`now() + case when n <= 5 then interval '-1 second'
+                                    else interval '1 hour' end`;
+    const series = sql`from generate_series(1, 6) as n`;
+    await sql`insert into one_time_tokens (token_hash, sid, account_id, expires_at)
+      select ${hash('token ')}, gen_random_uuid(), ${account}, ${expiry}
+      ${series}`.execute(plain);
+    await sql`insert into link_tokens (token_hash, purpose, account_id, expires_at)
+      select ${hash('link ')}, 'signin', ${account}, ${expiry}
+      ${series}`.execute(plain);
+    // Sessions 1 to 3 expired, 4 and 5 ended.
+    await sql`insert into sessions (session_hash, account_id, expires_at, ended_at)
+      select ${hash('session ')}, ${account},
+             now() + case when n <= 3 then interval '-1 second'
+                          else interval '1 year' end,
+             case when n in (4, 5) then now() end
+      ${series}`.execute(plain);
+    const { log, db } = logged();
+
+    expect(await accountsRepository(db).deleteExpired(BATCHES_OF_2)).toEqual({
+      tokens: 5,
+      sessions: 5,
+      links: 5,
+    });
+    // The three tables' batches, each 2, 2 and 1 rows.
+    expect(log.affected.toSorted()).toEqual([1, 1, 1, 2, 2, 2, 2, 2, 2]);
+    const left = (table: 'one_time_tokens' | 'sessions' | 'link_tokens') =>
+      server.database.db
+        .selectFrom(table)
+        .select(sql<number>`count(*)::int`.as('rows'))
+        .where('account_id', '=', account)
+        .executeTakeFirstOrThrow();
+    // The account's own one-time token, live, and each table's row 6.
+    expect(await left('one_time_tokens')).toEqual({ rows: 2 });
+    expect(await left('sessions')).toEqual({ rows: 1 });
+    expect(await left('link_tokens')).toEqual({ rows: 1 });
+  });
+
+  it('accounts never confirmed, with what is theirs', async () => {
+    const unconfirmed = [];
+    for (let n = 0; n < 5; n += 1) unconfirmed.push(await accountId());
+    const young = await accountId();
+    await server.database.db
+      .updateTable('accounts')
+      .set({ confirm_by: sql<Date>`now() - interval '1 second'` })
+      .where('id', 'in', unconfirmed)
+      .execute();
+    const { log, db } = logged();
+
+    expect(await accountsRepository(db).deleteUnconfirmed(BATCHES_OF_2)).toBe(
+      5,
+    );
+    expect(log.affected).toEqual([2, 2, 1]);
+    const left = await server.database.db
+      .selectFrom('accounts')
+      .select('id')
+      .where('id', 'in', [...unconfirmed, young])
+      .execute();
+    expect(left).toEqual([{ id: young }]);
+    const theirs = await server.database.db
+      .selectFrom('mail_outbox')
+      .select('id')
+      .where('account_id', 'in', unconfirmed)
+      .execute();
+    expect(theirs).toEqual([]);
+  });
+
+  it('consent records past their retention', async () => {
+    const old = [];
+    for (let n = 0; n < 5; n += 1) old.push(await recordAged(366, server));
+    const young = await recordAged(364, server);
+    const { log, db } = logged();
+
+    expect(
+      await consentRecordsRepository(db).deleteOlderThan(365, BATCHES_OF_2),
+    ).toBe(5);
+    expect(log.affected).toEqual([2, 2, 1]);
+    const records = consentRecordsRepository(server.database.db);
+    for (const consentId of old) {
+      expect(await records.history(consentId)).toEqual([]);
+    }
+    expect(await records.history(young)).toHaveLength(1);
+  });
+
+  it('copies of mails sent or given up more than 7 days ago, the rows kept', async () => {
+    const account = await accountId();
+    // Mails 1 to 3 sent and 4 and 5 given up 8 days ago; 6 sent 6 days ago.
+    await sql`insert into mail_outbox (kind, account_id, recipient, state,
+                sent_at, failed_at, subject, text_body)
+      select 'signin', ${account}, 'copy.' || n || '@example.com',
+             case when n in (4, 5) then 'failed' else 'sent' end,
+             case when n in (4, 5) then null
+                  when n = 6 then now() - interval '6 days'
+                  else now() - interval '8 days' end,
+             case when n in (4, 5) then now() - interval '8 days' end,
+             'Sign in', 'The link'
+        from generate_series(1, 6) as n`.execute(server.database.db);
+    const { log, db } = logged();
+
+    expect(await mailOutboxRepository(db).dropOldCopies(BATCHES_OF_2)).toBe(5);
+    expect(log.affected).toEqual([2, 2, 1]);
+    const mails = await server.database.db
+      .selectFrom('mail_outbox')
+      .select(['recipient', 'subject', 'text_body', 'details'])
+      .where('account_id', '=', account)
+      .where('kind', '=', 'signin')
+      .orderBy('id')
+      .execute();
+    const dropped = {
+      recipient: null,
+      subject: null,
+      text_body: null,
+      details: null,
+    };
+    expect(mails).toEqual([
+      dropped,
+      dropped,
+      dropped,
+      dropped,
+      dropped,
+      {
+        recipient: 'copy.6@example.com',
+        subject: 'Sign in',
+        text_body: 'The link',
+        details: null,
+      },
+    ]);
+  });
+
+  it("the monitor's hours and incidents past their retention", async () => {
+    const account = await accountId();
+    const monitor = await server.database.db
+      .insertInto('monitors')
+      .values({ account_id: account, site_url: 'https://example.com' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const now = new Date();
+    const day = 86_400_000;
+    const hour = 3_600_000;
+    /** A whole hour, `days` days and `hours` hours before now. */
+    const ago = (days: number, hours = 0) =>
+      new Date(
+        Math.floor((now.getTime() - days * day - hours * hour) / hour) * hour,
+      );
+    const pastHours = [1, 2, 3, 4, 5].map((n) => ago(HOURS_KEPT_DAYS + 1, n));
+    await server.database.db
+      .insertInto('monitor_hours')
+      .values(
+        [...pastHours, ago(HOURS_KEPT_DAYS - 1)].map((at) => ({
+          monitor_id: monitor.id,
+          hour: at,
+          checks: 60,
+          up: 60,
+          median_ms: 10,
+          slowest_ms: 20,
+        })),
+      )
+      .execute();
+    const endedDaysAgo = [1, 2, 3, 4, 5].map(() => INCIDENTS_KEPT_DAYS + 1);
+    await server.database.db
+      .insertInto('monitor_incidents')
+      .values([
+        ...[...endedDaysAgo, INCIDENTS_KEPT_DAYS - 1].map((days) => ({
+          monitor_id: monitor.id,
+          started_at: ago(days + 1),
+          ended_at: ago(days),
+          reason: 'HTTP 503',
+        })),
+        // Still going on.
+        {
+          monitor_id: monitor.id,
+          started_at: ago(INCIDENTS_KEPT_DAYS + 2),
+          ended_at: null,
+          reason: 'HTTP 503',
+        },
+      ])
+      .execute();
+    const { log, db } = logged();
+
+    expect(await monitorRepository(db).deleteOld(now, BATCHES_OF_2)).toEqual({
+      hours: 5,
+      incidents: 5,
+    });
+    expect(log.affected).toEqual([2, 2, 1, 2, 2, 1]);
+    const hours = await server.database.db
+      .selectFrom('monitor_hours')
+      .select('hour')
+      .where('monitor_id', '=', monitor.id)
+      .execute();
+    expect(hours).toEqual([{ hour: ago(HOURS_KEPT_DAYS - 1) }]);
+    const incidents = await server.database.db
+      .selectFrom('monitor_incidents')
+      .select('ended_at')
+      .where('monitor_id', '=', monitor.id)
+      .orderBy('ended_at')
+      .execute();
+    expect(incidents).toEqual([
+      { ended_at: ago(INCIDENTS_KEPT_DAYS - 1) },
+      { ended_at: null },
+    ]);
   });
 });

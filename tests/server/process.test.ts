@@ -23,6 +23,8 @@ interface Acknowledged {
   name: string;
   token: string;
   sid: string;
+  /** The login binding cookie the answer set, as `name=value`. */
+  binding: string;
 }
 
 /** Everything every service of this file logged, for the last test. */
@@ -73,18 +75,30 @@ async function signUp(
   };
   if (!answer.success || !answer.data) return { status: response.status };
   const { token, sid } = answer.data.one_time_auth;
+  // The login binding the answer set (D110), as the browser keeps it.
+  const binding = response.headers
+    .getSetCookie()
+    .map((line) => line.split(';', 1)[0] ?? '')
+    .join('; ');
   secrets.add(token);
   secrets.add(sid);
-  return { status: response.status, acknowledged: { email, name, token, sid } };
+  secrets.add(binding.split('=')[1] ?? binding);
+  return {
+    status: response.status,
+    acknowledged: { email, name, token, sid, binding },
+  };
 }
 
 /** `GET /` with the login cookie the page would have written. */
-async function firstSignIn(origin: string, { token, sid }: Acknowledged) {
+async function firstSignIn(
+  origin: string,
+  { token, sid, binding }: Acknowledged,
+) {
   const login = encodeURIComponent(
     JSON.stringify({ VigilToken: token, VigilSID: sid }),
   );
   const response = await fetch(`${origin}/`, {
-    headers: { cookie: `VigilLogin=${login}` },
+    headers: { cookie: `VigilLogin=${login}; ${binding}` },
   });
   const html = await response.text();
   const session = /Vigil_SESSION=([^;]+)/.exec(
@@ -132,36 +146,44 @@ describe('SIGTERM', () => {
     const { port } = new URL(service.origin);
     // Half the body now, the rest after the signal: the request is in
     // flight when SIGTERM arrives.
-    const answer = new Promise<{ status: number; text: string }>(
-      (resolveAnswer, reject) => {
-        const outgoing = request(
-          {
-            host: 'localhost',
-            port,
-            method: 'POST',
-            path: SIGN_UP_PATH,
-            headers: {
-              'content-type': FORM,
-              'content-length': bytes.length,
-            },
+    const answer = new Promise<{
+      status: number;
+      text: string;
+      binding: string;
+    }>((resolveAnswer, reject) => {
+      const outgoing = request(
+        {
+          host: 'localhost',
+          port,
+          method: 'POST',
+          path: SIGN_UP_PATH,
+          headers: {
+            'content-type': FORM,
+            'content-length': bytes.length,
           },
-          (response) => {
-            let text = '';
-            response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-            response.on('end', () =>
-              resolveAnswer({ status: response.statusCode ?? 0, text }),
-            );
-          },
-        );
-        outgoing.on('error', reject);
-        outgoing.write(bytes.subarray(0, 10));
-        setTimeout(() => {
-          process.kill(service.pid, 'SIGTERM');
-          setTimeout(() => outgoing.end(bytes.subarray(10)), 300);
-        }, 200);
-      },
-    );
-    const { status, text } = await answer;
+        },
+        (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () =>
+            resolveAnswer({
+              status: response.statusCode ?? 0,
+              text,
+              binding: (response.headers['set-cookie'] ?? [])
+                .map((line) => line.split(';', 1)[0] ?? '')
+                .join('; '),
+            }),
+          );
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.write(bytes.subarray(0, 10));
+      setTimeout(() => {
+        process.kill(service.pid, 'SIGTERM');
+        setTimeout(() => outgoing.end(bytes.subarray(10)), 300);
+      }, 200);
+    });
+    const { status, text, binding } = await answer;
     expect(status).toBe(200);
     const auth = (
       JSON.parse(text) as {
@@ -181,6 +203,7 @@ describe('SIGTERM', () => {
     expect(
       await firstSignIn(service.origin, {
         ...auth,
+        binding,
         email: body.get('email') ?? '',
         name: body.get('name') ?? '',
       }),

@@ -109,43 +109,52 @@ describe('the first sign-in', () => {
     }
   });
 
-  it('off localhost, sets the session cookie Secure and under the __Host- prefix, which no sibling subdomain can plant', async () => {
+  it('on an https PUBLIC_URL, sets the session cookie Secure and under the __Host- prefix, which no sibling subdomain can plant', async () => {
     const host = 'signup.vigil.example';
-    const { login, body } = await signUp();
-    const page = await visit(login, host);
-    expect(cookieNamed(page, 'Vigil_SESSION')).toBeUndefined();
-    const session = cookieNamed(page, '__Host-Vigil_SESSION');
-    // What RFC 6265bis §4.1.3.2 asks of a __Host- cookie: Secure, Path=/,
-    // no Domain.
-    expect(session?.attributes.has('secure')).toBe(true);
-    expect(session?.attributes.get('path')).toBe('/');
-    expect(session?.attributes.has('domain')).toBe(false);
-    expect(session?.attributes.has('httponly')).toBe(true);
-    expect(cookieNamed(page, 'VigilLogin')?.attributes.has('secure')).toBe(
-      true,
-    );
+    const secure = await apiServer({ publicUrl: `https://${host}` });
+    try {
+      const at = (cookie: string) =>
+        secure.inject({ method: 'GET', url: '/', headers: { cookie, host } });
+      const { login, body } = await signUpForLogin(secure, {}, host);
+      const page = await at(login);
+      expect(cookieNamed(page, 'Vigil_SESSION')).toBeUndefined();
+      const session = cookieNamed(page, '__Host-Vigil_SESSION');
+      // What RFC 6265bis §4.1.3.2 asks of a __Host- cookie: Secure, Path=/,
+      // no Domain.
+      expect(session?.attributes.has('secure')).toBe(true);
+      expect(session?.attributes.get('path')).toBe('/');
+      expect(session?.attributes.has('domain')).toBe(false);
+      expect(session?.attributes.has('httponly')).toBe(true);
+      expect(cookieNamed(page, 'VigilLogin')?.attributes.has('secure')).toBe(
+        true,
+      );
 
-    // The session is read under that name…
-    const again = await visit(`__Host-Vigil_SESSION=${session?.value}`, host);
-    expect(hook(again.body, 'account-email')).toBe(body.get('email'));
-    // …and never under the bare one, which a sibling could have written.
-    const planted = await visit(`Vigil_SESSION=${session?.value}`, host);
-    expect(hook(planted.body, 'account-email')).toBeUndefined();
-    expect(hook(planted.body, 'signed-out')).toContain('You are not signed in');
-    expect(
-      cookieNamed(planted, 'Vigil_SESSION')?.attributes.get('max-age'),
-    ).toBe('0');
+      // The session is read under that name…
+      const again = await at(`__Host-Vigil_SESSION=${session?.value}`);
+      expect(hook(again.body, 'account-email')).toBe(body.get('email'));
+      // …and never under the bare one, which a sibling could have written.
+      const planted = await at(`Vigil_SESSION=${session?.value}`);
+      expect(hook(planted.body, 'account-email')).toBeUndefined();
+      expect(hook(planted.body, 'signed-out')).toContain(
+        'You are not signed in',
+      );
+      expect(
+        cookieNamed(planted, 'Vigil_SESSION')?.attributes.get('max-age'),
+      ).toBe('0');
 
-    // Signing out there ends it.
-    const signOut = await app.inject({
-      method: 'POST',
-      url: '/sign-out',
-      headers: { host, cookie: `__Host-Vigil_SESSION=${session?.value}` },
-      payload: '',
-    });
-    expect(signOut.statusCode).toBe(303);
-    const after = await visit(`__Host-Vigil_SESSION=${session?.value}`, host);
-    expect(hook(after.body, 'account-email')).toBeUndefined();
+      // Signing out there ends it.
+      const signOut = await secure.inject({
+        method: 'POST',
+        url: '/sign-out',
+        headers: { host, cookie: `__Host-Vigil_SESSION=${session?.value}` },
+        payload: '',
+      });
+      expect(signOut.statusCode).toBe(303);
+      const after = await at(`__Host-Vigil_SESSION=${session?.value}`);
+      expect(hook(after.body, 'account-email')).toBeUndefined();
+    } finally {
+      await secure.close();
+    }
   });
 
   it('shows no welcome when the welcome cookie is not set', async () => {

@@ -54,13 +54,29 @@ describe('composeMail', () => {
     ).toBe('Your Acme sign-in link');
   });
 
-  it.each(KINDS)('%s: addresses the recipient, greets by name', (kind) => {
-    const mail = composeMail(input({ kind }));
-    expect(mail.to).toBe('ada@example.com');
-    expect(mail.from).toBe('"Vigil" <no-reply@vigil.example>');
-    expect(mail.text).toContain('Hello Ada,');
-    expect(mail.html).toContain('Hello Ada,');
-  });
+  it.each(KINDS)(
+    '%s: addresses the recipient, greets by name once the address is confirmed',
+    (kind) => {
+      const mail = composeMail(input({ kind }));
+      expect(mail.to).toBe('ada@example.com');
+      expect(mail.from).toBe('"Vigil" <no-reply@vigil.example>');
+      expect(mail.text).toContain('Hello Ada,');
+      expect(mail.html).toContain('Hello Ada,');
+    },
+  );
+
+  it.each(KINDS)(
+    '%s: to an unconfirmed address (no name given), greets no one by name (issue 46)',
+    (kind) => {
+      const mail = composeMail(input({ kind, name: null }));
+      expect(mail.text.split('\n')[0]).toBe('Hello,');
+      expect(mail.html).toContain('>Hello,</p>');
+      for (const part of [mail.text, mail.html]) {
+        expect(part).not.toMatch(/Hello [^,<]/);
+        expect(part).not.toContain('null');
+      }
+    },
+  );
 
   it.each(KINDS)(
     '%s: holds the link in the text (on its own line) and in the HTML',
@@ -248,6 +264,13 @@ describe('composeAlertMail (D105)', () => {
     }
     expect(mail.to).toBe('ada@example.com');
     expect(mail.text).toContain('Hello Ada,');
+  });
+
+  it('greets no one by name when no name is given (an unconfirmed address)', () => {
+    const mail = composeAlertMail(alert({ name: null }));
+    expect(mail.text.split('\n')[0]).toBe('Hello,');
+    expect(mail.html).toContain('>Hello,</p>');
+    expect(`${mail.text}${mail.html}`).not.toContain('null');
   });
 
   it('"back up" says how long the site was down, from the first failed check', () => {

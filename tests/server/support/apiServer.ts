@@ -73,15 +73,32 @@ export function validSignUp(
 }
 
 /**
+ * The `name=value` pairs of the cookies an answer sets, as a browser would
+ * send them back (`Cookie` header syntax), without their attributes.
+ */
+export function cookiesSetBy(answer: {
+  headers: Record<string, unknown>;
+}): string[] {
+  const header = answer.headers['set-cookie'];
+  const lines =
+    header === undefined ? [] : [header].flat().map((line) => String(line));
+  return lines.map((line) => line.split(';', 1)[0] ?? '');
+}
+
+/**
  * Signs up through the API, as the page does.
  *
+ * @param host the request's `Host` (default light-my-request's
+ *   `localhost:80`)
  * @returns the fields sent, the one-time token and sid answered, and the
- *   `{product}Login` cookie as the page writes it (js-cookie's encoding of
- *   the JSON, D30): what a browser sends back to `/`
+ *   cookies a browser sends back to `/`: `{product}Login` as the page
+ *   writes it (js-cookie's encoding of the JSON, D30), and the login
+ *   binding the answer set (D110)
  */
 export async function signUpForLogin(
   app: FastifyInstance,
   fields: Record<string, string> = {},
+  host?: string,
 ): Promise<{
   body: URLSearchParams;
   login: string;
@@ -92,16 +109,19 @@ export async function signUpForLogin(
   const answer = await app.inject({
     method: 'POST',
     url: SIGN_UP_PATH,
-    headers: { 'content-type': FORM },
+    headers: { 'content-type': FORM, ...(host !== undefined && { host }) },
     payload: body.toString(),
   });
   expect(answer.statusCode, answer.body).toBe(200);
   const { token, sid } = (
     answer.json() as { data: { one_time_auth: { token: string; sid: string } } }
   ).data.one_time_auth;
-  const login = `VigilLogin=${encodeURIComponent(
-    JSON.stringify({ VigilToken: token, VigilSID: sid }),
-  )}`;
+  const login = [
+    `VigilLogin=${encodeURIComponent(
+      JSON.stringify({ VigilToken: token, VigilSID: sid }),
+    )}`,
+    ...cookiesSetBy(answer),
+  ].join('; ');
   return { body, login, token, sid };
 }
 

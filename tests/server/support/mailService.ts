@@ -3,7 +3,11 @@
  * own (tests/server/support/smtpSink.ts), and the steps of the mail tests:
  * sign up, redeem the first sign-in for a session, read a mail's link.
  */
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type {
+  FastifyInstance,
+  InjectOptions,
+  LightMyRequestResponse,
+} from 'fastify';
 import type { ParsedMail } from 'mailparser';
 import { expect } from 'vitest';
 import type { ServerOptions } from '../../../server/app';
@@ -14,6 +18,23 @@ import { startSmtpSink, type SmtpSink } from './smtpSink';
 
 /** Where the service says it is: every mailed link must start with it. */
 export const PUBLIC_URL = 'https://vigil.example';
+/** The session cookie's name on an https `PUBLIC_URL` (D91, D109). */
+export const SESSION_COOKIE = '__Host-Vigil_SESSION';
+
+/**
+ * The service's `inject`, sending what a browser at {@link PUBLIC_URL}
+ * sends: `Host: vigil.example` unless the test names another, since the
+ * service answers no other host (D109).
+ */
+function atPublicHost(app: FastifyInstance): FastifyInstance['inject'] {
+  const inject = app.inject.bind(app);
+  const host = new URL(PUBLIC_URL).host;
+  return ((options: InjectOptions) =>
+    inject({
+      ...options,
+      headers: { host, ...options.headers },
+    })) as FastifyInstance['inject'];
+}
 
 /** What a test may change of {@link sinkMailOptions}: any option, and DKIM. */
 export type SinkMailOverrides = Partial<MailOptions> & { dkim?: DkimSettings };
@@ -54,6 +75,7 @@ export async function startMailService(
     mail: sinkMailOptions(sink, mail),
     ...options,
   });
+  app.inject = atPublicHost(app);
   return {
     app,
     sink,
@@ -77,6 +99,29 @@ export async function startMailService(
       await sink.stop();
     },
   };
+}
+
+/**
+ * The newest mail to an address, once the sender has sent what is due:
+ * the latest queued, by the outbox row in its Message-ID
+ * (`<vigil-{row}-{ms}@host>`), since two mails sent side by side may
+ * arrive in either order.
+ *
+ * @throws Error when no mail reached the address
+ */
+export async function lastMailTo(
+  service: MailService,
+  email: string,
+): Promise<ParsedMail> {
+  await service.drain();
+  const row = (mail: ParsedMail) =>
+    Number(/^<[a-z0-9]+-(\d+)-/.exec(mail.messageId ?? '')?.[1] ?? -1);
+  const mail = service
+    .mailsTo(email)
+    .sort((a, b) => row(a) - row(b))
+    .at(-1);
+  if (!mail) throw new Error(`no mail to ${email}`);
+  return mail;
 }
 
 /**
@@ -126,19 +171,21 @@ export async function signUpAndSignIn(
   return {
     email: body.get('email') ?? '',
     body,
-    cookie: `Vigil_SESSION=${session ?? ''}`,
+    cookie: `${SESSION_COOKIE}=${session ?? ''}`,
   };
 }
 
-/** The value of the session cookie an answer sets on localhost, if any. */
+/** The value of the session cookie an answer sets ({@link SESSION_COOKIE}), if any. */
 export function sessionCookie(
   response: LightMyRequestResponse,
 ): string | undefined {
   const header = response.headers['set-cookie'];
   const lines = header === undefined ? [] : [header].flat();
   for (const line of lines) {
-    const match = /^Vigil_SESSION=([^;]+)/.exec(line);
-    if (match) return match[1];
+    if (line.startsWith(`${SESSION_COOKIE}=`)) {
+      const value = line.slice(SESSION_COOKIE.length + 1).split(';', 1)[0];
+      if (value) return value;
+    }
   }
   return undefined;
 }

@@ -80,9 +80,10 @@ function selfSignedCertificate() {
  *   links) to this SMTP server, e.g. a sink's `smtp://127.0.0.1:PORT`
  *   (tests/server/support/smtpSink.ts), with `PUBLIC_URL` the server's own
  *   {@link TestServer.origin}, so that a browser can open the mailed links.
- *   The port is then picked before the server is built (`PUBLIC_URL` is
- *   part of its options) rather than left to `listen`. Default: no mail is
- *   sent (the outbox fills, and nothing sends it).
+ *   Default: no mail is sent (the outbox fills, and nothing sends it).
+ *   Either way `PUBLIC_URL` is the server's own origin (the one host it
+ *   answers, D109), so the port is picked before the server is built
+ *   rather than left to `listen`.
  * @param options.monitor how the service checks sites; default: it checks
  *   none (the test's resolver and tripwire come with it when it does)
  */
@@ -101,8 +102,9 @@ export async function startTestServer(
     options.https
       ? `https://${TEST_PRODUCT_HOST}:${port}`
       : `http://localhost:${port}`;
-  // With mail, PUBLIC_URL names the port, so the port comes first.
-  const port = options.smtpUrl === undefined ? 0 : await freePort();
+  // PUBLIC_URL names the port (the only host the service answers, and
+  // whether its cookies are Secure: D109), so the port comes first.
+  const port = await freePort();
   const app = await buildServer({
     ...serverOptionsFrom(build.env, build.distDir),
     // Generous unless a test is about the limit: every test signs up.
@@ -111,6 +113,7 @@ export async function startTestServer(
     // test names to loopback, its tripwire refuses anything else).
     monitor: options.monitor,
     database: options.database ?? (await scratchDatabase()),
+    publicUrl: originAt(port),
     ...(options.https && { https: selfSignedCertificate() }),
     // Without an SMTP server of the test's, mail is queued and never sent
     // (not written into the project's ./data/mail).

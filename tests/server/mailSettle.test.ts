@@ -1,0 +1,340 @@
+/**
+ * The sender's marks and lease, and the file transport's retention, as
+ * issue 46 asks (D95, D89):
+ *
+ * - a mark that fails for one mail leaves the batch's other mails marked
+ *   sent (a mail left `sending` goes out again after the lease, with a new
+ *   token that kills the first copy's link);
+ * - the lease outlasts the longest send nodemailer's timeouts allow, and a
+ *   pass starts no send it could not finish and mark within it;
+ * - the file transport's mails are deleted after 7 days, as the outbox's
+ *   copies are, and nothing else in their directory.
+ *
+ * The outbox is a fake (the test decides which mark fails); mails go to
+ * the file transport in a scratch directory.
+ */
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import type {
+  ClaimedMail,
+  MailOutboxRepository,
+  SentCopy,
+} from '../../server/mailOutbox';
+import { DEFAULT_LEASE_MS, mailSender } from '../../server/mailSender';
+import { deleteOldMailFiles, SMTP_TIMEOUTS } from '../../server/mailTransport';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const dirs: string[] = [];
+
+afterEach(() => {
+  for (const dir of dirs.splice(0))
+    rmSync(dir, { recursive: true, force: true });
+});
+
+function scratchDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'vigil-mail-settle-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** A log line as the sender wrote it. */
+interface Line {
+  level: string;
+  fields: unknown;
+  message: unknown;
+}
+
+/** A logger that keeps its lines. */
+function recordingLog(lines: Line[]): FastifyBaseLogger {
+  const at =
+    (level: string) =>
+    (fields: unknown, message?: unknown): void => {
+      lines.push({ level, fields, message });
+    };
+  const log: FastifyBaseLogger = {
+    level: 'info',
+    fatal: at('fatal'),
+    error: at('error'),
+    warn: at('warn'),
+    info: at('info'),
+    debug: at('debug'),
+    trace: at('trace'),
+    silent: at('silent'),
+    child: () => log,
+  };
+  return log;
+}
+
+/** A mark as the fake outbox received it. */
+interface Mark {
+  id: string;
+  copy: SentCopy | undefined;
+}
+
+/**
+ * An outbox whose one claim returns `mails`, whose tokens are all live,
+ * and whose `markSent` throws when `refuse` says so for any mail in it.
+ */
+function fakeOutbox(
+  mails: readonly ClaimedMail[],
+  refuse: (mark: Mark) => boolean,
+  onMint: () => void = () => undefined,
+) {
+  const marked: Mark[] = [];
+  const released: { id: string; delayMs: number; permanent: boolean }[] = [];
+  let claimed = false;
+  const outbox: MailOutboxRepository = {
+    requestMail: () => Promise.resolve(false),
+    claim: () => {
+      const batch = claimed ? [] : [...mails];
+      claimed = true;
+      return Promise.resolve(batch);
+    },
+    mint: (tokens) => {
+      onMint();
+      return Promise.resolve(new Set(tokens.map((token) => token.outboxId)));
+    },
+    markSent: (batch) => {
+      const marks = batch.map(({ mail, copy }) => ({ id: mail.id, copy }));
+      if (marks.some(refuse)) {
+        return Promise.reject(new Error('the mark failed'));
+      }
+      marked.push(...marks);
+      return Promise.resolve();
+    },
+    markFailed: (mail, outcome) => {
+      released.push({
+        id: mail.id,
+        delayMs: outcome.delayMs,
+        permanent: outcome.permanent,
+      });
+      return Promise.resolve('pending');
+    },
+    retryNow: () => Promise.resolve(),
+    dropOldCopies: () => Promise.resolve(0),
+  };
+  return { outbox, marked, released };
+}
+
+function claimedMail(id: string): ClaimedMail {
+  return {
+    id,
+    kind: 'signin',
+    accountId: `account-${id}`,
+    recipient: `person-${id}@example.com`,
+    details: null,
+    attempts: 1,
+    createdAt: new Date('2026-01-02T03:04:05.000Z'),
+    name: null,
+    newsletter: false,
+  };
+}
+
+/** A sender over `outbox` writing its mails into `dir`. */
+function fileSender(
+  outbox: MailOutboxRepository,
+  dir: string,
+  lines: Line[],
+  clock?: () => number,
+) {
+  return mailSender(
+    outbox,
+    {
+      publicUrl: 'https://vigil.example',
+      from: 'no-reply@vigil.example',
+      transport: { kind: 'file', dir },
+      pollIntervalMs: 60_000,
+      autoStart: false,
+    },
+    {
+      productName: 'Vigil',
+      embedded: true,
+      log: recordingLog(lines),
+      ...(clock && { clock }),
+    },
+  );
+}
+
+const mailFiles = (dir: string) =>
+  existsSync(dir)
+    ? readdirSync(dir).filter((name) => name.endsWith('.eml'))
+    : [];
+
+describe('marking a batch sent (issue 46)', () => {
+  it('a mark that fails for one mail leaves the batch’s other mails marked sent, and logs that one by id', async () => {
+    const dir = scratchDir();
+    const lines: Line[] = [];
+    const fake = fakeOutbox(
+      ['1', '2', '3'].map(claimedMail),
+      (mark) => mark.id === '2',
+    );
+    const sender = fileSender(fake.outbox, dir, lines);
+    await sender.drain();
+    await sender.stop();
+    expect(mailFiles(dir)).toHaveLength(3);
+    expect(fake.marked.map((mark) => mark.id).sort()).toEqual(['1', '3']);
+    for (const mark of fake.marked) expect(mark.copy?.text).toContain('Hello,');
+    const failed = lines.filter(
+      (line) =>
+        line.level === 'error' && JSON.stringify(line.fields).includes('"2"'),
+    );
+    expect(failed).toHaveLength(1);
+    // Named by id and kind, never by address.
+    expect(JSON.stringify(lines)).not.toContain('@example.com');
+  });
+
+  it('a mail whose copy cannot be stored is marked sent without it', async () => {
+    const dir = scratchDir();
+    const fake = fakeOutbox(
+      ['4', '5'].map(claimedMail),
+      (mark) => mark.id === '5' && mark.copy !== undefined,
+    );
+    const sender = fileSender(fake.outbox, dir, []);
+    await sender.drain();
+    await sender.stop();
+    expect(
+      fake.marked.map((mark) => [mark.id, mark.copy === undefined]),
+    ).toEqual([
+      ['4', false],
+      ['5', true],
+    ]);
+  });
+});
+
+describe('the lease (issue 46)', () => {
+  it('outlasts the longest send nodemailer’s timeouts allow (the setup, then 10 replies), plus a margin', () => {
+    const longestSend =
+      SMTP_TIMEOUTS.connectionTimeout + 10 * SMTP_TIMEOUTS.socketTimeout;
+    expect(DEFAULT_LEASE_MS).toBeGreaterThan(longestSend + 30_000);
+  });
+
+  it('refuses a lease too short for one send and its mark', () => {
+    expect(() =>
+      mailSender(
+        fakeOutbox([], () => false).outbox,
+        {
+          publicUrl: 'https://vigil.example',
+          from: 'no-reply@vigil.example',
+          transport: { kind: 'file', dir: scratchDir() },
+          leaseMs: 5 * 60_000,
+        },
+        { productName: 'Vigil', embedded: true, log: recordingLog([]) },
+      ),
+    ).toThrow(RangeError);
+  });
+
+  it('a pass starts no send once too little of its lease is left, and gives its mails back to the queue, due at once', async () => {
+    const dir = scratchDir();
+    let now = 0;
+    // The tokens' statement takes the start window and more.
+    const fake = fakeOutbox(
+      ['6', '7'].map(claimedMail),
+      () => false,
+      () => {
+        now += DEFAULT_LEASE_MS - 300_000;
+      },
+    );
+    const sender = fileSender(fake.outbox, dir, [], () => now);
+    await sender.drain();
+    await sender.stop();
+    expect(mailFiles(dir)).toEqual([]);
+    expect(fake.marked).toEqual([]);
+    expect(fake.released).toEqual([
+      { id: '6', delayMs: 0, permanent: false },
+      { id: '7', delayMs: 0, permanent: false },
+    ]);
+  });
+});
+
+describe('the file transport’s mails (issue 46; D89)', () => {
+  /** Writes a file last modified `ageMs` ago. */
+  function file(path: string, ageMs: number): void {
+    writeFileSync(path, 'To: someone@example.com\n');
+    const at = new Date(Date.now() - ageMs);
+    utimesSync(path, at, at);
+  }
+  const MAIL = '2026-01-02T03-04-05-678Z-vigil-12-1767323045678';
+
+  it('are deleted after 7 days, and nothing else in their directory', async () => {
+    const dir = scratchDir();
+    const outside = scratchDir();
+    file(join(dir, `${MAIL}.eml`), 8 * DAY_MS);
+    file(join(dir, `${MAIL}.txt`), 8 * DAY_MS);
+    const recent = '2026-01-03T03-04-05-678Z-vigil-13-1767409445678';
+    file(join(dir, `${recent}.eml`), 6 * DAY_MS);
+    file(join(dir, `${recent}.txt`), 6 * DAY_MS);
+    file(join(dir, 'notes.txt'), 30 * DAY_MS);
+    // A link named like a mail, to a file elsewhere: neither is deleted.
+    file(join(outside, 'kept.txt'), 30 * DAY_MS);
+    const linked = '2026-01-01T00-00-00-000Z-vigil-1-1767225600000.txt';
+    symlinkSync(join(outside, 'kept.txt'), join(dir, linked));
+    mkdirSync(join(dir, '2026-01-01T00-00-00-000Z-vigil-2-1.eml'));
+
+    expect(await deleteOldMailFiles(dir)).toBe(2);
+    expect(readdirSync(dir).sort()).toEqual(
+      [
+        `${recent}.eml`,
+        `${recent}.txt`,
+        '2026-01-01T00-00-00-000Z-vigil-2-1.eml',
+        linked,
+        'notes.txt',
+      ].sort(),
+    );
+    expect(existsSync(join(outside, 'kept.txt'))).toBe(true);
+  });
+
+  it('are deleted a limited number at a time, the next call going on', async () => {
+    const dir = scratchDir();
+    for (let index = 0; index < 5; index += 1) {
+      file(
+        join(dir, `2026-01-02T03-04-05-67${index}Z-vigil-${index}-1.eml`),
+        8 * DAY_MS,
+      );
+    }
+    expect(await deleteOldMailFiles(dir, { limit: 2 })).toBe(2);
+    expect(readdirSync(dir)).toHaveLength(3);
+    expect(await deleteOldMailFiles(dir, { limit: 2 })).toBe(2);
+    expect(await deleteOldMailFiles(dir, { limit: 2 })).toBe(1);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a missing directory is nothing to delete', async () => {
+    expect(await deleteOldMailFiles(join(scratchDir(), 'mail'))).toBe(0);
+  });
+
+  it('are the sender’s housekeeping with the file transport, and SMTP has none', async () => {
+    const dir = scratchDir();
+    file(join(dir, `${MAIL}.eml`), 8 * DAY_MS);
+    const sender = fileSender(fakeOutbox([], () => false).outbox, dir, []);
+    expect(sender.housekeeping.map(([what]) => what)).toEqual([
+      'mail files past 7 days',
+    ]);
+    for (const [, run] of sender.housekeeping) await run();
+    expect(readdirSync(dir)).toEqual([]);
+    await sender.stop();
+    const smtp = mailSender(
+      fakeOutbox([], () => false).outbox,
+      {
+        publicUrl: 'https://vigil.example',
+        from: 'no-reply@vigil.example',
+        transport: { kind: 'smtp', url: 'smtp://127.0.0.1:9' },
+        autoStart: false,
+      },
+      { productName: 'Vigil', embedded: true, log: recordingLog([]) },
+    );
+    expect(smtp.housekeeping).toEqual([]);
+    await smtp.stop();
+  });
+});
