@@ -35,7 +35,7 @@ export type AccountPageView =
       firstSignIn: boolean;
       /**
        * The answer to "Send the link again" (`/?resent=`): `sent`, or
-       * `limited` when the address has had its mails for the hour (D97).
+       * `limited` when the address had a mail in the last minute, or its 10 for the day (D97).
        */
       resent?: 'sent' | 'limited' | undefined;
       /**
@@ -101,7 +101,7 @@ function resentNote(resent: 'sent' | 'limited' | undefined): string {
   const text =
     resent === 'sent'
       ? 'We have sent the link again. It can take a minute to arrive.'
-      : 'This address has been sent several links in the last hour. Please wait a while before asking again, and look in your spam folder.';
+      : 'A link was sent to this address less than a minute ago, or it has had its 10 links for today. Please look in your spam folder, and wait a minute before asking again.';
   return `<p class="message__note" data-testid="confirmation-resent">${text}</p>
 `;
 }

@@ -365,17 +365,29 @@ async function registerRoutes(
       () => records.deleteOlderThan(retentionDays),
     ],
     ['copies of mails past 7 days', () => outbox.dropOldCopies()],
+    // Without SMTP_URL, the mail files under DATA_DIR (D89, D100).
+    ...(sender?.housekeeping ?? []),
     ...app.monitor.housekeeping,
-    // Queued last, behind the deletes: the embedded engine has no
-    // autovacuum.
+    // Last, after the deletes: the embedded engine has no autovacuum.
     ['dead rows (the embedded engine)', () => database.vacuum()],
   ];
+  // One after another, so that a delete's later batches do not queue
+  // behind the VACUUM, and the embedded engine's one connection serves
+  // requests between the batches (D111). A pass still running when the
+  // next is due is not doubled.
+  let housekeepingRunning = false;
   const cleanup = setInterval(() => {
-    for (const [what, run] of housekeeping) {
-      run().catch((error: Error) =>
-        app.log.warn(error, `could not delete ${what}`),
-      );
-    }
+    if (housekeepingRunning) return;
+    housekeepingRunning = true;
+    void (async () => {
+      for (const [what, run] of housekeeping) {
+        await run().catch((error: Error) =>
+          app.log.warn(error, `could not delete ${what}`),
+        );
+      }
+    })().finally(() => {
+      housekeepingRunning = false;
+    });
   }, options.housekeepingIntervalMs ?? HOUSEKEEPING_INTERVAL_MS).unref();
   app.addHook('onClose', async () => {
     clearInterval(cleanup);

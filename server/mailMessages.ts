@@ -19,7 +19,7 @@ export type { AlertKind, MailKind };
 export const LINK_LIFETIMES: Readonly<
   Record<MailKind, { sql: string; words: string }>
 > = {
-  confirm: { sql: '7 days', words: '7 days' },
+  confirm: { sql: '24 hours', words: '24 hours' },
   signin: { sql: '15 minutes', words: '15 minutes' },
 };
 

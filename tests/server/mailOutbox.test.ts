@@ -102,26 +102,38 @@ describe('the confirmation mail of a sign-up', () => {
     expect(link.searchParams.get('token')).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
-  it('builds its link on PUBLIC_URL whatever Host or X-Forwarded-Host the request names', async () => {
+  it('builds its link on PUBLIC_URL, never on Host or X-Forwarded-Host, and answers no other host (D109)', async () => {
     const forwarded = await startMailService({ trustProxy: true });
     try {
+      const post = (headers: Record<string, string>, body = validSignUp()) =>
+        forwarded.app.inject({
+          method: 'POST',
+          url: SIGN_UP_PATH,
+          headers: { 'content-type': FORM, ...headers },
+          payload: body.toString(),
+        });
+      // Another host, named directly or by a trusted proxy: refused
+      // before anything is queued.
+      const elsewhere: Record<string, string>[] = [
+        { host: 'evil.example' },
+        { 'x-forwarded-host': 'evil.example' },
+      ];
+      for (const headers of elsewhere) {
+        const refused = validSignUp();
+        expect((await post(headers, refused)).statusCode).toBe(421);
+        await forwarded.drain();
+        expect(forwarded.mailsTo(refused.get('email') ?? '')).toEqual([]);
+      }
+      // Its own host on another port and in another case: the link is
+      // still PUBLIC_URL's.
       const body = validSignUp();
-      const answer = await forwarded.app.inject({
-        method: 'POST',
-        url: SIGN_UP_PATH,
-        headers: {
-          'content-type': FORM,
-          host: 'evil.example',
-          'x-forwarded-host': 'evil.example',
-        },
-        payload: body.toString(),
-      });
+      const answer = await post({ host: 'VIGIL.example:8443' }, body);
       expect(answer.statusCode).toBe(200);
       await forwarded.drain();
       const [mail] = forwarded.mailsTo(body.get('email') ?? '');
       if (!mail) throw new Error('no mail');
       expect(linkOf(mail).origin).toBe(PUBLIC_URL);
-      expect(`${mail.text ?? ''}${String(mail.html)}`).not.toContain('evil');
+      expect(`${mail.text ?? ''}${String(mail.html)}`).not.toContain('8443');
     } finally {
       await forwarded.close();
     }

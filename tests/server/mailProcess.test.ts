@@ -14,6 +14,7 @@
  * Everything else waits for an event (a mail's arrival, an exit).
  */
 import { execFile } from 'node:child_process';
+import { request } from 'node:http';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -33,6 +34,7 @@ import {
 import { startSmtpSink, type SmtpSink } from './support/smtpSink';
 
 const PUBLIC_URL = 'https://vigil.example';
+const PUBLIC_HOST = new URL(PUBLIC_URL).host;
 
 let sink: SmtpSink;
 const running = new Set<ServiceProcess>();
@@ -59,16 +61,37 @@ async function stop(service: ServiceProcess, signal: NodeJS.Signals) {
   return exit;
 }
 
-/** Signs up; the address, once the service has acknowledged it. */
-async function signUp(origin: string, fields: Record<string, string> = {}) {
-  const body = validSignUp(fields);
-  const response = await fetch(`${origin}${SIGN_UP_PATH}`, {
-    method: 'POST',
-    headers: { 'content-type': FORM },
-    body,
+/**
+ * Signs up, as the proxy in front of the service forwards it: with
+ * `PUBLIC_URL`'s host in `Host`, the one host the service answers (D109).
+ *
+ * @param host `PUBLIC_URL`'s host (default: the service's own origin's,
+ *   its development default)
+ * @returns the address, once the service has acknowledged it
+ */
+async function signUp(origin: string, host = new URL(origin).host) {
+  const body = validSignUp().toString();
+  const status = await new Promise<number>((resolveStatus, reject) => {
+    const outgoing = request(
+      `${origin}${SIGN_UP_PATH}`,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': FORM,
+          'content-length': Buffer.byteLength(body),
+          host,
+        },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolveStatus(response.statusCode ?? 0));
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(body);
   });
-  expect(response.status).toBe(200);
-  return body.get('email') ?? '';
+  expect(status).toBe(200);
+  return new URLSearchParams(body).get('email') ?? '';
 }
 
 const recipients = (from: number) =>
@@ -109,7 +132,7 @@ describe('SMTP down for 30 s, with a SIGKILL and a restart in the middle', () =>
     let service = await start(env);
     const emails: string[] = [];
     for (let index = 0; index < 5; index += 1) {
-      emails.push(await signUp(service.origin));
+      emails.push(await signUp(service.origin, PUBLIC_HOST));
     }
     const killed = await stop(service, 'SIGKILL');
     expect(killed.signal).toBe('SIGKILL');
@@ -126,10 +149,10 @@ describe('SMTP down for 30 s, with a SIGKILL and a restart in the middle', () =>
     }
     service = await start(env);
     for (let index = 0; index < 5; index += 1) {
-      emails.push(await signUp(service.origin));
+      emails.push(await signUp(service.origin, PUBLIC_HOST));
     }
     // A refusal for good, to see what the log says of it.
-    const refused = await signUp(service.origin);
+    const refused = await signUp(service.origin, PUBLIC_HOST);
     sink.rejectRecipient(refused, 550);
     const left = 30_000 - (Date.now() - down);
     if (left > 0) await new Promise((wait) => setTimeout(wait, left));

@@ -137,12 +137,12 @@ describe('composeMail', () => {
     const confirm = composeMail(input({ kind: 'confirm' }));
     const signin = composeMail(input({ kind: 'signin' }));
     for (const part of [confirm.text, confirm.html]) {
-      expect(part).toContain('The link works once, within 7 days.');
+      expect(part).toContain('The link works once, within 24 hours.');
       expect(part).not.toContain('15 minutes');
     }
     for (const part of [signin.text, signin.html]) {
       expect(part).toContain('The link works once, within 15 minutes.');
-      expect(part).not.toContain('7 days');
+      expect(part).not.toContain('24 hours');
     }
   });
 

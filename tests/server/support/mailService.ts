@@ -166,28 +166,37 @@ export async function signUpAndSignIn(
     url: '/',
     headers: { cookie: login },
   });
-  const session = sessionCookie(page);
+  const session = sessionCookiePair(page);
   expect(session).toBeDefined();
   return {
     email: body.get('email') ?? '',
     body,
-    cookie: `${SESSION_COOKIE}=${session ?? ''}`,
+    cookie: session ?? '',
   };
 }
 
-/** The value of the session cookie an answer sets ({@link SESSION_COOKIE}), if any. */
-export function sessionCookie(
+/**
+ * The session cookie an answer sets, if any, as `name=value`: under
+ * {@link SESSION_COOKIE} on an https `PUBLIC_URL`, under the bare
+ * `Vigil_SESSION` on an http one (D109).
+ */
+export function sessionCookiePair(
   response: LightMyRequestResponse,
 ): string | undefined {
   const header = response.headers['set-cookie'];
   const lines = header === undefined ? [] : [header].flat();
   for (const line of lines) {
-    if (line.startsWith(`${SESSION_COOKIE}=`)) {
-      const value = line.slice(SESSION_COOKIE.length + 1).split(';', 1)[0];
-      if (value) return value;
-    }
+    const match = /^((?:__Host-)?Vigil_SESSION)=([^;]+)/.exec(line);
+    if (match) return `${match[1] ?? ''}=${match[2] ?? ''}`;
   }
   return undefined;
+}
+
+/** The value of the session cookie an answer sets, if any. */
+export function sessionCookie(
+  response: LightMyRequestResponse,
+): string | undefined {
+  return sessionCookiePair(response)?.split('=')[1];
 }
 
 /** The text of the element with a test selector, or undefined when absent. */
