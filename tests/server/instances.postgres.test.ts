@@ -26,7 +26,7 @@ import {
   type EmbeddedPostgresServer,
 } from '../support/page/embeddedPostgres';
 import type { DatabaseSettings } from '../../server/database';
-import { sinkMailOptions } from './support/mailService';
+import { atPublicHost, sinkMailOptions } from './support/mailService';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink';
 
 function signUpThrough(
@@ -172,6 +172,8 @@ describe('two instances sending mail from one database (D95)', () => {
       apiServer({ database: settings, mail }),
       apiServer({ database: settings, mail }),
     ]);
+    // Requests come as visitors at PUBLIC_URL send them (D109).
+    for (const app of [a, b]) app.inject = atPublicHost(app);
   });
 
   afterAll(async () => {
@@ -218,7 +220,8 @@ describe('two instances sending mail from one database (D95)', () => {
       expect(answer.statusCode).toBe(200);
     }
     await Promise.all([a.mailSender?.drain(), b.mailSender?.drain()]);
-    expect(sink.messages.length - before).toBe(3);
+    // One mail a minute per address (D97), whichever instance is asked.
+    expect(sink.messages.length - before).toBe(1);
   });
 
   /** An address with an account: the first mail's. */

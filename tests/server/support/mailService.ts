@@ -26,7 +26,7 @@ export const SESSION_COOKIE = '__Host-Vigil_SESSION';
  * sends: `Host: vigil.example` unless the test names another, since the
  * service answers no other host (D109).
  */
-function atPublicHost(app: FastifyInstance): FastifyInstance['inject'] {
+export function atPublicHost(app: FastifyInstance): FastifyInstance['inject'] {
   const inject = app.inject.bind(app);
   const host = new URL(PUBLIC_URL).host;
   return ((options: InjectOptions) =>
