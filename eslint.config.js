@@ -45,23 +45,30 @@ export default tseslint.config(
   },
   // The layers (docs/architecture.md): imports only point down, from the
   // server and the scripts, through the page and the shared rules, to the
-  // machines, which import nothing of ours.
+  // machines, and under them the wire contract, which imports nothing.
+  ...layer('contract/**', [
+    {
+      regex: '^(?!\\./)',
+      message: 'contract/ imports nothing but itself.',
+    },
+  ]),
   ...layer('machines/**', [
     {
-      regex: '^(?!xstate(?:/|$)|\\./)',
-      message: 'machines/ imports only xstate and itself.',
+      regex: '^(?!xstate(?:/|$)|\\./|\\.\\./contract/)',
+      message: 'machines/ imports only xstate, contract/ and itself.',
     },
   ]),
   ...layer('common/**', [
     {
       group: ['**/src/**', '**/server/**', '**/scripts/**', '**/tests/**'],
-      message: 'common/ imports only machines/ and libraries.',
+      message: 'common/ imports only contract/, machines/ and libraries.',
     },
   ]),
   ...layer('src/**', [
     {
       group: ['**/server/**', '**/scripts/**', '**/tests/**'],
-      message: 'The page imports only common/, machines/ and libraries.',
+      message:
+        'The page imports only contract/, common/, machines/ and libraries.',
     },
   ]),
   ...layer('server/**', [

@@ -12,6 +12,7 @@ const config = {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts' },
   mutate: [
+    'contract/*.ts',
     'machines/*.ts',
     'common/validation.ts',
     'common/fieldLimits.ts',

@@ -5,6 +5,11 @@
  * server calls {@link readConfig} itself at start time.
  */
 
+import {
+  CONSENT_REVISION_MAX,
+  REVISION_PATTERN,
+} from '../contract/consentRecord';
+
 /** Google's public reCAPTCHA v2 test key: always passes, shows a warning. */
 export const RECAPTCHA_TEST_SITE_KEY =
   '6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI';
@@ -111,7 +116,10 @@ export function readConfig(env: ConfigEnvironment): AppConfig {
   if (sentryDsn !== undefined) httpUrl('SENTRY_DSN', sentryDsn);
   const revision = present(env.CONSENT_REVISION) ?? '1';
   // A decimal integer from 1 to 2³¹−1 (what a consent record stores).
-  if (!/^[1-9]\d{0,9}$/.test(revision) || Number(revision) > 2_147_483_647) {
+  if (
+    !REVISION_PATTERN.test(revision) ||
+    Number(revision) > CONSENT_REVISION_MAX
+  ) {
     throw new Error(
       `CONSENT_REVISION must be a positive integer; got "${revision}"`,
     );

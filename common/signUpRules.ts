@@ -6,7 +6,7 @@
  * once the visitor starts typing (src/submitChunk.ts, D71 in
  * docs/decisions.md); the tests judge forms with the same rules.
  */
-import type { SignUpRequest } from '../machines/signUpContract';
+import type { SignUpRequest } from '../contract/signUp';
 import type {
   FieldErrors,
   FormToCheck,

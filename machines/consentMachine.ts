@@ -33,14 +33,18 @@
  * `machine.provide(...)`. No React or DOM import here.
  */
 import { assign, setup, type SnapshotFrom } from 'xstate';
+import type {
+  ConsentRecordChoice,
+  ConsentSource,
+} from '../contract/consentRecord';
 import { choiceIsCurrent } from './consentRevision';
 
-export type ConsentChoice = 'unset' | 'accepted' | 'rejected';
-export type StoredChoice = Exclude<ConsentChoice, 'unset'>;
+export type ConsentChoice = 'unset' | ConsentRecordChoice;
+export type StoredChoice = ConsentRecordChoice;
 /** The ad networks' consent value for a choice (D66). */
 export type ConsentSignal = 'granted' | 'denied';
-/** Where a recorded choice was made (common/consentRecord.ts `ConsentSource`). */
-export type RecordedSource = 'modal' | 'settings';
+/** Where a choice the visitor made is recorded: the modal or its settings link. */
+export type RecordedSource = Exclude<ConsentSource, 'gpc'>;
 /**
  * Who made the choice that stands: the visitor (on this page or an earlier
  * visit), or the browser's Global Privacy Control signal (D73), which

@@ -6,6 +6,8 @@
  * load the machine and xstate with it. Pure.
  */
 
+import { REVISION_PATTERN } from '../contract/consentRecord';
+
 /**
  * The policy as first published (`CONSENT_REVISION`'s default): the
  * revision of a choice stored without one, which the page wrote before it
@@ -27,7 +29,7 @@ export function storedRevisionOf(
   value: string | undefined,
 ): number | undefined {
   if (value === undefined) return undefined;
-  return /^[1-9]\d{0,9}$/.test(value) ? Number(value) : 0;
+  return REVISION_PATTERN.test(value) ? Number(value) : 0;
 }
 
 /**

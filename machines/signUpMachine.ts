@@ -18,7 +18,7 @@ import {
   type Failure,
   type Session,
   type SignUpRequest,
-} from './signUpContract';
+} from '../contract/signUp';
 import type {
   AcceptedForm,
   FieldErrors,
@@ -29,7 +29,6 @@ import type {
   SignUpValues,
 } from './signUpTypes';
 export type * from './signUpTypes';
-export * from './signUpSelectors';
 
 const EMPTY_VALUES: SignUpValues = {
   name: '',

@@ -3,7 +3,7 @@
  * and context so that no view names a state.
  */
 import type { SnapshotFrom } from 'xstate';
-import type { Failure } from './signUpContract';
+import type { Failure } from '../contract/signUp';
 import type { signUpMachine } from './signUpMachine';
 import type {
   CheckboxField,

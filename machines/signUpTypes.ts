@@ -4,7 +4,7 @@
  * that its `checkForm` actor returns. Types only, so that the rules
  * (common/), the views and the tests can name them without the machine.
  */
-import type { SignUpRequest } from './signUpContract';
+import type { SignUpRequest } from '../contract/signUp';
 
 export type TextField = 'name' | 'email' | 'url';
 export type CheckboxField = 'newsletter' | 'tos';

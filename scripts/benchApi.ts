@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import { SIGN_UP_PATH } from '../machines/signUpContract';
+import { SIGN_UP_PATH } from '../contract/signUp';
 import { accountsRepository } from '../server/accounts';
 import { openDatabase, type DatabaseSettings } from '../server/database';
 import { buildServerBundle, SERVER_BUNDLE } from './buildServer';

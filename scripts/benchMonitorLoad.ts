@@ -15,7 +15,7 @@
  */
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { SIGN_UP_PATH } from '../machines/signUpContract';
+import { SIGN_UP_PATH } from '../contract/signUp';
 
 const { values: options } = parseArgs({
   options: {

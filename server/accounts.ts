@@ -18,6 +18,7 @@ import {
 import { deleteInBatches, type BatchOptions } from './batchedWrites';
 import { DatabaseUnavailableError } from './database';
 import type { Schema } from './schema';
+import { UUID_PATTERN } from '../contract/signUp';
 
 /** A one-time token lives this long (D45). */
 export const ONE_TIME_TOKEN_LIFETIME = '10 minutes';
@@ -216,10 +217,6 @@ interface SignUpValues extends Record<string, unknown> {
   sid: string;
 }
 
-// RFC 9562 §4: the textual form of a UUID. A sid the database could not
-// read as a uuid is no sid of ours.
-const UUID = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
-
 /**
  * The repository over one database.
  *
@@ -353,7 +350,8 @@ export function accountsRepository(
       auth: OneTimeAuth,
       session: string,
     ): Promise<AccountView | null> {
-      if (!UUID.test(auth.sid)) return null;
+      // A sid the database could not read as a uuid is no sid of ours.
+      if (!UUID_PATTERN.test(auth.sid)) return null;
       const tokenHash = secretHash(auth.token);
       const row = await query(() =>
         db.transaction().execute(async (trx) => {

@@ -39,6 +39,7 @@ import {
 } from './securityHeaders';
 import { BODY_LIMIT_BYTES, registerSignUpApi } from './signUpApi';
 import { refusal } from './signUpRules';
+import { API_CODES } from '../contract/signUp';
 import { refuseOtherHosts } from './hostCheck';
 import { serviceCookies } from './sessionCookies';
 
@@ -205,7 +206,7 @@ export async function buildServer(
   });
   // Unknown paths and methods (a GET of the API, a PUT…) too.
   app.setNotFoundHandler((_request, reply) =>
-    reply.code(404).send(refusal('CSAPI_NOT_FOUND', 'path')),
+    reply.code(404).send(refusal(API_CODES.notFound, 'path')),
   );
 
   app.addHook(

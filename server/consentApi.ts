@@ -7,8 +7,8 @@
  * database, like the sign-up API.
  */
 import type { FastifyInstance } from 'fastify';
-import { CONSENT_RECORD_PATH } from '../common/consentRecord';
-import { SIGN_UP_CODES } from '../machines/signUpContract';
+import { CONSENT_RECORD_PATH } from '../contract/consentRecord';
+import { API_CODES } from '../contract/signUp';
 import type { ConsentRecordsRepository } from './consentRecords';
 import { networkOf, readConsentRecord, storedUserAgent } from './consentRules';
 import { acceptFormBodies } from './formBody';
@@ -61,7 +61,7 @@ export async function registerConsentApi(
         if (typeof body !== 'object' || body === null) {
           return reply
             .code(400)
-            .send(refusal(SIGN_UP_CODES.invalidParameter, 'body'));
+            .send(refusal(API_CODES.invalidParameter, 'body'));
         }
         const record = readConsentRecord(body as UntrustedBody);
         if ('success' in record) return reply.code(400).send(record);

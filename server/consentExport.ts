@@ -17,7 +17,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { consentRecordsRepository } from './consentRecords';
-import { CONSENT_ID } from './consentRules';
+import { UUID_PATTERN } from '../contract/signUp';
 import { NoDatabaseError, openDatabase } from './database';
 import { databaseSettingsFrom, type ServerEnvironment } from './environment';
 
@@ -46,7 +46,7 @@ export async function exportConsent(
   if (
     args.length !== 1 ||
     consentId === undefined ||
-    !CONSENT_ID.test(consentId)
+    !UUID_PATTERN.test(consentId)
   ) {
     console.error('Usage: npm run consent:export -- <consent-id (a UUID)>');
     return 2;

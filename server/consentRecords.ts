@@ -5,9 +5,9 @@
  * its retention ends (`CONSENT_RETENTION_DAYS`, D89).
  */
 import { sql, type Kysely } from 'kysely';
-import type { ConsentRecordRequest } from '../common/consentRecord';
+import type { ConsentRecordRequest } from '../contract/consentRecord';
 import { deleteInBatches, type BatchOptions } from './batchedWrites';
-import { DatabaseUnavailableError } from './database';
+import { unlessUnavailable } from './database';
 import type { ConsentRecordsTable, Schema } from './schema';
 
 /**
@@ -83,8 +83,8 @@ export function consentRecordsRepository(
 ): ConsentRecordsRepository {
   return {
     async append(record, context) {
-      try {
-        await db
+      await unlessUnavailable(() =>
+        db
           .insertInto('consent_records')
           .values({
             consent_id: record.consentId,
@@ -95,15 +95,12 @@ export function consentRecordsRepository(
             user_agent: context.userAgent ?? null,
             ip_network: context.ipNetwork ?? null,
           })
-          .execute();
-      } catch (error) {
-        throw new DatabaseUnavailableError(error);
-      }
+          .execute(),
+      );
     },
     async history(consentId) {
-      let rows;
-      try {
-        rows = await db
+      const rows = await unlessUnavailable(() =>
+        db
           .selectFrom('consent_records')
           .select([
             'consent_id',
@@ -117,10 +114,8 @@ export function consentRecordsRepository(
           ])
           .where('consent_id', '=', consentId.toLowerCase())
           .orderBy('id')
-          .execute();
-      } catch (error) {
-        throw new DatabaseUnavailableError(error);
-      }
+          .execute(),
+      );
       return rows.map((row) => ({
         ...row,
         recorded_at: new Date(row.recorded_at).toISOString(),

@@ -4,26 +4,23 @@
  * truncates the client's address to its network, so the service never
  * stores a full IP address (GDPR Art. 5(1)(c), data minimisation).
  */
-import { isIPv4, isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import {
+  decodeChoice,
   CONSENT_PATH_MAX_LENGTH,
   CONSENT_RECORD_FIELDS,
   CONSENT_REVISION_MAX,
   CONSENT_SOURCES,
+  REVISION_PATTERN,
   type ConsentRecordRequest,
   type ConsentSource,
-} from '../common/consentRecord';
-import { SIGN_UP_CODES, type SignUpAnswer } from '../machines/signUpContract';
+} from '../contract/consentRecord';
+import { API_CODES, UUID_PATTERN, type SignUpAnswer } from '../contract/signUp';
 import { refusal, type UntrustedBody } from './signUpRules';
 
 /** The most characters (code points) of a stored `User-Agent`. */
 export const USER_AGENT_MAX_LENGTH = 512;
 
-/** A consent id: a UUID, RFC 9562 §4, 32 hexadecimal digits in groups of 8-4-4-4-12. */
-export const CONSENT_ID =
-  /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
-// A positive decimal integer without leading zeros or sign.
-const REVISION = /^[1-9]\d{0,9}$/;
 // Control characters (C0, DEL, C1): a path from `location.pathname` has
 // none (the URL standard percent-encodes them).
 const CONTROL = /\p{Cc}/u;
@@ -51,27 +48,26 @@ export function readConsentRecord(
   body: UntrustedBody,
 ): ConsentRecordRequest | SignUpAnswer {
   if (Object.keys(body).some((key) => !KNOWN_FIELDS.has(key))) {
-    return refusal(SIGN_UP_CODES.invalidParameter, 'body');
+    return refusal(API_CODES.invalidParameter, 'body');
   }
   const single = (key: string): string | undefined => {
     const value = Object.hasOwn(body, key) ? body[key] : undefined;
     return typeof value === 'string' ? value : undefined;
   };
-  const invalid = (field: string) =>
-    refusal(SIGN_UP_CODES.invalidParameter, field);
+  const invalid = (field: string) => refusal(API_CODES.invalidParameter, field);
 
   const consentId = single(CONSENT_RECORD_FIELDS.consentId);
-  if (consentId === undefined || !CONSENT_ID.test(consentId)) {
+  if (consentId === undefined || !UUID_PATTERN.test(consentId)) {
     return invalid(CONSENT_RECORD_FIELDS.consentId);
   }
-  const choice = single(CONSENT_RECORD_FIELDS.choice);
-  if (choice !== '1' && choice !== '0') {
+  const choice = decodeChoice(single(CONSENT_RECORD_FIELDS.choice));
+  if (choice === undefined) {
     return invalid(CONSENT_RECORD_FIELDS.choice);
   }
   const revision = single(CONSENT_RECORD_FIELDS.revision);
   if (
     revision === undefined ||
-    !REVISION.test(revision) ||
+    !REVISION_PATTERN.test(revision) ||
     Number(revision) > CONSENT_REVISION_MAX
   ) {
     return invalid(CONSENT_RECORD_FIELDS.revision);
@@ -79,7 +75,7 @@ export function readConsentRecord(
   const source = single(CONSENT_RECORD_FIELDS.source);
   if (
     !CONSENT_SOURCES.includes(source as ConsentSource) ||
-    (source === 'gpc' && choice === '1')
+    (source === 'gpc' && choice === 'accepted')
   ) {
     return invalid(CONSENT_RECORD_FIELDS.source);
   }
@@ -94,38 +90,11 @@ export function readConsentRecord(
   }
   return {
     consentId: consentId.toLowerCase(),
-    choice: choice === '1' ? 'accepted' : 'rejected',
+    choice,
     revision: Number(revision),
     source: source as ConsentSource,
     path,
   };
-}
-
-/** The eight 16-bit groups of an IPv6 address (RFC 4291 §2.2). */
-function ipv6Groups(address: string): number[] {
-  let text = address;
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (dotted) {
-    // The last 32 bits written as IPv4 (RFC 4291 §2.2, form 3).
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [
-      number,
-      number,
-      number,
-      number,
-    ];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const parse = (part: string) =>
-    part === '' ? [] : part.split(':').map((group) => parseInt(group, 16));
-  const first = parse(head);
-  if (tail === undefined) return first;
-  const last = parse(tail);
-  return [
-    ...first,
-    ...Array<number>(8 - first.length - last.length).fill(0),
-    ...last,
-  ];
 }
 
 /**
@@ -141,21 +110,20 @@ function ipv6Groups(address: string): number[] {
  */
 export function networkOf(address: string): string | undefined {
   const bare = address.split('%', 1)[0] ?? '';
-  if (isIPv4(bare)) {
-    return `${bare.split('.').slice(0, 3).join('.')}.0/24`;
+  // Only the forms a socket reports: four decimal parts, or IPv6 (not
+  // `203.0.113`, which ipaddr.js would read as 203.0.0.113).
+  if (!ipaddr.IPv4.isValidFourPartDecimal(bare) && !ipaddr.IPv6.isValid(bare)) {
+    return undefined;
   }
-  if (!isIPv6(bare)) return undefined;
-  const groups = ipv6Groups(bare);
-  if (
-    groups.slice(0, 5).every((group) => group === 0) &&
-    groups[5] === 0xffff
-  ) {
-    const [high = 0, low = 0] = groups.slice(6);
-    return `${high >> 8}.${high & 0xff}.${low >> 8}.0/24`;
-  }
-  const kept = groups.slice(0, 3);
-  while (kept.length > 0 && kept.at(-1) === 0) kept.pop();
-  return `${kept.map((group) => group.toString(16)).join(':')}::/48`;
+  // `process` reads an IPv4-mapped IPv6 address as its IPv4 address.
+  const parsed = ipaddr.process(bare);
+  const prefix = parsed.kind() === 'ipv4' ? 24 : 48;
+  const network =
+    parsed.kind() === 'ipv4'
+      ? ipaddr.IPv4.networkAddressFromCIDR(`${parsed.toString()}/${prefix}`)
+      : ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/${prefix}`);
+  // ipaddr.js writes IPv6 as RFC 5952 does.
+  return `${network.toString()}/${prefix}`;
 }
 
 /**

@@ -4,7 +4,7 @@
  * always meets the API's own shape (docs/contract.md, "HTTP").
  */
 import type { FastifyError } from 'fastify';
-import { SIGN_UP_CODES, type SignUpAnswer } from '../machines/signUpContract';
+import { API_CODES, type SignUpAnswer } from '../contract/signUp';
 import { CaptchaUnavailableError } from './captcha';
 import { CrossOriginRequestError } from './crossOrigin';
 import { DatabaseUnavailableError } from './database';
@@ -44,26 +44,26 @@ export function errorAnswer(error: RaisedError): {
     return error.problem === 'media type'
       ? {
           status: 415,
-          answer: refusal('CSAPI_UNSUPPORTED_MEDIA_TYPE', 'content-type'),
+          answer: refusal(API_CODES.unsupportedMediaType, 'content-type'),
         }
       : {
           status: 400,
-          answer: refusal(SIGN_UP_CODES.invalidParameter, 'body'),
+          answer: refusal(API_CODES.invalidParameter, 'body'),
         };
   }
   if (error instanceof CrossOriginRequestError) {
-    return { status: 403, answer: refusal('CSAPI_FORBIDDEN', 'origin') };
+    return { status: 403, answer: refusal(API_CODES.forbidden, 'origin') };
   }
   if (error instanceof DatabaseUnavailableError) {
     return {
       status: 503,
-      answer: refusal('CSAPI_SERVICE_UNAVAILABLE', 'database'),
+      answer: refusal(API_CODES.serviceUnavailable, 'database'),
     };
   }
   if (error instanceof CaptchaUnavailableError) {
     return {
       status: 503,
-      answer: refusal('CSAPI_SERVICE_UNAVAILABLE', 'captcha'),
+      answer: refusal(API_CODES.serviceUnavailable, 'captcha'),
     };
   }
   const status =
@@ -75,20 +75,20 @@ export function errorAnswer(error: RaisedError): {
       : 500;
   switch (status) {
     case 413:
-      return { status, answer: refusal('CSAPI_PAYLOAD_TOO_LARGE', 'body') };
+      return { status, answer: refusal(API_CODES.payloadTooLarge, 'body') };
     case 415:
       return {
         status,
-        answer: refusal('CSAPI_UNSUPPORTED_MEDIA_TYPE', 'content-type'),
+        answer: refusal(API_CODES.unsupportedMediaType, 'content-type'),
       };
     case 429:
       return {
         status,
-        answer: refusal(SIGN_UP_CODES.rateLimitReached, 'rate limit'),
+        answer: refusal(API_CODES.rateLimitReached, 'rate limit'),
       };
     default:
       return status >= 500
-        ? { status, answer: refusal('CSAPI_INTERNAL_ERROR', 'server') }
-        : { status, answer: refusal('CSAPI_BAD_REQUEST', 'request') };
+        ? { status, answer: refusal(API_CODES.internalError, 'server') }
+        : { status, answer: refusal(API_CODES.badRequest, 'request') };
   }
 }

@@ -20,7 +20,7 @@ import type {
 } from '@fastify/rate-limit';
 import { sql, type Kysely } from 'kysely';
 import { deleteInBatches, type BatchOptions } from './batchedWrites';
-import { DatabaseUnavailableError } from './database';
+import { unlessUnavailable } from './database';
 import type { Schema } from './schema';
 
 type IncrCallback = Parameters<FastifyRateLimitStore['incr']>[1];
@@ -67,8 +67,8 @@ export async function countRequests(
   increments: readonly KeyIncrement[],
 ): Promise<KeyCount[]> {
   const expired = sql<boolean>`rate_limit_windows.window_ends_at <= now()`;
-  try {
-    return await db
+  return unlessUnavailable(() =>
+    db
       .insertInto('rate_limit_windows')
       .values(
         increments.map(({ key, requests, windowMs }) => ({
@@ -90,10 +90,8 @@ export async function countRequests(
           'ttl',
         ),
       ])
-      .execute();
-  } catch (error) {
-    throw new DatabaseUnavailableError(error);
-  }
+      .execute(),
+  );
 }
 
 /** A request waiting for its count. */

@@ -4,6 +4,10 @@
  * a PostgreSQL server (docs/architecture.md, "The sign-up service").
  */
 import type { ColumnType, Generated } from 'kysely';
+import type {
+  ConsentRecordChoice,
+  ConsentSource,
+} from '../contract/consentRecord';
 
 /** A column the database fills in (`default now()`), read as a Date. */
 type CreatedAt = ColumnType<Date, never, never>;
@@ -80,10 +84,10 @@ export interface ConsentRecordsTable {
   consent_id: string;
   /** The database's clock when the record was stored. */
   recorded_at: CreatedAt;
-  choice: 'accepted' | 'rejected';
+  choice: ConsentRecordChoice;
   /** `CONSENT_REVISION` the choice was made under (≥ 1). */
   revision: number;
-  source: 'modal' | 'settings' | 'gpc';
+  source: ConsentSource;
   /** The page's path, without query or fragment; ≤ 2,048 characters. */
   path: string;
   /** The `User-Agent` header, its first 512 characters; null when none. */

@@ -7,11 +7,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import {
-  SIGN_UP_CODES,
+  API_CODES,
   SIGN_UP_FIELDS,
   SIGN_UP_PATH,
   type SignUpAnswer,
-} from '../machines/signUpContract';
+} from '../contract/signUp';
 import { verifyCaptcha, type CaptchaVerification } from './captcha';
 import { acceptFormBodies } from './formBody';
 import { AccountLimitError, type AccountsRepository } from './accounts';
@@ -73,7 +73,7 @@ export async function registerSignUpApi(
         const body = request.body;
         if (typeof body !== 'object' || body === null) {
           reply.code(400);
-          return refusal(SIGN_UP_CODES.invalidParameter, 'body');
+          return refusal(API_CODES.invalidParameter, 'body');
         }
         const account = readSignUp(body as UntrustedBody);
         if ('success' in account) {
@@ -87,7 +87,7 @@ export async function registerSignUpApi(
           !(await verifyCaptcha(options.captcha, account.captchaToken))
         ) {
           reply.code(400);
-          return refusal('CSAPI_CAPTCHA_INVALID', SIGN_UP_FIELDS.captchaToken);
+          return refusal(API_CODES.captchaInvalid, SIGN_UP_FIELDS.captchaToken);
         }
         let auth;
         try {
@@ -103,12 +103,12 @@ export async function registerSignUpApi(
         } catch (error) {
           if (!(error instanceof AccountLimitError)) throw error;
           reply.code(400);
-          return refusal(SIGN_UP_CODES.invalidParameter, error.field);
+          return refusal(API_CODES.invalidParameter, error.field);
         }
         if (!auth) {
           // D43: the address is taken; nothing else about the account.
           reply.code(409);
-          return refusal(SIGN_UP_CODES.emailInUse, SIGN_UP_FIELDS.email);
+          return refusal(API_CODES.emailInUse, SIGN_UP_FIELDS.email);
         }
         // Its confirmation mail and its monitor were made by the same
         // statement (D95, D103).

@@ -6,10 +6,11 @@
  * to say (server/accounts.ts), in the same transaction that creates it.
  */
 import {
-  SIGN_UP_CODES,
+  API_CODES,
   SIGN_UP_FIELDS,
+  type ApiCode,
   type SignUpAnswer,
-} from '../machines/signUpContract';
+} from '../contract/signUp';
 import { checkHostName } from '../common/domainName';
 import { keptCampaign } from '../common/campaign';
 import { isValidEmail } from '../common/emailAddress';
@@ -42,7 +43,7 @@ export function nameProblem(name: string): string | undefined {
 }
 
 /** The API's failure answer (docs/contract.md "HTTP"). */
-export function refusal(code: string, info: string): SignUpAnswer {
+export function refusal(code: ApiCode, info: string): SignUpAnswer {
   return { success: false, code, info };
 }
 
@@ -91,7 +92,7 @@ export function readSignUp(body: UntrustedBody): NewAccount | SignUpAnswer {
   };
   const name = single(SIGN_UP_FIELDS.name);
   if (typeof name !== 'string' || nameProblem(name) !== undefined) {
-    return refusal(SIGN_UP_CODES.invalidParameter, SIGN_UP_FIELDS.name);
+    return refusal(API_CODES.invalidParameter, SIGN_UP_FIELDS.name);
   }
   const email = single(SIGN_UP_FIELDS.email);
   if (
@@ -99,22 +100,22 @@ export function readSignUp(body: UntrustedBody): NewAccount | SignUpAnswer {
     !isValidEmail(email) ||
     !fitsFieldLimit('email', email.trim())
   ) {
-    return refusal(SIGN_UP_CODES.invalidParameter, SIGN_UP_FIELDS.email);
+    return refusal(API_CODES.invalidParameter, SIGN_UP_FIELDS.email);
   }
   const captchaToken = single(SIGN_UP_FIELDS.captchaToken);
   if (captchaToken === null) {
-    return refusal(SIGN_UP_CODES.invalidParameter, SIGN_UP_FIELDS.captchaToken);
+    return refusal(API_CODES.invalidParameter, SIGN_UP_FIELDS.captchaToken);
   }
   if (!captchaToken?.trim()) {
-    return refusal('CSAPI_CAPTCHA_MISSING', SIGN_UP_FIELDS.captchaToken);
+    return refusal(API_CODES.captchaMissing, SIGN_UP_FIELDS.captchaToken);
   }
   const newsletter = single(SIGN_UP_FIELDS.newsletter);
   if (newsletter !== '1' && newsletter !== '0') {
-    return refusal(SIGN_UP_CODES.invalidParameter, SIGN_UP_FIELDS.newsletter);
+    return refusal(API_CODES.invalidParameter, SIGN_UP_FIELDS.newsletter);
   }
   const url = single(SIGN_UP_FIELDS.url);
   if (url === null || (url !== undefined && !checkUrlWithProtocol(url))) {
-    return refusal(SIGN_UP_CODES.invalidParameter, SIGN_UP_FIELDS.url);
+    return refusal(API_CODES.invalidParameter, SIGN_UP_FIELDS.url);
   }
   // The page's campaign rule: a campaign it would not keep (over its limit,
   // unprintable, repeated, not a string) is ignored, never refused (D10).

@@ -23,7 +23,7 @@ import {
   type Failure,
   type Session,
   type SignUpRequest,
-} from '../machines/signUpContract';
+} from '../contract/signUp';
 import type { AppConfig } from '../common/config';
 import { importFetched, loadOnce } from './chunkLoader';
 import type * as HostRuleChunk from './hostRuleChunk';

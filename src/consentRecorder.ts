@@ -1,6 +1,6 @@
 /**
  * Keeps and sends the proof of each consent choice (`POST /2/consent/`,
- * common/consentRecord.ts; D68 in docs/decisions.md) without ever holding
+ * contract/consentRecord.ts; D68 in docs/decisions.md) without ever holding
  * the visitor up: the record is kept in the browser's `localStorage` first,
  * then sent by src/consentSender.ts, a chunk fetched when there is
  * something to send, and forgotten once the service has stored it (or
@@ -8,7 +8,7 @@
  * rate limit, a server error), or whose sender could not be fetched
  * (offline), is sent again on the next page load. Nothing here throws.
  */
-import type { ConsentRecordRequest } from '../common/consentRecord';
+import type { ConsentRecordRequest } from '../contract/consentRecord';
 import type * as Sender from './consentSender';
 
 /** Records kept for a later try at most: the newest ones. */

@@ -1,6 +1,6 @@
 /**
  * Sends consent records (`POST /2/consent/` on the page's own origin,
- * common/consentRecord.ts; D68 in docs/decisions.md) with `fetch` and
+ * contract/consentRecord.ts; D68 in docs/decisions.md) with `fetch` and
  * `keepalive`, and reads the service's answer: a record is done with only
  * once the service has stored it (2xx), or has refused it for good. A
  * chunk of its own, which the page's recorder (src/consentRecorder.ts)
@@ -11,7 +11,7 @@ import {
   CONSENT_RECORD_PATH,
   consentRecordBody,
   type ConsentRecordRequest,
-} from '../common/consentRecord';
+} from '../contract/consentRecord';
 
 /** How records go. */
 export interface ConsentNetwork {

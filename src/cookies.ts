@@ -10,7 +10,8 @@
  */
 import Cookies from 'js-cookie';
 import { storedRevisionOf } from '../machines/consentRevision';
-import type { Session } from '../machines/signUpContract';
+import { decodeChoice, encodeChoice } from '../contract/consentRecord';
+import type { Session } from '../contract/signUp';
 import {
   CAMPAIGN_LIFETIME_DAYS,
   cookieNames,
@@ -94,7 +95,7 @@ export function createCookieJar(options: CookieJarOptions) {
     /** The stored consent choice (R3.10: '1' accepted, '0' rejected). */
     readConsent(): 'accepted' | 'rejected' | 'unset' {
       const value = Cookies.get(names.consent);
-      return value === '1' ? 'accepted' : value === '0' ? 'rejected' : 'unset';
+      return decodeChoice(value) ?? 'unset';
     },
     /**
      * The policy revision the stored choice was made under
@@ -138,7 +139,7 @@ export function createCookieJar(options: CookieJarOptions) {
         days: DEFAULT_LIFETIME_DAYS,
         acrossSubdomains: true,
       });
-      Cookies.set(names.consent, choice === 'accepted' ? '1' : '0', attributes);
+      Cookies.set(names.consent, encodeChoice(choice), attributes);
       Cookies.set(names.consentRevision, String(revision), attributes);
     },
     /**

@@ -8,7 +8,7 @@
  * user, and every string is scrubbed of e-mail addresses and URLs other
  * than the page's own.
  */
-import type { Failure } from '../machines/signUpContract';
+import type { Failure } from '../contract/signUp';
 import type { SentryClient } from './sentry';
 
 export interface ErrorReporter {

@@ -6,14 +6,14 @@
  * never sees an untyped error.
  */
 import {
-  SIGN_UP_CODES,
+  API_CODES,
   SIGN_UP_FIELDS,
   SIGN_UP_PATH,
   SignUpRejection,
   type Failure,
   type Session,
   type SignUpRequest,
-} from '../machines/signUpContract';
+} from '../contract/signUp';
 
 /** How long the page waits for an answer before calling it a general failure. */
 export const DEFAULT_DEADLINE_MS = 20_000;
@@ -74,12 +74,12 @@ export function decideSignUpAnswer(answer: unknown): Session | Failure {
     return { kind: 'general', reason: 'malformed' };
   }
   if (answer.success !== false) return { kind: 'general', reason: 'malformed' };
-  if (answer.code === SIGN_UP_CODES.rateLimitReached) {
+  if (answer.code === API_CODES.rateLimitReached) {
     return { kind: 'rateLimited' };
   }
-  if (answer.code === SIGN_UP_CODES.emailInUse) return { kind: 'emailInUse' };
+  if (answer.code === API_CODES.emailInUse) return { kind: 'emailInUse' };
   if (
-    answer.code === SIGN_UP_CODES.invalidParameter &&
+    answer.code === API_CODES.invalidParameter &&
     answer.info === SIGN_UP_FIELDS.name
   ) {
     return { kind: 'invalidName' };

@@ -16,7 +16,7 @@ import type { Page, Route } from 'playwright-core';
 import type { EventObject } from 'xstate';
 import type { ConsentEvent, ConsentInput } from '../../machines/consentMachine';
 import type { SignUpInput } from '../../machines/signUpMachine';
-import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 import {
   expectedConsentRun,
   expectedSignUpRun,

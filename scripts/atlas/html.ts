@@ -9,7 +9,7 @@
  */
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { mermaidId, stateNodesOf } from '../mermaid';
-import type { Appearance, AtlasManifest, ShotRecord, Width } from './shoot';
+import type { Appearance, AtlasManifest, ShotRecord, Width } from './manifest';
 
 /** A machine's diagram as drawn for docs/diagrams (scripts/diagramFiles.ts). */
 export interface AtlasDiagram {

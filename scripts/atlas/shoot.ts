@@ -27,14 +27,17 @@ import type { Browser, Page } from 'playwright-core';
 import { diagramMermaid, renderSvg } from '../diagramFiles';
 import { RECAPTCHA_SCRIPT_PATTERN } from '../../tests/support/page/fakeRecaptcha';
 import { TEST_TAG_URL } from '../../tests/support/page/paths';
-import {
-  DESKTOP,
-  PHONE,
-  openSignUpPage,
-} from '../../tests/support/page/signUpPage';
+import { openSignUpPage } from '../../tests/support/page/signUpPage';
 import { MONITOR_STATES, monitorMachine } from '../../machines/monitorMachine';
 import { consentDriver, signUpDriver, type PageDriver } from './drivers';
 import { atlasHtml, type AtlasDiagram } from './html';
+import {
+  WIDTHS,
+  type Appearance,
+  type AtlasManifest,
+  type ShotRecord,
+  type Width,
+} from './manifest';
 import { consentAtlas, signUpAtlas } from './machines';
 import { MONITOR_FROM, playMonitorStates } from './monitor';
 import {
@@ -42,33 +45,15 @@ import {
   reachOf,
   shotsOf,
   type AtlasMachine,
-  type Moment,
   type Run,
   type Shot,
 } from './plan';
 
-/**
- * The widths the atlas can picture: tests/support/page/signUpPage.ts's phone and
- * desktop, and WCAG 1.4.10's reflow cases: 320 CSS px, and 1280 × 900 at
- * 200 % zoom (640 × 450).
- */
-export const WIDTHS = {
-  phone: PHONE,
-  desktop: DESKTOP,
-  reflow320: { width: 320, height: 640 },
-  zoom200: { width: 640, height: 450 },
-} as const;
-export type Width = keyof typeof WIDTHS;
+export { WIDTHS };
+export type { Appearance, AtlasManifest, ShotRecord, Width };
 
 /** The widths pictured unless asked otherwise. */
 export const DEFAULT_WIDTHS: readonly Width[] = ['phone', 'desktop'];
-
-/**
- * How the page is pictured: the light scheme, the dark scheme
- * (`prefers-color-scheme: dark`), forced colours (`forced-colors: active`,
- * Windows high contrast, on a light system theme).
- */
-export type Appearance = 'light' | 'dark' | 'forced';
 
 /**
  * The shots also pictured in forced colours: the form, the form with its
@@ -89,38 +74,6 @@ export const FORCED_COLOURS_SHOTS: readonly string[] = [
  * scheme.
  */
 export type Audit = (page: Page) => Promise<string[]>;
-
-/** A shot as the manifest and the page give it: plain, serialisable data. */
-export interface ShotRecord {
-  id: string;
-  stateId: string;
-  variant: string | null;
-  moment: Moment;
-  nodes: string[];
-  tags: string[];
-  accepts: string[];
-  leadsTo: string[];
-  /** Where the visit started, e.g. `stored unset, utm_source=google`. */
-  from: string;
-  /** The events that reached the state, e.g. `name: Ada Lovelace`. */
-  events: string[];
-  /**
-   * Paths relative to the atlas directory, by appearance and width: one
-   * for each width the atlas was built with.
-   */
-  files: {
-    light: Partial<Record<Width, string>>;
-    dark: Partial<Record<Width, string>>;
-    /** Only for {@link FORCED_COLOURS_SHOTS}. */
-    forced?: Partial<Record<Width, string>>;
-  };
-}
-
-export interface AtlasManifest {
-  /** The widths pictured, in the order the atlas shows them. */
-  widths: Width[];
-  machines: { name: string; machineId: string; shots: ShotRecord[] }[];
-}
 
 interface Entry<TInput> {
   atlas: AtlasMachine<TInput>;

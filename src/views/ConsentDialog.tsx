@@ -1,7 +1,7 @@
 import { useLayoutEffect, useRef, type ReactNode } from 'react';
 // Types only: the modal's chunk (D64) imports nothing but React, so the
 // page's own bundle need not share its modules with it.
-import type { ConsentActor, ConsentView } from './consentView';
+import type { ConsentActor, ConsentView } from './consentTypes';
 
 /**
  * The cookie-consent modal (R4.7 to R4.11 in docs/requirements.md, D32 in

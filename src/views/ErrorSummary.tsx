@@ -1,8 +1,6 @@
 import { forwardRef } from 'react';
-import type {
-  FormLevelFailure,
-  FieldErrors,
-} from '../../machines/signUpMachine';
+import type { FieldErrors } from '../../machines/signUpMachine';
+import type { FormLevelFailure } from '../../machines/signUpSelectors';
 import type { ErrorDetails } from './formHelp';
 
 /** The message area each failure is shown in (R8.1, R8.3; D43). */

@@ -2,17 +2,19 @@ import { useActorRef, useSelector } from '@xstate/react';
 import { useRef } from 'react';
 import type { InspectionEvent } from 'xstate';
 import {
+  type CheckboxField as CheckboxFieldName,
+  type SignUpInput,
+  type TextField as TextFieldName,
+  type signUpMachine,
+} from '../../machines/signUpMachine';
+import {
   fieldError,
   selectFormLevelFailure,
   selectFieldErrors,
   selectLocked,
   selectProgress,
   selectValues,
-  type CheckboxField as CheckboxFieldName,
-  type SignUpInput,
-  type TextField as TextFieldName,
-  type signUpMachine,
-} from '../../machines/signUpMachine';
+} from '../../machines/signUpSelectors';
 import type { DraftPlace } from '../draft';
 import { SIGN_UP_FORM_ID } from '../earlyScript';
 import { useAfterPress } from './afterPress';

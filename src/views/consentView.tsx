@@ -7,27 +7,15 @@
  */
 import { useSelector } from '@xstate/react';
 import { lazy, Suspense } from 'react';
-import type { ActorRefFrom } from 'xstate';
 import {
   selectChoice,
   selectModalOpen,
   selectSettingsShown,
   selectSignalHonoured,
-  type ConsentChoice,
-  type consentMachine,
 } from '../../machines/consentMachine';
+import type { ConsentActor, ConsentView } from './consentTypes';
 
-export type ConsentActor = ActorRefFrom<typeof consentMachine>;
-
-export interface ConsentView {
-  /** The modal is open. */
-  open: boolean;
-  choice: ConsentChoice;
-  /** The "Cookie settings" link shows. */
-  settingsShown: boolean;
-  /** The rejection is the browser's privacy signal's, not the visitor's (D73). */
-  signalHonoured: boolean;
-}
+export type { ConsentActor, ConsentView } from './consentTypes';
 
 /**
  * What the consent views show. They are never prerendered (the shell's

@@ -4,11 +4,8 @@
  * while the request runs, deleted once the account is created.
  */
 import { useEffect } from 'react';
-import {
-  selectProgress,
-  selectValues,
-  type SignUpValues,
-} from '../../machines/signUpMachine';
+import { type SignUpValues } from '../../machines/signUpMachine';
+import { selectProgress, selectValues } from '../../machines/signUpSelectors';
 import { deleteDraft, writeDraft, type DraftPlace } from '../draft';
 import type { SignUpActor } from './signUpActor';
 

@@ -8,11 +8,11 @@
  */
 import { useEffect, useLayoutEffect, type RefObject } from 'react';
 import {
-  selectValues,
   type CheckboxField,
   type SignUpValues,
   type TextField,
 } from '../../machines/signUpMachine';
+import { selectValues } from '../../machines/signUpSelectors';
 import type { SignUpActor } from './signUpActor';
 
 const TEXT_FIELDS: readonly TextField[] = ['name', 'email', 'url'];

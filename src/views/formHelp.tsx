@@ -8,10 +8,8 @@
  * a module both shared would be kept whole there.
  */
 import type { MouseEvent, ReactNode } from 'react';
-import type {
-  FormLevelFailure,
-  FieldErrors,
-} from '../../machines/signUpMachine';
+import type { FieldErrors } from '../../machines/signUpMachine';
+import type { FormLevelFailure } from '../../machines/signUpSelectors';
 
 export { suggestEmail } from '../emailSuggestion';
 

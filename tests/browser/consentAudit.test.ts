@@ -22,7 +22,7 @@
  * in engines.test.ts, "the ad networks' consent signals".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSENT_RECORD_PATH } from '../../common/consentRecord';
+import { CONSENT_RECORD_PATH } from '../../contract/consentRecord';
 import { buildTestPage } from '../support/page/buildPage';
 import { TEST_CONSENT_REVISION } from '../support/page/paths';
 import { startTestServer, type TestServer } from '../support/page/testServer';

@@ -20,7 +20,7 @@ import {
   REFERRER_POLICY,
   type CspDirectives,
 } from '../../server/securityHeaders';
-import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 import { launchChromium } from './support/chromium';
 import { useFakeRecaptcha } from '../support/page/fakeRecaptcha';
 import { useFakeTag } from '../support/page/fakeTag';

@@ -8,7 +8,7 @@
  */
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 import { useChromiumAndServer } from './support/browserSuite';
 import { useFakeRecaptcha } from '../support/page/fakeRecaptcha';
 import { useFakeTag } from '../support/page/fakeTag';

@@ -29,7 +29,7 @@
  * the service's output.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 import type { Engine } from '../../scripts/engines';
 import { startTestServer, type TestServer } from '../support/page/testServer';
 import type { EnginePage, StoredCookie } from './support/engines/browser';

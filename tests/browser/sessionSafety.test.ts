@@ -18,7 +18,7 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 import {
   fillSignUpForm,
   openSignUpPage,

@@ -20,15 +20,17 @@ import {
   failureOf,
   SignUpRejection,
   type Failure,
-} from '../../machines/signUpContract';
+} from '../../contract/signUp';
+import {
+  signUpMachine,
+  type SignUpContext,
+} from '../../machines/signUpMachine';
 import {
   fieldError,
   selectFormLevelFailure,
   selectLocked,
   selectProgress,
-  signUpMachine,
-  type SignUpContext,
-} from '../../machines/signUpMachine';
+} from '../../machines/signUpSelectors';
 import { fillValidForm, startSignUp } from './support/signUpHarness';
 
 describe('sign-up selectors (R4.1, R8.1 to R8.3, D43)', () => {

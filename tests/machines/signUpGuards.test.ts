@@ -6,7 +6,7 @@
  * how a rejection reads where it is logged (D37).
  */
 import { describe, expect, it } from 'vitest';
-import { SignUpRejection, type Failure } from '../../machines/signUpContract';
+import { SignUpRejection, type Failure } from '../../contract/signUp';
 import { messages } from '../../common/validation';
 import { startSignUp } from './support/signUpHarness';
 

@@ -6,15 +6,13 @@
  * its report, and a second fetch of the rules after the first failed.
  */
 import { describe, expect, it } from 'vitest';
-import { SignUpRejection } from '../../machines/signUpContract';
+import { SignUpRejection } from '../../contract/signUp';
 import { messages } from '../../common/validation';
 import { assign, createActor, fromPromise } from 'xstate';
 import { verdictOf } from '../../common/signUpRules';
 import { checkHostName } from '../../common/domainName';
-import {
-  selectFormLevelFailure,
-  signUpMachine,
-} from '../../machines/signUpMachine';
+import { signUpMachine } from '../../machines/signUpMachine';
+import { selectFormLevelFailure } from '../../machines/signUpSelectors';
 import { fillValidForm, startSignUp } from './support/signUpHarness';
 
 describe('signUpMachine: editing (R4.5, R4.6)', () => {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSENT_RECORD_PATH } from '../../common/consentRecord';
+import { CONSENT_RECORD_PATH } from '../../contract/consentRecord';
 import { PROJECT_ROOT } from '../support/page/paths';
 import { scratchDatabase } from '../support/page/scratchDatabase';
 import { CONSENT_EXPORT_BUNDLE } from '../../scripts/buildServer';

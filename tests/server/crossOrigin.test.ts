@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSENT_RECORD_PATH } from '../../common/consentRecord';
-import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { CONSENT_RECORD_PATH } from '../../contract/consentRecord';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 import { isSameOriginRequest } from '../../server/crossOrigin';
 import {
   apiServer,

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FORM, validSignUp } from './support/apiServer';
 import { startService, type ServiceProcess } from './support/serviceProcess';
-import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 
 const parent = mkdtempSync(join(tmpdir(), 'vigil-datadir-'));
 const dataDir = join(parent, 'data');

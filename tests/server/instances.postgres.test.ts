@@ -18,7 +18,7 @@ import {
   expectApiAnswer,
   validSignUp,
 } from './support/apiServer';
-import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 import { MIGRATIONS } from '../../server/migrations/index';
 import { scratchDatabase } from '../support/page/scratchDatabase';
 import {

@@ -13,7 +13,7 @@
 import type { ParsedMail } from 'mailparser';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 import { addressKeys } from '../../server/mailOutbox';
 import { FORM, validSignUp } from './support/apiServer';
 import {

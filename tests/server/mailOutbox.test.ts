@@ -9,7 +9,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 import { FORM, validSignUp } from './support/apiServer';
 import {
   linkOf,

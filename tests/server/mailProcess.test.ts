@@ -19,7 +19,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 import { MAIL_COMMAND_BUNDLE } from '../../scripts/buildServer';
 import { openDatabase, type DatabaseSettings } from '../../server/database';
 import { scratchDatabase } from '../support/page/scratchDatabase';

@@ -14,7 +14,7 @@ import {
   startService,
   type ServiceProcess,
 } from './support/serviceProcess';
-import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 import { scratchDatabase } from '../support/page/scratchDatabase';
 import type { DatabaseSettings } from '../../server/database';
 

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 import {
   apiServer,
   contractProblem,

@@ -13,7 +13,7 @@ import {
   securityHeaderOptions,
   serializeContentSecurityPolicy,
 } from '../../server/securityHeaders';
-import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 import { apiServer, FORM, validSignUp } from './support/apiServer';
 
 const TAG = 'https://tags.vigil.example/gtag/js?id=G-123';

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { FORM, apiServer, validSignUp } from './support/apiServer';
-import { SIGN_UP_PATH } from '../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 import { trustProxyFrom } from '../../server/environment';
 
 let app: FastifyInstance | undefined;

@@ -10,7 +10,7 @@
  * real in tests/browser/consent.test.ts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ConsentRecordRequest } from '../../common/consentRecord';
+import type { ConsentRecordRequest } from '../../contract/consentRecord';
 import {
   createConsentRecorder,
   PENDING_RECORDS_MAX,

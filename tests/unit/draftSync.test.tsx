@@ -9,7 +9,7 @@ import { act, renderHook } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { signUpMachine } from '../../machines/signUpMachine';
-import type { Session, SignUpRequest } from '../../machines/signUpContract';
+import type { Session, SignUpRequest } from '../../contract/signUp';
 import { verdictOf } from '../../common/signUpRules';
 import type { DraftPlace } from '../../src/draft';
 import { useDraftSync } from '../../src/views/draftSync';

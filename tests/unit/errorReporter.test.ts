@@ -6,7 +6,7 @@
  * recorder of what would have been sent.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Failure } from '../../machines/signUpContract';
+import type { Failure } from '../../contract/signUp';
 import { createErrorReporter } from '../../src/errorReporting';
 
 const sentry = vi.hoisted(() => ({

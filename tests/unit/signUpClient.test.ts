@@ -4,8 +4,8 @@ import {
   type Failure,
   type Session,
   type SignUpRequest,
-} from '../../machines/signUpContract';
-import { failureOf } from '../../machines/signUpContract';
+} from '../../contract/signUp';
+import { failureOf } from '../../contract/signUp';
 import {
   createSignUpClient,
   decideSignUpAnswer,

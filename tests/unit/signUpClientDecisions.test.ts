@@ -10,7 +10,7 @@ import {
   type Failure,
   type Session,
   type SignUpRequest,
-} from '../../machines/signUpContract';
+} from '../../contract/signUp';
 import { createSignUpClient } from '../../src/signUpClient';
 
 const request: SignUpRequest = {

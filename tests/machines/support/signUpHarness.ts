@@ -19,7 +19,7 @@ import {
   type Failure,
   type Session,
   type SignUpRequest,
-} from '../../../machines/signUpContract';
+} from '../../../contract/signUp';
 import { loadOnce } from '../../../src/chunkLoader';
 
 /**

@@ -11,7 +11,7 @@
  * the test's clock. Every wait is for an event (a request, a mail).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGN_UP_PATH } from '../../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../../contract/signUp';
 import { openDatabase } from '../../../server/database';
 import { scratchDatabase } from '../../support/page/scratchDatabase';
 import { FORM, validSignUp } from '../support/apiServer';

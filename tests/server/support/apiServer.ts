@@ -11,7 +11,7 @@ import { expect } from 'vitest';
 import { scratchDatabase } from '../../support/page/scratchDatabase';
 import { buildServer, type ServerOptions } from '../../../server/app';
 import { GPC_PAGE_FILE } from '../../../server/pageRoutes';
-import { SIGN_UP_PATH } from '../../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../../contract/signUp';
 
 export const FORM = 'application/x-www-form-urlencoded';
 

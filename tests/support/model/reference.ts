@@ -18,7 +18,7 @@ import type {
   ConsentInput,
 } from '../../../machines/consentMachine';
 import type { SignUpInput } from '../../../machines/signUpMachine';
-import type { Failure } from '../../../machines/signUpContract';
+import type { Failure } from '../../../contract/signUp';
 import type { SignUpModelEvent } from './signUpModel';
 
 /**

@@ -17,7 +17,7 @@ import {
   type Failure,
   type Session,
   type SignUpRequest,
-} from '../../../machines/signUpContract';
+} from '../../../contract/signUp';
 import { checkHostName } from '../../../common/domainName';
 import { verdictOf } from '../../../common/signUpRules';
 import {

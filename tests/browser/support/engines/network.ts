@@ -38,7 +38,7 @@ import {
   type Mockttp,
   type requestSteps,
 } from 'mockttp';
-import { SIGN_UP_PATH } from '../../../../machines/signUpContract';
+import { SIGN_UP_PATH } from '../../../../contract/signUp';
 import {
   fakeRecaptchaScript,
   RECAPTCHA_SCRIPT_PATTERN,

@@ -30,11 +30,50 @@ export type ConsentSource = (typeof CONSENT_SOURCES)[number];
 /** The choice as stored: the consent cookie's `1` and `0`, spelt out. */
 export type ConsentRecordChoice = 'accepted' | 'rejected';
 
+/**
+ * The one codec of a choice (R3.10): `{product}_COOKIE_CONSENT` and a
+ * record's `choice` field both write `1` for accepted and `0` for
+ * rejected.
+ */
+export const CONSENT_CHOICE_CODES = {
+  accepted: '1',
+  rejected: '0',
+} as const satisfies Record<ConsentRecordChoice, string>;
+
+/** @returns the code of a choice, `1` or `0` (R3.10) */
+export function encodeChoice(
+  choice: ConsentRecordChoice,
+): (typeof CONSENT_CHOICE_CODES)[ConsentRecordChoice] {
+  return CONSENT_CHOICE_CODES[choice];
+}
+
+/**
+ * @param code a cookie's or a field's value
+ * @returns the choice `1` or `0` stands for (R3.10); undefined for any
+ *   other value, which is no choice
+ */
+export function decodeChoice(
+  code: string | undefined,
+): ConsentRecordChoice | undefined {
+  return code === CONSENT_CHOICE_CODES.accepted
+    ? 'accepted'
+    : code === CONSENT_CHOICE_CODES.rejected
+      ? 'rejected'
+      : undefined;
+}
+
 /** The most characters (code points) of a record's page path. */
 export const CONSENT_PATH_MAX_LENGTH = 2048;
 
 /** The largest revision: PostgreSQL's `integer`. */
 export const CONSENT_REVISION_MAX = 2_147_483_647;
+
+/**
+ * A revision as text: a positive decimal integer without leading zeros or
+ * sign, at most 10 digits (so 1 to 2³¹−1 fit; larger ones are refused by
+ * {@link CONSENT_REVISION_MAX} where a revision is stored).
+ */
+export const REVISION_PATTERN = /^[1-9]\d{0,9}$/;
 
 /** A record as the page sends it. */
 export interface ConsentRecordRequest {
@@ -59,7 +98,7 @@ export function consentRecordBody(
 ): URLSearchParams {
   return new URLSearchParams([
     [CONSENT_RECORD_FIELDS.consentId, record.consentId],
-    [CONSENT_RECORD_FIELDS.choice, record.choice === 'accepted' ? '1' : '0'],
+    [CONSENT_RECORD_FIELDS.choice, encodeChoice(record.choice)],
     [CONSENT_RECORD_FIELDS.revision, String(record.revision)],
     [CONSENT_RECORD_FIELDS.source, record.source],
     [CONSENT_RECORD_FIELDS.path, record.path],
