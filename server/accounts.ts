@@ -6,7 +6,7 @@
  * Secrets (the one-time token, the session cookie) leave this module only
  * towards the browser that owns them; the database keeps their SHA-256.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   CompiledQuery,
   sql,
@@ -18,6 +18,7 @@ import {
 import { deleteInBatches, type BatchOptions } from './batchedWrites';
 import { DatabaseUnavailableError } from './database';
 import type { Schema } from './schema';
+import { newSecret, secretHash } from './secrets';
 import { UUID_PATTERN } from '../contract/signUp';
 
 /** A one-time token lives this long (D45). */
@@ -155,16 +156,6 @@ export async function lockAccount(
   const { rows } = await sql<{ id: string }>`
 select id from accounts where id = (${accountId}) for update`.execute(trx);
   return rows[0]?.id;
-}
-
-/** SHA-256 of a secret as the database stores it. */
-export function secretHash(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
-}
-
-/** 32 random bytes, base64url (43 characters): a token or a session. */
-export function newSecret(): string {
-  return randomBytes(32).toString('base64url');
 }
 
 const SLOT = Symbol('slot');

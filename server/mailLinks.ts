@@ -14,11 +14,11 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import {
   accountView,
   lockAccount,
-  secretHash,
   SESSION_LIFETIME_DAYS,
   type AccountView,
 } from './accounts';
 import { unlessUnavailable } from './database';
+import { secretHash } from './secrets';
 import type { MailKind, Schema } from './schema';
 
 /** A link's token as mailed: 32 random bytes, base64url (43 characters). */

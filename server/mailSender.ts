@@ -22,7 +22,7 @@
  * subject or link.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { newSecret, secretHash } from './accounts';
+import { newSecret, secretHash } from './secrets';
 import {
   composeAlertMail,
   composeMail,

@@ -21,12 +21,12 @@ import {
   type AccountPageView,
 } from './accountPage';
 import {
-  newSecret,
   type AccountsRepository,
   type AccountView,
   type OneTimeAuth,
 } from './accounts';
 import { DatabaseUnavailableError } from './database';
+import { newSecret } from './secrets';
 import { checkNowNoteOf, type MonitorFeature } from './monitor/index';
 import { loginBindingOf, type ServiceCookies } from './sessionCookies';
 

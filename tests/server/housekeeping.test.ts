@@ -18,11 +18,8 @@ import {
   it,
   vi,
 } from 'vitest';
-import {
-  accountsRepository,
-  newSecret,
-  secretHash,
-} from '../../server/accounts';
+import { accountsRepository } from '../../server/accounts';
+import { newSecret, secretHash } from '../../server/secrets';
 import { HOUSEKEEPING_INTERVAL_MS } from '../../server/app';
 import { consentRecordsRepository } from '../../server/consentRecords';
 import { mailOutboxRepository } from '../../server/mailOutbox';
