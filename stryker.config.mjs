@@ -27,8 +27,8 @@ const config = {
     'src/trackingTag.ts',
     'src/chunkLoader.ts',
     'src/consentRecorder.ts',
-    'server/signUpRules.ts',
-    'server/formBody.ts',
+    'server/signUp/signUpRules.ts',
+    'server/http/formBody.ts',
     'server/monitor/addressRule.ts',
   ],
   // Each mutant runs only the tests that reach it.

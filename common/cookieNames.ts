@@ -1,6 +1,6 @@
 /**
  * The product's cookie names and the rules both the page (src/cookies.ts)
- * and the sign-up service (server/signInRoutes.ts) apply to them: R3.7 to
+ * and the sign-up service (server/accounts/signInRoutes.ts) apply to them: R3.7 to
  * R3.11 and R9.1 to R9.5 in docs/requirements.md, D6 and D27 to D29 and
  * D46 in docs/decisions.md. `{product}` is `PRODUCT_NAME`.
  */

@@ -2,7 +2,7 @@
  * The most characters each sign-up field may hold (D44 in
  * docs/decisions.md), in one place for everything that enforces them: the
  * page's rules (common/validation.ts), the local API's
- * (server/signUpRules.ts) and the database's CHECK constraints. The
+ * (server/signUp/signUpRules.ts) and the database's CHECK constraints. The
  * campaign's limit is the campaign rule's own (common/campaign.ts): a
  * longer campaign is ignored, never refused (D10).
  *

@@ -3,7 +3,7 @@
  * GDPR Art. 7(1): the controller must be able to demonstrate consent): what
  * the page sends when a visitor makes a choice, and what the service
  * stores. One module for the page, which sends records, and the service
- * (server/consentApi.ts), which checks and stores them. It imports nothing.
+ * (server/consent/consentApi.ts), which checks and stores them. It imports nothing.
  */
 
 /** Where the page sends a consent record, on its own origin (D87). */

@@ -40,7 +40,7 @@ import fastifyStatic from '@fastify/static';
 import { buildSync } from 'esbuild';
 import Fastify from 'fastify';
 import { buildServer } from '../server/app';
-import { securityHeadersHook } from '../server/securityHeaders';
+import { securityHeadersHook } from '../server/http/securityHeaders';
 import { readConfig } from '../common/config';
 import { buildPage, hashSource } from './build';
 import { jsComposition, STACK_PACKAGES } from './bundleBytes';

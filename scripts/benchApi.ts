@@ -20,8 +20,8 @@ import { parseArgs, promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { SIGN_UP_PATH } from '../contract/signUp';
-import { accountsRepository } from '../server/accounts';
-import { openDatabase, type DatabaseSettings } from '../server/database';
+import { accountsRepository } from '../server/accounts/accounts';
+import { openDatabase, type DatabaseSettings } from '../server/db/database';
 import { buildServerBundle, SERVER_BUNDLE } from './buildServer';
 import {
   freePort,

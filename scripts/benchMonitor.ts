@@ -52,7 +52,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql, type Kysely } from 'kysely';
 import { buildServer } from '../server/app';
-import { openDatabase, type DatabaseSettings } from '../server/database';
+import { openDatabase, type DatabaseSettings } from '../server/db/database';
 import { parseAllowedNetworks } from '../server/monitor/addressRule';
 import type { MonitorOptions } from '../server/monitor/index';
 import {
@@ -63,7 +63,7 @@ import {
 } from '../server/monitor/repository';
 import { pinnedResolver } from '../server/monitor/settings';
 import type { CheckResult } from '../server/monitor/siteCheck';
-import type { Schema } from '../server/schema';
+import type { Schema } from '../server/db/schema';
 import { startEmbeddedPostgres } from '../tests/support/page/embeddedPostgres';
 import {
   scratchDatabase,

@@ -35,11 +35,11 @@ import { buildSync } from 'esbuild';
 import { parse, type DefaultTreeAdapterMap } from 'parse5';
 import { createElement, StrictMode } from 'react';
 import { renderToString } from 'react-dom/server';
-import { GPC_PAGE_FILE } from '../server/pageRoutes';
+import { GPC_PAGE_FILE } from '../server/http/pageRoutes';
 import {
   INLINE_HASHES_FILE,
   type InlineHashes,
-} from '../server/securityHeaders';
+} from '../server/http/securityHeaders';
 import { startSignUpApp } from '../src/app';
 import { PageShell } from '../src/views/PageShell';
 import {

@@ -32,8 +32,8 @@ export const MAIL_COMMAND_BUNDLE = join(SERVER_BUNDLE_DIR, 'mail.mjs');
 
 /**
  * Bundles server/start.ts into {@link SERVER_BUNDLE},
- * server/consentExport.ts into {@link CONSENT_EXPORT_BUNDLE} and
- * server/mailCommand.ts into {@link MAIL_COMMAND_BUNDLE}.
+ * server/consent/consentExport.ts into {@link CONSENT_EXPORT_BUNDLE} and
+ * server/mail/mailCommand.ts into {@link MAIL_COMMAND_BUNDLE}.
  *
  * @throws esbuild's error when the code does not build
  */
@@ -43,8 +43,8 @@ export function buildServerBundle(): void {
   buildSync({
     entryPoints: {
       start: join(root, 'server/start.ts'),
-      'consent-export': join(root, 'server/consentExport.ts'),
-      mail: join(root, 'server/mailCommand.ts'),
+      'consent-export': join(root, 'server/consent/consentExport.ts'),
+      mail: join(root, 'server/mail/mailCommand.ts'),
     },
     outdir: SERVER_BUNDLE_DIR,
     outExtension: { '.js': '.mjs' },

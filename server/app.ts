@@ -1,47 +1,58 @@
 /**
  * The sign-up service (docs/contract.md, "Commands" and "HTTP";
  * docs/architecture.md, "The sign-up service"), on Fastify: the page
- * (server/pageRoutes.ts), the first sign-in at `/`
- * (server/signInRoutes.ts), the sign-up API (server/signUpApi.ts), the
- * consent records (server/consentApi.ts) and
- * `/healthz`, over the database of server/database.ts; every response with
- * the security headers of server/securityHeaders.ts and every API error in
- * the API's shape (server/errorAnswer.ts).
+ * (server/http/pageRoutes.ts), the first sign-in at `/`
+ * (server/accounts/signInRoutes.ts), the sign-up API (server/signUp/signUpApi.ts), the
+ * consent records (server/consent/consentApi.ts) and
+ * `/healthz`, over the database of server/db/database.ts; every response with
+ * the security headers of server/http/securityHeaders.ts and every API error in
+ * the API's shape (server/http/errorAnswer.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { accountsRepository } from './accounts';
-import { registerConsentApi } from './consentApi';
+import { accountsRepository } from './accounts/accounts';
+import { registerConsentApi } from './consent/consentApi';
 import {
   consentRecordsRepository,
   DEFAULT_CONSENT_RETENTION_DAYS,
-} from './consentRecords';
-import { openDatabase, type Database, type DatabaseSettings } from './database';
-import type { CaptchaVerification } from './captcha';
-import { refuseCrossOrigin } from './crossOrigin';
-import { errorAnswer, type RaisedError } from './errorAnswer';
-import { loggerOptions, OneLinePerRequest } from './logging';
-import { mailLinksRepository } from './mailLinks';
-import { mailOutboxRepository } from './mailOutbox';
-import { registerMailRoutes } from './mailRoutes';
-import { mailSender, type MailOptions, type MailSender } from './mailSender';
+} from './consent/consentRecords';
+import {
+  openDatabase,
+  type Database,
+  type DatabaseSettings,
+} from './db/database';
+import type { CaptchaVerification } from './signUp/captcha';
+import { refuseCrossOrigin } from './http/crossOrigin';
+import { errorAnswer, type RaisedError } from './http/errorAnswer';
+import { loggerOptions, OneLinePerRequest } from './http/logging';
+import { mailLinksRepository } from './mail/mailLinks';
+import { mailOutboxRepository } from './mail/mailOutbox';
+import { registerMailRoutes } from './mail/mailRoutes';
+import {
+  mailSender,
+  type MailOptions,
+  type MailSender,
+} from './mail/mailSender';
 import { registerMonitor, type MonitorOptions } from './monitor/index';
-import { registerPageRoutes } from './pageRoutes';
-import { databaseRateLimitStore, deleteEndedWindows } from './rateLimitStore';
-import { registerSignInRoutes } from './signInRoutes';
+import { registerPageRoutes } from './http/pageRoutes';
+import {
+  databaseRateLimitStore,
+  deleteEndedWindows,
+} from './db/rateLimitStore';
+import { registerSignInRoutes } from './accounts/signInRoutes';
 import {
   INLINE_HASHES_FILE,
   securityHeadersHook,
   type InlineHashes,
-} from './securityHeaders';
-import { BODY_LIMIT_BYTES, registerSignUpApi } from './signUpApi';
-import { refusal } from './signUpRules';
+} from './http/securityHeaders';
+import { BODY_LIMIT_BYTES, registerSignUpApi } from './signUp/signUpApi';
+import { refusal } from './signUp/signUpRules';
 import { API_CODES } from '../contract/signUp';
-import { refuseOtherHosts } from './hostCheck';
-import { serviceCookies } from './sessionCookies';
+import { refuseOtherHosts } from './http/hostCheck';
+import { serviceCookies } from './accounts/sessionCookies';
 
 export interface ServerOptions {
   /** Parcel's output folder with `index.html` and the hashed assets. */
@@ -114,7 +125,7 @@ export interface ServerOptions {
   database: DatabaseSettings;
   /** How long to wait for a PostgreSQL server at start (ms; default 30 s). */
   databaseStartupWaitMs?: number;
-  /** Log requests and errors (server/logging.ts); default false. */
+  /** Log requests and errors (server/http/logging.ts); default false. */
   logger?: boolean;
   /**
    * The proxies whose `X-Forwarded-For` gives the client's address
@@ -175,7 +186,7 @@ export const HOUSEKEEPING_INTERVAL_MS = 5 * 60 * 1000;
  *
  * @returns a Fastify instance; call `listen({ port })` on it
  * @throws Error when `trackingTagUrl` or `sentryDsn` is not an
- *   http(s) URL; the errors of `openDatabase` (server/database.ts) when the
+ *   http(s) URL; the errors of `openDatabase` (server/db/database.ts) when the
  *   database cannot be opened
  */
 export async function buildServer(
@@ -238,9 +249,9 @@ export async function buildServer(
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The service's open database (server/database.ts). */
+    /** The service's open database (server/db/database.ts). */
     database: Database;
-    /** The outbox's sender, when the service sends mail (server/mailSender.ts). */
+    /** The outbox's sender, when the service sends mail (server/mail/mailSender.ts). */
     mailSender: MailSender | undefined;
   }
 }
@@ -309,7 +320,7 @@ async function registerRoutes(
     },
   });
   // Counted in the database, so every instance on it shares one limit
-  // (server/rateLimitStore.ts).
+  // (server/db/rateLimitStore.ts).
   await app.register(rateLimit, {
     global: false,
     store: databaseRateLimitStore(database.db),

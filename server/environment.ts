@@ -6,17 +6,17 @@
 import { resolve } from 'node:path';
 import { httpUrl, readConfig, RECAPTCHA_TEST_SITE_KEY } from '../common/config';
 import type { ServerOptions } from './app';
-import type { CaptchaVerification } from './captcha';
+import type { CaptchaVerification } from './signUp/captcha';
 import {
   DEFAULT_CONSENT_RETENTION_DAYS,
   MIN_CONSENT_RETENTION_DAYS,
-} from './consentRecords';
+} from './consent/consentRecords';
 import { createPrivateKey } from 'node:crypto';
 import { isValidEmail } from '../common/emailAddress';
-import { redactedUrl, type DatabaseSettings } from './database';
-import { isLoopbackHost } from './hostCheck';
-import type { MailOptions } from './mailSender';
-import type { DkimSettings } from './mailTransport';
+import { redactedUrl, type DatabaseSettings } from './db/database';
+import { isLoopbackHost } from './http/hostCheck';
+import type { MailOptions } from './mail/mailSender';
+import type { DkimSettings } from './mail/mailTransport';
 import { monitorOptionsFrom, monitorWarnings } from './monitor/index';
 
 /** Every variable the server reads; unset and empty mean "the default". */

@@ -14,7 +14,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import type { Kysely } from 'kysely';
-import type { Schema } from '../schema';
+import type { Schema } from '../db/schema';
 import { addressRule } from './addressRule';
 import {
   CHECK_NOW_PATH,

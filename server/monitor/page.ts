@@ -6,8 +6,8 @@
  * ./monitor.css, served with the account page's.
  */
 import type { MonitorState } from '../../machines/monitorMachine';
-import { escapeHtml } from '../accountPage';
-import { durationInWords, momentInWords } from '../mailMessages';
+import { escapeHtml } from '../accounts/accountPage';
+import { durationInWords, momentInWords } from '../mail/mailMessages';
 import type { MonitorHour, MonitorView } from './repository';
 import { describeResult } from './siteCheck';
 

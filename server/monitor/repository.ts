@@ -23,10 +23,10 @@ import type {
   MonitorContext,
   MonitorState,
 } from '../../machines/monitorMachine';
-import { deleteInBatches, type BatchOptions } from '../batchedWrites';
-import { unlessUnavailable } from '../database';
-import { claimDue } from '../dueClaim';
-import type { AlertDetails, Schema } from '../schema';
+import { deleteInBatches, type BatchOptions } from '../db/batchedWrites';
+import { unlessUnavailable } from '../db/database';
+import { claimDue } from '../db/dueClaim';
+import type { AlertDetails, Schema } from '../db/schema';
 import type { CheckResult } from './siteCheck';
 
 /** A monitor a claim took: what its check and its transition need. */
@@ -139,7 +139,7 @@ const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 /** An interval parameter, from milliseconds. */
 const ms = (value: number) => sql`make_interval(secs => ${value / 1000})`;
 
-/** What an alert mail will say (server/mailMessages.ts's AlertDetails). */
+/** What an alert mail will say (server/mail/mailMessages.ts's AlertDetails). */
 function alertDetails(siteUrl: string, alert: MonitorAlert): AlertDetails {
   return alert.kind === 'down'
     ? {
@@ -159,7 +159,7 @@ const clipped = (text: string) => text.slice(0, 500);
 
 /**
  * The repository over one database. Every function raises
- * DatabaseUnavailableError (server/database.ts) when the database fails.
+ * DatabaseUnavailableError (server/db/database.ts) when the database fails.
  */
 export function monitorRepository(db: Kysely<Schema>) {
   const due = (now: Date) => sql`(monitors.next_check_at <= ${at(now)}
@@ -168,7 +168,7 @@ export function monitorRepository(db: Kysely<Schema>) {
   return {
     /**
      * Claims up to `limit` due monitors, soonest due first, with a lease
-     * of `leaseMs` (the due-row claim of server/dueClaim.ts, shared with
+     * of `leaseMs` (the due-row claim of server/db/dueClaim.ts, shared with
      * the mail outbox).
      */
     async claim(
@@ -511,7 +511,7 @@ export function monitorRepository(db: Kysely<Schema>) {
     /**
      * Deletes hourly rows older than {@link HOURS_KEPT_DAYS} and incidents
      * that ended more than {@link INCIDENTS_KEPT_DAYS} ago, in batches
-     * (server/batchedWrites.ts).
+     * (server/db/batchedWrites.ts).
      *
      * @param options.batchRows rows per statement (default 10,000)
      * @returns how many rows it deleted

@@ -1,5 +1,5 @@
 /**
- * The security headers of the local server (server/securityHeaders.ts) in
+ * The security headers of the local server (server/http/securityHeaders.ts) in
  * Chromium: a whole visit (arrival from an ad, consent given and withdrawn,
  * a failed attempt reported to the error-reporting service, sign-up through
  * the fake captcha and the real local API, the account page) raises no
@@ -19,7 +19,7 @@ import {
   parseContentSecurityPolicy,
   REFERRER_POLICY,
   type CspDirectives,
-} from '../../server/securityHeaders';
+} from '../../server/http/securityHeaders';
 import { SIGN_UP_PATH } from '../../contract/signUp';
 import { launchChromium } from './support/chromium';
 import { useFakeRecaptcha } from '../support/page/fakeRecaptcha';

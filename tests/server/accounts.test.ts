@@ -1,5 +1,5 @@
 /**
- * The accounts repository on the run's engine (server/accounts.ts; D43 to
+ * The accounts repository on the run's engine (server/accounts/accounts.ts; D43 to
  * D46): one account per address in any case, decided by the database even
  * when sign-ups arrive together; the one-time token stored only as its
  * SHA-256, good once and for 10 minutes, with its sid; sessions; and the
@@ -15,10 +15,10 @@ import {
   type AccountsRepository,
   type NewAccountRecord,
   type OneTimeAuth,
-} from '../../server/accounts';
+} from '../../server/accounts/accounts';
 import { CAMPAIGN_MAX_LENGTH } from '../../common/campaign';
 import { FIELD_LIMITS } from '../../common/fieldLimits';
-import { openDatabase, type Database } from '../../server/database';
+import { openDatabase, type Database } from '../../server/db/database';
 
 let database: Database;
 let accounts: AccountsRepository;

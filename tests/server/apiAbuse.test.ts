@@ -8,7 +8,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorAnswer } from '../../server/errorAnswer';
+import { errorAnswer } from '../../server/http/errorAnswer';
 import { SIGN_UP_PATH } from '../../contract/signUp';
 import {
   apiServer,

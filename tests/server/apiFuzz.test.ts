@@ -208,7 +208,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /**
  * Whether a browser could have sent this body: the form media type in
  * UTF-8, bytes that are UTF-8, and every escape of it decoding as UTF-8.
- * Checked independently of server/formBody.ts, with the platform's decoders.
+ * Checked independently of server/http/formBody.ts, with the platform's decoders.
  */
 function browserCouldSend({ contentType, body }: Attempt): boolean {
   const [essence = '', ...parameters] = (contentType ?? '').split(';');

@@ -1,5 +1,5 @@
 /**
- * Housekeeping's deletes and updates in batches (server/batchedWrites.ts;
+ * Housekeeping's deletes and updates in batches (server/db/batchedWrites.ts;
  * issue 46): every statement touches at most `batchRows` rows, so that on
  * the embedded engine's one connection the requests run between them; the
  * batches go on until one comes back short, and take every matching row
@@ -13,12 +13,12 @@ import {
   type BatchOptions,
   deleteInBatches,
   updateInBatches,
-} from '../../server/batchedWrites';
+} from '../../server/db/batchedWrites';
 import {
   DatabaseUnavailableError,
   openDatabase,
   type Database,
-} from '../../server/database';
+} from '../../server/db/database';
 import { scratchDatabase } from '../support/page/scratchDatabase';
 import { affectedRowsLog } from './support/affectedRows';
 

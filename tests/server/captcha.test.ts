@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../contract/signUp';
-import type { CaptchaVerification } from '../../server/captcha';
+import type { CaptchaVerification } from '../../server/signUp/captcha';
 import {
   apiServer,
   expectApiAnswer,

@@ -17,8 +17,8 @@ import { CONSENT_RECORD_PATH } from '../../contract/consentRecord';
 import { PROJECT_ROOT } from '../support/page/paths';
 import { scratchDatabase } from '../support/page/scratchDatabase';
 import { CONSENT_EXPORT_BUNDLE } from '../../scripts/buildServer';
-import { openDatabase, type DatabaseSettings } from '../../server/database';
-import { MIGRATIONS } from '../../server/migrations/index';
+import { openDatabase, type DatabaseSettings } from '../../server/db/database';
+import { MIGRATIONS } from '../../server/db/migrations/index';
 import { apiServer, expectApiAnswer, FORM } from './support/apiServer';
 import { databaseEnv } from './support/serviceProcess';
 

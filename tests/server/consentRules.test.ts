@@ -1,5 +1,5 @@
 /**
- * The rules of `POST /2/consent/` (server/consentRules.ts; D65): the
+ * The rules of `POST /2/consent/` (server/consent/consentRules.ts; D65): the
  * client's network kept instead of its address (/24 for IPv4, /48 for
  * IPv6, written as RFC 5952 says), and a record's body read field by
  * field, refusing anything the record does not hold.
@@ -9,7 +9,7 @@ import {
   networkOf,
   readConsentRecord,
   storedUserAgent,
-} from '../../server/consentRules';
+} from '../../server/consent/consentRules';
 
 describe('the network kept of a client address', () => {
   it.each([

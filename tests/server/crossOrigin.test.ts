@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSENT_RECORD_PATH } from '../../contract/consentRecord';
 import { SIGN_UP_PATH } from '../../contract/signUp';
-import { isSameOriginRequest } from '../../server/crossOrigin';
+import { isSameOriginRequest } from '../../server/http/crossOrigin';
 import {
   apiServer,
   expectApiAnswer,

@@ -17,7 +17,7 @@ import {
   startupWarnings,
   type ServerEnvironment,
 } from '../../server/environment';
-import { redactedUrl } from '../../server/database';
+import { redactedUrl } from '../../server/db/database';
 import { monitorNotice, monitorUserAgent } from '../../server/monitor/index';
 import { pinnedResolver } from '../../server/monitor/settings';
 

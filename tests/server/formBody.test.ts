@@ -1,5 +1,5 @@
 /**
- * The strict form reader of the API (server/formBody.ts): it agrees with the
+ * The strict form reader of the API (server/http/formBody.ts): it agrees with the
  * WHATWG parser (`URLSearchParams`) on every well-formed body, and refuses
  * what that parser would repair.
  */
@@ -9,7 +9,7 @@ import {
   checkFormContentType,
   FormBodyError,
   parseFormBody,
-} from '../../server/formBody';
+} from '../../server/http/formBody';
 
 const bytes = (...parts: (string | number[])[]) =>
   Buffer.concat(

@@ -1,5 +1,5 @@
 /**
- * Edges of the API's form reader (server/formBody.ts): the optional
+ * Edges of the API's form reader (server/http/formBody.ts): the optional
  * whitespace RFC 9110 §5.6.6 allows around a media type's parameters, the
  * quoted-pair of a quoted charset, an unterminated quote, errors that say
  * what they refused, and those errors as a context that accepts form
@@ -12,7 +12,7 @@ import {
   checkFormContentType,
   FormBodyError,
   parseFormBody,
-} from '../../server/formBody';
+} from '../../server/http/formBody';
 
 const FORM = 'application/x-www-form-urlencoded';
 

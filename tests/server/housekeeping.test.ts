@@ -18,17 +18,17 @@ import {
   it,
   vi,
 } from 'vitest';
-import { accountsRepository } from '../../server/accounts';
-import { newSecret, secretHash } from '../../server/secrets';
+import { accountsRepository } from '../../server/accounts/accounts';
+import { newSecret, secretHash } from '../../server/accounts/secrets';
 import { HOUSEKEEPING_INTERVAL_MS } from '../../server/app';
-import { consentRecordsRepository } from '../../server/consentRecords';
-import { mailOutboxRepository } from '../../server/mailOutbox';
+import { consentRecordsRepository } from '../../server/consent/consentRecords';
+import { mailOutboxRepository } from '../../server/mail/mailOutbox';
 import {
   HOURS_KEPT_DAYS,
   INCIDENTS_KEPT_DAYS,
   monitorRepository,
 } from '../../server/monitor/repository';
-import { deleteEndedWindows } from '../../server/rateLimitStore';
+import { deleteEndedWindows } from '../../server/db/rateLimitStore';
 import { affectedRowsLog } from './support/affectedRows';
 import { apiServer } from './support/apiServer';
 
@@ -297,7 +297,7 @@ describe('the service', () => {
 });
 
 /**
- * Every housekeeping delete in batches (issue 46; server/batchedWrites.ts):
+ * Every housekeeping delete in batches (issue 46; server/db/batchedWrites.ts):
  * with 2 rows per statement, 5 rows due go in statements of 2, 2 and 1
  * rows, and what is not due stays. A service of its own, so that the
  * counts are exactly this test's rows.

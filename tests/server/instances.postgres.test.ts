@@ -19,13 +19,13 @@ import {
   validSignUp,
 } from './support/apiServer';
 import { SIGN_UP_PATH } from '../../contract/signUp';
-import { MIGRATIONS } from '../../server/migrations/index';
+import { MIGRATIONS } from '../../server/db/migrations/index';
 import { scratchDatabase } from '../support/page/scratchDatabase';
 import {
   startEmbeddedPostgres,
   type EmbeddedPostgresServer,
 } from '../support/page/embeddedPostgres';
-import type { DatabaseSettings } from '../../server/database';
+import type { DatabaseSettings } from '../../server/db/database';
 import { atPublicHost, sinkMailOptions } from './support/mailService';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink';
 

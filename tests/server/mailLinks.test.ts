@@ -14,7 +14,7 @@ import type { ParsedMail } from 'mailparser';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../contract/signUp';
-import { addressKeys } from '../../server/mailOutbox';
+import { addressKeys } from '../../server/mail/mailOutbox';
 import { FORM, validSignUp } from './support/apiServer';
 import {
   hook,

@@ -358,7 +358,8 @@ describe('the copies of sent mails (D89)', () => {
       .set({ sent_at: sql<Date>`now() - interval '6 days 23 hours'` })
       .where('id', '=', recentRow.id)
       .execute();
-    const { mailOutboxRepository } = await import('../../server/mailOutbox');
+    const { mailOutboxRepository } =
+      await import('../../server/mail/mailOutbox');
     expect(
       await mailOutboxRepository(db).dropOldCopies(),
     ).toBeGreaterThanOrEqual(1);

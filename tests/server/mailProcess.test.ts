@@ -21,7 +21,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../contract/signUp';
 import { MAIL_COMMAND_BUNDLE } from '../../scripts/buildServer';
-import { openDatabase, type DatabaseSettings } from '../../server/database';
+import { openDatabase, type DatabaseSettings } from '../../server/db/database';
 import { scratchDatabase } from '../support/page/scratchDatabase';
 import { PROJECT_ROOT } from '../support/page/paths';
 import { FORM, validSignUp } from './support/apiServer';

@@ -31,9 +31,12 @@ import type {
   ClaimedMail,
   MailOutboxRepository,
   SentCopy,
-} from '../../server/mailOutbox';
-import { DEFAULT_LEASE_MS, mailSender } from '../../server/mailSender';
-import { deleteOldMailFiles, SMTP_TIMEOUTS } from '../../server/mailTransport';
+} from '../../server/mail/mailOutbox';
+import { DEFAULT_LEASE_MS, mailSender } from '../../server/mail/mailSender';
+import {
+  deleteOldMailFiles,
+  SMTP_TIMEOUTS,
+} from '../../server/mail/mailTransport';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const dirs: string[] = [];

@@ -16,7 +16,7 @@ import {
 } from './support/serviceProcess';
 import { SIGN_UP_PATH } from '../../contract/signUp';
 import { scratchDatabase } from '../support/page/scratchDatabase';
-import type { DatabaseSettings } from '../../server/database';
+import type { DatabaseSettings } from '../../server/db/database';
 
 interface Acknowledged {
   email: string;

@@ -1,5 +1,5 @@
 /**
- * The rate limit's counter in the database (server/rateLimitStore.ts;
+ * The rate limit's counter in the database (server/db/rateLimitStore.ts;
  * D39, D47): fixed windows per key, each request's own count even when
  * requests arrive together, a new window after one ends, a count per
  * route, and ended windows deleted. One count across instances:
@@ -8,13 +8,13 @@
 import type { FastifyRateLimitStore } from '@fastify/rate-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scratchDatabase } from '../support/page/scratchDatabase';
-import { openDatabase, type Database } from '../../server/database';
+import { openDatabase, type Database } from '../../server/db/database';
 import type { KyselyPlugin } from 'kysely';
 import {
   databaseRateLimitStore,
   deleteEndedWindows,
   RequestCounter,
-} from '../../server/rateLimitStore';
+} from '../../server/db/rateLimitStore';
 
 const WINDOW = 15 * 60 * 1000;
 

@@ -1,5 +1,5 @@
 /**
- * The Content-Security-Policy builder (server/securityHeaders.ts) and the
+ * The Content-Security-Policy builder (server/http/securityHeaders.ts) and the
  * headers the local server sends with it on every route.
  */
 import type { FastifyInstance } from 'fastify';
@@ -12,7 +12,7 @@ import {
   REFERRER_POLICY,
   securityHeaderOptions,
   serializeContentSecurityPolicy,
-} from '../../server/securityHeaders';
+} from '../../server/http/securityHeaders';
 import { SIGN_UP_PATH } from '../../contract/signUp';
 import { apiServer, FORM, validSignUp } from './support/apiServer';
 

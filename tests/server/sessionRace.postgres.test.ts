@@ -11,7 +11,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseSettings } from '../../server/database';
+import type { DatabaseSettings } from '../../server/db/database';
 import { scratchDatabase } from '../support/page/scratchDatabase';
 import { FORM, signUpForLogin } from './support/apiServer';
 import {

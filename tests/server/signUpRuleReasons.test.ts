@@ -3,7 +3,7 @@
  * says why, and a field present with no value counts as absent.
  */
 import { describe, expect, it } from 'vitest';
-import { nameProblem, readSignUp } from '../../server/signUpRules';
+import { nameProblem, readSignUp } from '../../server/signUp/signUpRules';
 
 describe('nameProblem: why a name is refused (D38)', () => {
   it.each([

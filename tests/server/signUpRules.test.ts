@@ -1,11 +1,11 @@
 /**
- * The API's rules (server/signUpRules.ts) on bodies no form sends: values
+ * The API's rules (server/signUp/signUpRules.ts) on bodies no form sends: values
  * of other types, inherited keys, names with control characters. Before
  * they were hardened, a number or null in `url` or the captcha token threw
  * (a 500) when such a body reached them.
  */
 import { describe, expect, it } from 'vitest';
-import { nameProblem, readSignUp } from '../../server/signUpRules';
+import { nameProblem, readSignUp } from '../../server/signUp/signUpRules';
 
 const valid = {
   name: 'Ada Lovelace',

@@ -6,7 +6,7 @@
  * is ignored and the sign-up accepted (D10).
  */
 import { describe, expect, it } from 'vitest';
-import { readSignUp } from '../../server/signUpRules';
+import { readSignUp } from '../../server/signUp/signUpRules';
 
 const valid = {
   name: 'Ada Lovelace',

@@ -13,7 +13,7 @@ import {
   type LimitedField,
 } from '../../common/fieldLimits';
 import { CAMPAIGN_MAX_LENGTH } from '../../common/campaign';
-import { NAME_MAX_LENGTH } from '../../server/signUpRules';
+import { NAME_MAX_LENGTH } from '../../server/signUp/signUpRules';
 
 describe('FIELD_LIMITS', () => {
   it('holds the limits D44 sets, and cannot be changed at run time', () => {

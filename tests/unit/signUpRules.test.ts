@@ -1,10 +1,10 @@
 /**
- * The API's reading of a sign-up body (server/signUpRules.ts): what it
+ * The API's reading of a sign-up body (server/signUp/signUpRules.ts): what it
  * accepts, normalised, and what it refuses, naming the field. A name is
  * refused exactly when `nameProblem` names a problem with it.
  */
 import { describe, expect, it } from 'vitest';
-import { readSignUp, type FormBody } from '../../server/signUpRules';
+import { readSignUp, type FormBody } from '../../server/signUp/signUpRules';
 
 const validBody: FormBody = {
   name: 'Ada Lovelace',

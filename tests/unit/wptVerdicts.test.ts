@@ -10,7 +10,7 @@
  */
 import vm from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readSignUp } from '../../server/signUpRules';
+import { readSignUp } from '../../server/signUp/signUpRules';
 import { checkHostName } from '../../common/domainName';
 import {
   checkSiteUrl as checkSiteUrlWith,

@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../../contract/signUp';
-import { openDatabase } from '../../../server/database';
+import { openDatabase } from '../../../server/db/database';
 import { scratchDatabase } from '../../support/page/scratchDatabase';
 import { FORM, validSignUp } from '../support/apiServer';
 import { linkOf } from '../support/mailService';

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ParsedMail } from 'mailparser';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { accountsRepository } from '../../../server/accounts';
+import { accountsRepository } from '../../../server/accounts/accounts';
 import {
   CHECK_NOW_LIMIT_MS,
   type MonitorOptions,

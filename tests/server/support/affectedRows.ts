@@ -1,6 +1,6 @@
 /**
  * What each statement of a database did, for the tests of housekeeping's
- * batches (server/batchedWrites.ts): a Kysely plugin that records the rows
+ * batches (server/db/batchedWrites.ts): a Kysely plugin that records the rows
  * each statement run through it affected.
  */
 import type { KyselyPlugin } from 'kysely';

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { scratchDatabase } from '../../support/page/scratchDatabase';
 import { buildServer, type ServerOptions } from '../../../server/app';
-import { GPC_PAGE_FILE } from '../../../server/pageRoutes';
+import { GPC_PAGE_FILE } from '../../../server/http/pageRoutes';
 import { SIGN_UP_PATH } from '../../../contract/signUp';
 
 export const FORM = 'application/x-www-form-urlencoded';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { SERVER_BUNDLE } from '../../../scripts/buildServer';
 import { freePort } from '../../support/page/embeddedPostgres';
 import { PROJECT_ROOT } from '../../support/page/paths';
-import type { DatabaseSettings } from '../../../server/database';
+import type { DatabaseSettings } from '../../../server/db/database';
 
 export interface ServiceProcess {
   pid: number;

@@ -22,7 +22,7 @@ import {
   createPgliteDir,
   PGLITE_DIR,
   type DatabaseSettings,
-} from '../../../server/database';
+} from '../../../server/db/database';
 
 /** The variable that switches the tests to a PostgreSQL server. */
 export const TEST_DATABASE_URL = 'TEST_DATABASE_URL';

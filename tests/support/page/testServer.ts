@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildServer } from '../../../server/app';
-import type { DatabaseSettings } from '../../../server/database';
+import type { DatabaseSettings } from '../../../server/db/database';
 import { serverOptionsFrom } from '../../../server/environment';
 import type {
   MonitorFeature,

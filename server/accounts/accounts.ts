@@ -1,0 +1,510 @@
+/**
+ * The accounts repository: every query about accounts, their one-time
+ * sign-in tokens and the sessions that redeem them (D44 to D46 in
+ * docs/decisions.md). Routes call these functions and never write SQL.
+ *
+ * Secrets (the one-time token, the session cookie) leave this module only
+ * towards the browser that owns them; the database keeps their SHA-256.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  CompiledQuery,
+  sql,
+  type Compilable,
+  type Kysely,
+  type RawBuilder,
+  type Transaction,
+} from 'kysely';
+import { deleteInBatches, type BatchOptions } from '../db/batchedWrites';
+import { DatabaseUnavailableError } from '../db/database';
+import type { Schema } from '../db/schema';
+import { newSecret, secretHash } from './secrets';
+import { UUID_PATTERN } from '../../contract/signUp';
+
+/** A one-time token lives this long (D45). */
+export const ONE_TIME_TOKEN_LIFETIME = '10 minutes';
+/** A session lives this long, like the cookie that carries it (D46). */
+export const SESSION_LIFETIME_DAYS = 365;
+
+/** What the sign-up stores: the API's rules have already passed it. */
+export interface NewAccountRecord {
+  name: string;
+  email: string;
+  siteUrl: string | undefined;
+  newsletter: boolean;
+  campaign: string | undefined;
+}
+
+/** `data.one_time_auth` of the sign-up's answer (docs/contract.md "HTTP"). */
+export interface OneTimeAuth {
+  token: string;
+  sid: string;
+}
+
+/** What the signed-in page shows of an account. */
+export interface AccountView {
+  /** The account's id (a uuid): what the page asks the monitor about. */
+  id: string;
+  name: string;
+  email: string;
+  siteUrl: string | null;
+  /** Whether a mailed link has proved the address (D98). */
+  confirmed: boolean;
+  /**
+   * When the account is deleted unless its address is confirmed by then
+   * (D98); null once confirmed, and for accounts made before confirmation
+   * existed, which are kept.
+   */
+  deletedUnconfirmedAt: Date | null;
+}
+
+/** An account's row as the pages read it. */
+interface AccountRow {
+  id: string;
+  name: string;
+  email: string;
+  site_url: string | null;
+  confirmed_at: Date | null;
+  confirm_by: Date | null;
+}
+
+/** The columns of {@link AccountRow}. */
+export const ACCOUNT_VIEW_COLUMNS = [
+  'accounts.id',
+  'accounts.name',
+  'accounts.email',
+  'accounts.site_url',
+  'accounts.confirmed_at',
+  'accounts.confirm_by',
+] as const;
+
+/** @returns what the pages show of an account's row */
+export function accountView(row: AccountRow): AccountView {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    siteUrl: row.site_url,
+    confirmed: row.confirmed_at !== null,
+    deletedUnconfirmedAt: row.confirmed_at === null ? row.confirm_by : null,
+  };
+}
+
+/** A CHECK constraint of the accounts table refused a value. */
+export class AccountLimitError extends Error {
+  constructor(
+    /** The API field the constraint guards (`name`, `email`, `url`, `utm_campaign`). */
+    readonly field: string,
+  ) {
+    super(`the database refused the ${field} (a CHECK constraint)`);
+    this.name = 'AccountLimitError';
+  }
+}
+
+// Constraint (server/db/migrations/0001_accounts.ts) → the API field it guards.
+const LIMIT_FIELDS: Readonly<Record<string, string>> = {
+  accounts_name_length: 'name',
+  accounts_email_length: 'email',
+  accounts_site_url_length: 'url',
+  accounts_campaign_length: 'utm_campaign',
+};
+
+/** SQLSTATE 23514, check_violation (PostgreSQL, Appendix A). */
+const CHECK_VIOLATION = '23514';
+
+/**
+ * Turns a driver's error into one of ours. A CHECK constraint of the
+ * accounts table names its field; anything else means the database did not
+ * do its job. Neither carries the driver's `detail`, which quotes the row.
+ */
+function databaseError(error: unknown): Error {
+  const { code, constraint } = (error ?? {}) as {
+    code?: unknown;
+    constraint?: unknown;
+  };
+  if (code === CHECK_VIOLATION && typeof constraint === 'string') {
+    const field = LIMIT_FIELDS[constraint];
+    if (field) return new AccountLimitError(field);
+  }
+  return new DatabaseUnavailableError(error);
+}
+
+async function query<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw databaseError(error);
+  }
+}
+
+/**
+ * Locks an account's row (`SELECT … FOR UPDATE`) inside a transaction, so
+ * that the statements about its sessions run one after the other (D113):
+ * on PostgreSQL every CTE of a statement shares one snapshot, so a link's
+ * "end every other session" could not see a session that a simultaneous
+ * redeem inserts. Whoever locks second starts its next statement after
+ * the first has committed, and sees what it did.
+ *
+ * @param trx the transaction
+ * @param accountId a query of one `account_id` (a token's)
+ * @returns the account's id, or undefined when the query names none
+ */
+export async function lockAccount(
+  trx: Transaction<Schema>,
+  accountId: RawBuilder<string>,
+): Promise<string | undefined> {
+  const { rows } = await sql<{ id: string }>`
+select id from accounts where id = (${accountId}) for update`.execute(trx);
+  return rows[0]?.id;
+}
+
+const SLOT = Symbol('slot');
+
+/**
+ * A statement Kysely builds and compiles once, then runs with new values:
+ * the sign-up's path spends no time building and compiling the same query
+ * on every request (docs/performance.md, "The sign-up service"). `build`
+ * receives a stand-in for each value, and must pass each one to Kysely as a
+ * value (a parameter), never into SQL text.
+ *
+ * @param build the query, over stand-ins for `keys`
+ * @param keys the names of the values each run binds
+ * @returns a function from the values to the compiled query to execute
+ */
+function prepare<Values extends Record<string, unknown>, Row>(
+  build: (values: Values) => Compilable<Row>,
+  keys: readonly (keyof Values)[],
+): (values: Values) => CompiledQuery<Row> {
+  const slots = Object.fromEntries(keys.map((key) => [key, { [SLOT]: key }]));
+  const compiled = build(slots as unknown as Values).compile();
+  const bound = compiled.parameters.map((parameter) =>
+    typeof parameter === 'object' && parameter !== null && SLOT in parameter
+      ? (parameter[SLOT] as keyof Values)
+      : undefined,
+  );
+  for (const key of keys) {
+    if (!bound.includes(key)) {
+      throw new Error(`${String(key)} is not a parameter of the statement`);
+    }
+  }
+  return (values) =>
+    CompiledQuery.raw(
+      compiled.sql,
+      compiled.parameters.map((parameter, index) => {
+        const key = bound[index];
+        return key === undefined ? parameter : values[key];
+      }),
+    ) as CompiledQuery<Row>;
+}
+
+/** What one sign-up statement binds. */
+interface SignUpValues extends Record<string, unknown> {
+  name: string;
+  email: string;
+  siteUrl: string | null;
+  newsletter: boolean;
+  campaign: string | null;
+  tokenHash: Buffer;
+  sid: string;
+}
+
+/**
+ * The repository over one database.
+ *
+ * Every function raises {@link DatabaseUnavailableError} when the database
+ * fails or cannot be reached, and nothing else but what its comment names.
+ */
+export function accountsRepository(
+  db: Kysely<Schema>,
+  {
+    queueConfirmation = true,
+  }: {
+    /**
+     * Whether a sign-up queues its confirmation mail (D95); false only for
+     * the benchmark's figure without mail (`VIGIL_BENCH_MAIL=none`).
+     */
+    queueConfirmation?: boolean;
+  } = {},
+) {
+  // The account, its token and its confirmation mail in one statement (see
+  // `create`).
+  const signUpStatement = prepare<SignUpValues, { sid: string }>(
+    (values) =>
+      db
+        .with('account', (cte) =>
+          cte
+            .insertInto('accounts')
+            .values({
+              name: values.name,
+              email: values.email,
+              site_url: values.siteUrl,
+              newsletter: values.newsletter,
+              campaign: values.campaign,
+            })
+            .onConflict((conflict) =>
+              conflict.expression(sql`lower(email)`).doNothing(),
+            )
+            .returning(['id', 'email', 'site_url']),
+        )
+        // The watch the welcome page promises starts with the account: its
+        // first check is due at once (D103).
+        .with('watched', (cte) =>
+          cte
+            .insertInto('monitors')
+            .columns(['account_id', 'site_url'])
+            .expression((eb) =>
+              eb
+                .selectFrom('account')
+                .select(['account.id', 'account.site_url'])
+                .where('account.site_url', 'is not', null),
+            ),
+        )
+        // Every data-modifying CTE runs once, read or not (PostgreSQL,
+        // "WITH Queries"); with no account, it queues nothing.
+        .with('queued', (cte) =>
+          cte
+            .insertInto('mail_outbox')
+            .columns(['kind', 'account_id', 'recipient'])
+            .expression((eb) =>
+              eb
+                .selectFrom('account')
+                .select([
+                  sql.lit('confirm').as('kind'),
+                  'account.id',
+                  'account.email',
+                ])
+                .where(sql.lit(queueConfirmation)),
+            ),
+        )
+        .insertInto('one_time_tokens')
+        .columns(['token_hash', 'sid', 'account_id', 'expires_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('account')
+            .select([
+              eb.val(values.tokenHash).as('token_hash'),
+              eb.val(values.sid).as('sid'),
+              'account.id',
+              sql<Date>`now() + ${sql.lit(ONE_TIME_TOKEN_LIFETIME)}::interval`.as(
+                'expires_at',
+              ),
+            ]),
+        )
+        .returning('sid'),
+    ['name', 'email', 'siteUrl', 'newsletter', 'campaign', 'tokenHash', 'sid'],
+  );
+
+  return {
+    /**
+     * Creates the account, its one-time token, the mail that confirms its
+     * address (an outbox row, D95) and, with a site, its monitor, due at
+     * once (D103), in one statement: the unique index
+     * on `lower(email)` decides between simultaneous sign-ups with one
+     * address, so exactly one of them creates an account and queues a mail.
+     *
+     * @returns the token and sid to answer with, or `null` when an account
+     *   with this address (in any case) exists
+     * @throws AccountLimitError when a value breaks a CHECK constraint
+     */
+    async create(account: NewAccountRecord): Promise<OneTimeAuth | null> {
+      const token = newSecret();
+      const sid = randomUUID();
+      const { rows } = await query(() =>
+        db.executeQuery(
+          signUpStatement({
+            name: account.name,
+            email: account.email,
+            siteUrl: account.siteUrl ?? null,
+            newsletter: account.newsletter,
+            campaign: account.campaign ?? null,
+            tokenHash: secretHash(token),
+            sid,
+          }),
+        ),
+      );
+      const created = rows[0];
+      return created ? { token, sid } : null;
+    },
+
+    /**
+     * Redeems a one-time token and opens a session for its account, in one
+     * statement: the token must match its sid, be unused and unexpired, and
+     * is marked used by the same `UPDATE … WHERE used_at IS NULL` that
+     * checks it, so two simultaneous redemptions cannot both win.
+     *
+     * @param auth the token and sid from `{product}Login`
+     * @param session the new session's secret (the cookie's value)
+     * @returns the account, or `null` when the token is unknown, used,
+     *   expired or does not belong to the sid
+     */
+    async redeem(
+      auth: OneTimeAuth,
+      session: string,
+    ): Promise<AccountView | null> {
+      // A sid the database could not read as a uuid is no sid of ours.
+      if (!UUID_PATTERN.test(auth.sid)) return null;
+      const tokenHash = secretHash(auth.token);
+      const row = await query(() =>
+        db.transaction().execute(async (trx) => {
+          // The account's row first (D113), as a mailed link takes it: the
+          // link's "end the other sessions" then sees this one.
+          const locked = await lockAccount(
+            trx,
+            sql<string>`select account_id from one_time_tokens
+                         where token_hash = ${tokenHash} and sid = ${auth.sid}`,
+          );
+          if (!locked) return undefined;
+          return trx
+            .with('redeemed', (cte) =>
+              cte
+                .updateTable('one_time_tokens')
+                .set({ used_at: sql`now()` })
+                .where('token_hash', '=', tokenHash)
+                .where('sid', '=', auth.sid)
+                .where('used_at', 'is', null)
+                .where('expires_at', '>', sql<Date>`now()`)
+                .returning('account_id'),
+            )
+            .with('opened', (cte) =>
+              cte
+                .insertInto('sessions')
+                .columns(['session_hash', 'account_id', 'expires_at'])
+                .expression((eb) =>
+                  eb
+                    .selectFrom('redeemed')
+                    .select([
+                      eb.val(secretHash(session)).as('session_hash'),
+                      'redeemed.account_id',
+                      sql<Date>`now() + make_interval(days => ${SESSION_LIFETIME_DAYS})`.as(
+                        'expires_at',
+                      ),
+                    ]),
+                )
+                .returning('account_id'),
+            )
+            .selectFrom('accounts')
+            .innerJoin('opened', 'opened.account_id', 'accounts.id')
+            .select(ACCOUNT_VIEW_COLUMNS)
+            .executeTakeFirst();
+        }),
+      );
+      return row ? accountView(row) : null;
+    },
+
+    /**
+     * @param session the `{product}_SESSION` cookie's value
+     * @returns the account of an open, unexpired session, or `null`
+     */
+    async findBySession(session: string): Promise<AccountView | null> {
+      const row = await query(() =>
+        db
+          .selectFrom('sessions')
+          .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+          .select(ACCOUNT_VIEW_COLUMNS)
+          .where('sessions.session_hash', '=', secretHash(session))
+          .where('sessions.ended_at', 'is', null)
+          .where('sessions.expires_at', '>', sql<Date>`now()`)
+          .executeTakeFirst(),
+      );
+      return row ? accountView(row) : null;
+    },
+
+    /**
+     * Deletes what can never sign anyone in again (D89): one-time tokens
+     * past their 10 minutes (used or not), mailed links' tokens past their
+     * expiry (used or not), and sessions that expired or were ended.
+     * Nothing that still works is touched, so any instance may run it at
+     * any time. In batches (server/db/batchedWrites.ts).
+     *
+     * @param options.batchRows rows per statement (default 10,000)
+     * @returns how many one-time tokens, sessions and links it deleted
+     * @throws DatabaseUnavailableError when the database fails
+     */
+    async deleteExpired(options: BatchOptions = {}): Promise<{
+      tokens: number;
+      sessions: number;
+      links: number;
+    }> {
+      const [tokens, sessions, links] = await Promise.all([
+        deleteInBatches(
+          db,
+          'one_time_tokens',
+          sql`expires_at < now()`,
+          options,
+        ),
+        deleteInBatches(
+          db,
+          'sessions',
+          sql`expires_at < now() or ended_at is not null`,
+          options,
+        ),
+        deleteInBatches(db, 'link_tokens', sql`expires_at < now()`, options),
+      ]);
+      return { tokens, sessions, links };
+    },
+
+    /**
+     * Deletes the accounts still unconfirmed 7 days after their sign-up
+     * (`confirm_by`, D98), with everything that is theirs (sessions,
+     * tokens, mails: the foreign keys cascade), so that their address is
+     * free again for its owner. Accounts made before confirmation existed
+     * have no `confirm_by` and stay. In batches (server/db/batchedWrites.ts):
+     * an account's cascades are deleted in its batch's statement.
+     *
+     * @param options.batchRows accounts per statement (default 10,000)
+     * @returns how many accounts it deleted
+     * @throws DatabaseUnavailableError when the database fails
+     */
+    deleteUnconfirmed(options: BatchOptions = {}): Promise<number> {
+      return deleteInBatches(
+        db,
+        'accounts',
+        sql`confirmed_at is null and confirm_by < now()`,
+        options,
+      );
+    },
+
+    /**
+     * Ends every session of the account that `session` is signed in to,
+     * `session` included ("Sign out everywhere", D112). An ended, expired
+     * or unknown session ends nothing.
+     *
+     * @returns how many sessions it ended
+     */
+    async endEverySession(session: string): Promise<number> {
+      const result = await query(() =>
+        db
+          .updateTable('sessions')
+          .set({ ended_at: sql`now()` })
+          .where('ended_at', 'is', null)
+          .where('account_id', '=', (eb) =>
+            eb
+              .selectFrom('sessions as mine')
+              .select('mine.account_id')
+              .where('mine.session_hash', '=', secretHash(session))
+              .where('mine.ended_at', 'is', null)
+              .where('mine.expires_at', '>', sql<Date>`now()`),
+          )
+          .executeTakeFirst(),
+      );
+      return Number(result.numUpdatedRows);
+    },
+
+    /**
+     * Ends a session (signing out); a session already ended or unknown
+     * stays as it is.
+     */
+    async endSession(session: string): Promise<void> {
+      await query(() =>
+        db
+          .updateTable('sessions')
+          .set({ ended_at: sql`now()` })
+          .where('session_hash', '=', secretHash(session))
+          .where('ended_at', 'is', null)
+          .execute(),
+      );
+    },
+  };
+}
+
+export type AccountsRepository = ReturnType<typeof accountsRepository>;

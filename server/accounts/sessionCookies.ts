@@ -1,0 +1,128 @@
+/**
+ * The cookies the service sets and clears (D28, D46, D91, D109 in
+ * docs/decisions.md): the session cookie, the sign-up's login binding,
+ * and the clearing of the page's own cookies at `/`.
+ *
+ * Whether they are `Secure` is decided by `PUBLIC_URL`, never by the
+ * request's `Host` (D109): behind a proxy that sends its own `Host` (nginx's
+ * default `proxy_pass http://localhost:1234`), a request-based rule would
+ * drop `Secure` for every visitor. On an https `PUBLIC_URL` the cookies the
+ * service sets are `Secure` and carry the `__Host-` prefix (RFC 6265bis
+ * §4.1.3.2): browsers keep such a cookie only when it is Secure, host-only
+ * and `Path=/`, so a sibling subdomain cannot plant one of its own choosing
+ * (session fixation, D91).
+ */
+import { createHash } from 'node:crypto';
+import type { CookieSerializeOptions } from '@fastify/cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { cookieNames, DEFAULT_LIFETIME_DAYS } from '../../common/cookieNames';
+
+/** How long the sign-up's login binding lives: the one-time token's 10 minutes (D45). */
+export const LOGIN_BINDING_MAX_AGE_S = 10 * 60;
+
+/**
+ * The value of the login binding for a one-time token (D110): its SHA-256,
+ * base64url. The page never sees it (HttpOnly), and it names the token
+ * only to a browser that already holds it.
+ *
+ * @param token the one-time token of `{product}Login`
+ */
+export function loginBindingOf(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('base64url');
+}
+
+/**
+ * The service's cookies for one deployment.
+ *
+ * @param settings.publicUrl `PUBLIC_URL`; https makes every cookie the
+ *   service sets `Secure`, and its own cookies `__Host-`-prefixed
+ * @param settings.productName `PRODUCT_NAME`: the cookies' prefix (D6)
+ * @param settings.cookieDomain `COOKIE_DOMAIN` (e.g. `.vigil.example`), so
+ *   that a cookie written with `Domain=` (by the page, or planted by a
+ *   sibling subdomain) can be cleared too; undefined: host-only only
+ */
+export function serviceCookies(settings: {
+  publicUrl: string;
+  productName: string;
+  cookieDomain?: string | undefined;
+}) {
+  const secure = new URL(settings.publicUrl).protocol === 'https:';
+  const names = cookieNames(settings.productName);
+  const own = (name: string) => (secure ? `__Host-${name}` : name);
+  /** `Path=/`, host-only (D28), `SameSite=Strict`, Secure on https (R9.4). */
+  const base: CookieSerializeOptions = {
+    path: '/',
+    sameSite: 'strict',
+    secure,
+  };
+  const domain = settings.cookieDomain?.replace(/^\./, '').toLowerCase();
+
+  return {
+    /** Whether the cookies are `Secure` (an https `PUBLIC_URL`). */
+    secure,
+    /** The product's cookie names (common/cookieNames.ts). */
+    names,
+    /** The session cookie's name: `__Host-{product}_SESSION` on https. */
+    session: own(names.session),
+    /**
+     * The login binding's name (D110): `__Host-{product}_LOGIN_BINDING` on
+     * https. HttpOnly, set by the sign-up's answer, read once at `/`.
+     */
+    loginBinding: own(`${settings.productName}_LOGIN_BINDING`),
+
+    /** Clears a host-only cookie set with the base attributes. */
+    clear(reply: FastifyReply, name: string): void {
+      reply.clearCookie(name, base);
+    },
+
+    /**
+     * Clears a cookie host-only and, when the request's host lies within
+     * `COOKIE_DOMAIN`, with `Domain=` too: a cookie planted with `Domain=`
+     * by a sibling subdomain survives a host-only clear (D110).
+     */
+    clearEverywhere(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      name: string,
+    ): void {
+      reply.clearCookie(name, base);
+      const host = request.hostname.toLowerCase();
+      if (domain && (host === domain || host.endsWith(`.${domain}`))) {
+        reply.clearCookie(name, { ...base, domain });
+      }
+    },
+
+    /**
+     * Sets the session cookie (D46): HttpOnly, for the session's 365 days.
+     *
+     * @param value the session's secret
+     */
+    setSession(reply: FastifyReply, value: string): void {
+      reply.setCookie(own(names.session), value, {
+        ...base,
+        httpOnly: true,
+        maxAge: DEFAULT_LIFETIME_DAYS * 24 * 60 * 60,
+      });
+    },
+
+    /**
+     * Sets the login binding of a sign-up (D110): HttpOnly, for the
+     * one-time token's 10 minutes.
+     *
+     * @param token the one-time token the answer carries
+     */
+    setLoginBinding(reply: FastifyReply, token: string): void {
+      reply.setCookie(
+        own(`${settings.productName}_LOGIN_BINDING`),
+        loginBindingOf(token),
+        {
+          ...base,
+          httpOnly: true,
+          maxAge: LOGIN_BINDING_MAX_AGE_S,
+        },
+      );
+    },
+  };
+}
+
+export type ServiceCookies = ReturnType<typeof serviceCookies>;

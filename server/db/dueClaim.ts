@@ -1,0 +1,76 @@
+/**
+ * The due-row claim that the mail outbox's sender (server/mail/mailSender.ts)
+ * and the site monitor (server/monitor/) share: one autocommit statement
+ * takes up to `limit` rows that are due, marks them held (a lease, and
+ * whatever else the caller sets) and returns them. Rows another instance
+ * is claiming at the same moment are skipped, not waited for (`FOR UPDATE
+ * SKIP LOCKED`), so that instances on one PostgreSQL server each take a
+ * different row; a row whose holder died is due again once its lease ends
+ * (the caller's `due` condition says so).
+ *
+ * Never a transaction held open over the work: the embedded engine has one
+ * connection, and a transaction open over a send or a check would stop
+ * every request meanwhile.
+ */
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { unlessUnavailable } from './database';
+import type { Schema } from './schema';
+
+/** One claim: which rows are due, in which order, and how to hold them. */
+export interface DueClaim {
+  /** The table; its key is `id`. */
+  table: 'mail_outbox' | 'monitors';
+  /**
+   * The condition that makes a row due, over the table's qualified
+   * columns: due now, or held by a claim whose lease has ended.
+   */
+  due: RawBuilder<unknown>;
+  /** The order rows are taken in (the soonest due first). */
+  order: RawBuilder<unknown>;
+  /** The SET list that holds a row (a lease; a count of claims). */
+  set: RawBuilder<unknown>;
+  /** Another table the answer reads from, and how it joins the row. */
+  join?: { table: keyof Schema; on: RawBuilder<unknown> };
+  /** The columns answered for each claimed row. */
+  returning: RawBuilder<unknown>;
+  /** At most this many rows. */
+  limit: number;
+}
+
+/**
+ * Claims due rows (see the module comment). The outer `due` is repeated
+ * because a blocked update re-checks only its own WHERE on the row's new
+ * version (PostgreSQL, "Transaction Isolation", Read Committed): a row
+ * another instance claimed in between is no longer due, and is left alone.
+ *
+ * @returns the claimed rows, as `returning` names them; none when nothing
+ *   is due
+ * @throws DatabaseUnavailableError (server/db/database.ts) when the database
+ *   fails
+ */
+export async function claimDue<Row>(
+  db: Kysely<Schema>,
+  claim: DueClaim,
+): Promise<Row[]> {
+  if (claim.limit < 1) return [];
+  const table = sql.table(claim.table);
+  const join = claim.join
+    ? {
+        from: sql`from ${sql.table(claim.join.table)}`,
+        on: sql`and ${claim.join.on}`,
+      }
+    : { from: sql``, on: sql`` };
+  const { rows } = await unlessUnavailable(() =>
+    sql<Row>`update ${table} set ${claim.set}
+      ${join.from}
+     where ${table}.id in (
+             select ${table}.id from ${table}
+              where ${claim.due}
+              order by ${claim.order}
+              limit ${claim.limit}
+                for update skip locked)
+       and ${claim.due} ${join.on}
+     returning ${claim.returning}`.execute(db),
+  );
+  return rows;
+}

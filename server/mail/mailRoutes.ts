@@ -1,0 +1,197 @@
+/**
+ * The routes of confirmed addresses and sign-in by e-mail (docs/contract.md
+ * "HTTP"; D96 to D99 in docs/decisions.md):
+ *
+ * - `GET /signin`, and `POST /signin`, which queues a sign-in link and
+ *   answers the same page whatever the address;
+ * - `GET`/`HEAD /link?token=…`, the continue page, which changes nothing,
+ *   and `POST /link`, which confirms the address or signs in, once;
+ * - `POST /resend-confirmation`, `/`'s "Send the link again".
+ *
+ * Mails are queued, never sent inline: the answer does not wait for SMTP,
+ * and its timing says nothing about the address. Every POST here is a
+ * plain HTML form, checked for its origin by server/http/crossOrigin.ts like
+ * every other; errors answer as pages, not as the API's JSON.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isValidEmail } from '../../common/emailAddress';
+import { fitsFieldLimit } from '../../common/fieldLimits';
+import { messages } from '../../common/validation';
+import { RESEND_PATH, SIGN_IN_PATH } from '../accounts/accountPage';
+import type { AccountsRepository } from '../accounts/accounts';
+import { newSecret } from '../accounts/secrets';
+import { errorAnswer, type RaisedError } from '../http/errorAnswer';
+import { acceptFormBodies } from '../http/formBody';
+import type { MailLinksRepository } from './mailLinks';
+import { LINK_PATH } from './mailMessages';
+import {
+  formErrorPage,
+  linkContinuePage,
+  linkRefusedPage,
+  addressConfirmedPage,
+  signInPage,
+  signInSentPage,
+} from './mailPages';
+import type { MailOutboxRepository } from './mailOutbox';
+import type { ServiceCookies } from '../accounts/sessionCookies';
+
+/** The forms here hold one short field; anything near this is abuse. */
+const FORM_LIMIT_BYTES = 1024;
+
+export interface MailRoutesOptions {
+  accounts: AccountsRepository;
+  /** The service's cookies (server/accounts/sessionCookies.ts). */
+  cookies: ServiceCookies;
+  outbox: MailOutboxRepository;
+  /** `PRODUCT_NAME`: the pages' name and the cookies' prefix. */
+  productName: string;
+  /** Tells the mail sender a mail was queued (never waits). */
+  wakeSender: () => void;
+  /** Where mailed links are read and spent. */
+  links: MailLinksRepository;
+}
+
+/** A form field sent once, as a string; undefined otherwise. */
+function field(body: unknown, name: string): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const value = (body as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Answers a page that must not be cached (it may hold personal data). */
+function page(reply: FastifyReply, status: number, html: string) {
+  return reply
+    .code(status)
+    .header('cache-control', 'no-store')
+    .type('text/html; charset=utf-8')
+    .send(html);
+}
+
+/**
+ * A mailed link's pages: besides `no-store`, no `Referer` carries the
+ * token to another site (D96), and search engines keep none of them.
+ */
+function linkPage(reply: FastifyReply, status: number, html: string) {
+  return page(
+    reply
+      .header('referrer-policy', 'no-referrer')
+      .header('x-robots-tag', 'noindex'),
+    status,
+    html,
+  );
+}
+
+/**
+ * Registers the routes on `app`, in a context of their own that reads form
+ * bodies. Needs @fastify/cookie registered on `app`.
+ */
+export async function registerMailRoutes(
+  app: FastifyInstance,
+  options: MailRoutesOptions,
+): Promise<void> {
+  const { accounts, cookies, outbox, links, productName, wakeSender } = options;
+  const sessionOf = (request: FastifyRequest) =>
+    request.cookies[cookies.session];
+
+  await app.register(async (pages) => {
+    await acceptFormBodies(pages, FORM_LIMIT_BYTES);
+
+    // A form's error is a page, not the API's JSON: a cross-site post, a
+    // body that is not a form, a database that cannot answer.
+    pages.setErrorHandler((error: RaisedError, request, reply) => {
+      // The status the API would answer (server/http/errorAnswer.ts), as a page.
+      const { status } = errorAnswer(error);
+      if (status >= 500) request.log.error(error);
+      const answer = request.url.startsWith(LINK_PATH) ? linkPage : page;
+      return answer(reply, status, formErrorPage(productName, status));
+    });
+
+    pages.get(SIGN_IN_PATH, (_request, reply) =>
+      page(reply, 200, signInPage(productName)),
+    );
+
+    pages.post(SIGN_IN_PATH, async (request, reply) => {
+      const email = field(request.body, 'email') ?? '';
+      const trimmed = email.trim();
+      const problem =
+        trimmed === ''
+          ? messages.emailRequired
+          : !fitsFieldLimit('email', trimmed)
+            ? messages.emailTooLong
+            : !isValidEmail(trimmed)
+              ? messages.emailInvalid
+              : undefined;
+      // What the address looks like says nothing about accounts.
+      if (problem) {
+        return page(
+          reply,
+          400,
+          signInPage(productName, { message: problem, email }),
+        );
+      }
+      const queued = await outbox.requestMail({
+        kind: 'signin',
+        email: trimmed,
+        clientAddress: request.ip,
+      });
+      if (queued) wakeSender();
+      // The same page for a known address, an unknown one, and one over
+      // its limit (D97).
+      return page(reply, 200, signInSentPage(productName));
+    });
+
+    pages.get(LINK_PATH, async (request, reply) => {
+      const token = field(request.query, 'token');
+      const link = token === undefined ? undefined : await links.linkOf(token);
+      return link && token
+        ? linkPage(
+            reply,
+            200,
+            linkContinuePage(productName, link.purpose, token, link.email),
+          )
+        : linkPage(reply, 410, linkRefusedPage(productName));
+    });
+
+    pages.post(LINK_PATH, async (request, reply) => {
+      const token = field(request.body, 'token');
+      const purpose =
+        token === undefined ? undefined : (await links.linkOf(token))?.purpose;
+      if (token !== undefined && purpose === 'confirm') {
+        const confirmed = await links.confirm(token, sessionOf(request));
+        if (confirmed?.signedInHere) {
+          return linkPage(reply.header('location', '/'), 303, '');
+        }
+        if (confirmed) {
+          return linkPage(reply, 200, addressConfirmedPage(productName));
+        }
+      }
+      if (token !== undefined && purpose === 'signin') {
+        const session = newSecret();
+        const account = await links.signIn(token, session);
+        if (account) {
+          cookies.setSession(reply, session);
+          return linkPage(reply.header('location', '/'), 303, '');
+        }
+      }
+      return linkPage(reply, 410, linkRefusedPage(productName));
+    });
+
+    pages.post(RESEND_PATH, async (request, reply) => {
+      const session = sessionOf(request);
+      const account = session ? await accounts.findBySession(session) : null;
+      if (!account || account.confirmed) {
+        return reply.code(303).header('location', '/').send();
+      }
+      const queued = await outbox.requestMail({
+        kind: 'confirm',
+        email: account.email,
+        clientAddress: request.ip,
+      });
+      if (queued) wakeSender();
+      return reply
+        .code(303)
+        .header('location', `/?resent=${queued ? 'sent' : 'limited'}`)
+        .send();
+    });
+  });
+}

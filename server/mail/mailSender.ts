@@ -1,0 +1,455 @@
+/**
+ * The outbox's sender (D95 in docs/decisions.md): one per instance. It
+ * claims due mails (server/mail/mailOutbox.ts), makes each one's link token,
+ * sends it, and marks it sent, to be retried, or failed.
+ *
+ * - A mail is claimed with a lease, so that a sender killed mid-send leaves
+ *   it to another sender once the lease ends, and sends are never inside
+ *   a transaction.
+ * - A failure that may pass (a 4xx reply, a server that cannot be reached)
+ *   is retried with jittered exponential backoff; a 5xx reply to the
+ *   recipient or the message is final, and logged without the address.
+ * - Delivery is at least once: a kill between the server's acceptance and
+ *   the mark sends the mail again, with the same Message-ID and a new
+ *   token (the first link then no longer works). A batch's mark that fails
+ *   is retried mail by mail, so one mail's failing mark costs only that
+ *   mail a second send.
+ * - The lease ({@link DEFAULT_LEASE_MS}) outlasts the longest send the
+ *   transport's timeouts allow and its mark; a pass starts no send late in
+ *   it.
+ *
+ * Log lines name a mail by its row id and kind, never by its address,
+ * subject or link.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { newSecret, secretHash } from '../accounts/secrets';
+import {
+  composeAlertMail,
+  composeMail,
+  fromHeader,
+  redactedCopy,
+  type ComposedMail,
+} from './mailMessages';
+import type { ClaimedMail, MailOutboxRepository, SentCopy } from './mailOutbox';
+import {
+  LONGEST_SEND_MS,
+  openMailTransport,
+  sendFailure,
+  type MailTransport,
+  type MailTransportSettings,
+} from './mailTransport';
+
+/** How the service sends mail (`ServerOptions.mail`). */
+export interface MailOptions {
+  /** `PUBLIC_URL`: every link in a mail is built on it, never on `Host`. */
+  publicUrl: string;
+  /** `MAIL_FROM`: a bare address or one with a display name. */
+  from: string;
+  transport: MailTransportSettings;
+  /** How often other instances' mails and retries are looked for (ms; default 5 s). */
+  pollIntervalMs?: number;
+  /** Backoff of retries (ms); defaults {@link DEFAULT_RETRY}. */
+  retry?: Partial<typeof DEFAULT_RETRY>;
+  /**
+   * How long a claim holds (ms; default {@link DEFAULT_LEASE_MS}); at least
+   * {@link LONGEST_SEND_MS} + {@link MARK_MARGIN_MS} + 1 s.
+   */
+  leaseMs?: number;
+  /** Start sending when the server is built (default true). */
+  autoStart?: boolean;
+}
+
+/**
+ * Retries: the first after about a second, doubling up to 5 minutes, so a
+ * mail arrives within about half a minute of a 30 s outage's end; given up
+ * 72 hours after it was queued.
+ */
+export const DEFAULT_RETRY = {
+  firstDelayMs: 1_000,
+  maxDelayMs: 5 * 60_000,
+  giveUpAfterMs: 72 * 60 * 60_000,
+};
+
+/** Mails claimed per statement, and sent at once. */
+const BATCH = 10;
+const IN_FLIGHT = 2;
+
+/**
+ * The time (ms) a pass keeps, after its last send, for marking its mails:
+ * the batch's statement and, should it fail, each mail's own.
+ */
+export const MARK_MARGIN_MS = 30_000;
+
+/**
+ * How long (ms) after its claim a pass may start a send: the claim and the
+ * tokens' statement come first, then each of the two workers sends up to 5
+ * mails one after another, in milliseconds each while the relay is well.
+ * A send not started by then is given back to the queue (due at once), so
+ * that no send ends after the lease.
+ */
+const SEND_START_WINDOW_MS = 30_000;
+
+/**
+ * How long a claim holds (ms), so that no other sender takes a mail while
+ * this one may still send it (a second copy, whose new token would
+ * invalidate the first copy's link): a send starts at most
+ * `SEND_START_WINDOW_MS` (30 s) after the claim, takes at most
+ * {@link LONGEST_SEND_MS} (server/mail/mailTransport.ts: nodemailer's
+ * `connectionTimeout` 10 s for the whole setup, then at most 10 replies
+ * each within `socketTimeout` 30 s: 310 s), and the marks get
+ * {@link MARK_MARGIN_MS} (30 s): 30 + 310 + 30 = 370 s, 6 min 10 s. The
+ * clock starts before the claim's statement is sent, so the database's
+ * lease, begun when the statement runs, ends later than this count.
+ */
+export const DEFAULT_LEASE_MS =
+  SEND_START_WINDOW_MS + LONGEST_SEND_MS + MARK_MARGIN_MS;
+/**
+ * How long a wake waits for more mails to gather (ms), so that under load
+ * the sender's statements (the claim, the tokens, the mark) run once per
+ * batch rather than once per sign-up: they share the service's event loop
+ * and, on PGlite, its engine (docs/performance.md, "With mail"). A person
+ * waits a tenth of a second longer for a mail.
+ */
+const GATHER_MS = 100;
+
+/** The sender's controls. */
+export interface MailSender {
+  /** Retries what waits, then sends, and looks again every poll interval. */
+  start(): Promise<void>;
+  /**
+   * Looks for due mails shortly (after a commit that queued one), gathering
+   * the mails queued meanwhile; never waits.
+   */
+  wake(): void;
+  /** Resolves once no due mail is left unclaimed (for tests). */
+  drain(): Promise<void>;
+  /**
+   * Sends what a wake was gathering, lets the sends in flight finish, stops
+   * claiming and closes the transport.
+   */
+  stop(): Promise<void>;
+  /**
+   * What housekeeping deletes of the transport's own (D89): with the file
+   * transport, its mails after 7 days; nothing with SMTP. Each entry names
+   * what it deletes and deletes it, resolving to how many.
+   */
+  readonly housekeeping: readonly (readonly [string, () => Promise<number>])[];
+}
+
+/**
+ * @param outbox the outbox's repository
+ * @param options the mail options
+ * @param context the product's name (the mails' sender name), whether the
+ *   database is the embedded one (one process: a mail left `sending` at
+ *   start is orphaned), the log, and the clock that times a pass against
+ *   its lease (ms, monotonic; default `performance.now`; tests set it)
+ * @throws RangeError when `options.leaseMs` is too short for one send and
+ *   its mark
+ */
+export function mailSender(
+  outbox: MailOutboxRepository,
+  options: MailOptions,
+  context: {
+    productName: string;
+    embedded: boolean;
+    log: FastifyBaseLogger;
+    clock?: () => number;
+  },
+): MailSender {
+  const retry = { ...DEFAULT_RETRY, ...options.retry };
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  /** How long after its claim a pass may start a send (ms). */
+  const startWindowMs = Math.min(
+    SEND_START_WINDOW_MS,
+    leaseMs - LONGEST_SEND_MS - MARK_MARGIN_MS,
+  );
+  if (!(startWindowMs >= 1_000)) {
+    throw new RangeError(
+      `mail leaseMs ${leaseMs} is shorter than a send (${LONGEST_SEND_MS} ms) and its mark (${MARK_MARGIN_MS} ms) plus 1 s`,
+    );
+  }
+  const clock = context.clock ?? (() => performance.now());
+  const pollIntervalMs = options.pollIntervalMs ?? 5_000;
+  const from = fromHeader(options.from, context.productName);
+  const host = new URL(options.publicUrl).hostname;
+  const idPrefix =
+    context.productName.toLowerCase().replace(/[^a-z0-9]+/g, '') || 'mail';
+  const transport: MailTransport = openMailTransport(options.transport);
+  const { log } = context;
+
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  let gathering: NodeJS.Timeout | undefined;
+  /** The soonest retry a run has set (ms from its end), if sooner than a poll. */
+  let soonestRetryMs = Infinity;
+
+  /** The Message-ID: the same on every attempt, so receivers can drop a repeat. */
+  const messageId = (mail: ClaimedMail) =>
+    `<${idPrefix}-${mail.id}-${mail.createdAt.getTime()}@${host}>`;
+
+  function delayOf(attempts: number): number {
+    const base = Math.min(
+      retry.maxDelayMs,
+      retry.firstDelayMs * 2 ** Math.max(0, attempts - 1),
+    );
+    return Math.round(base * (0.8 + 0.4 * Math.random()));
+  }
+
+  /** The mail of a claimed row: an alert, or a link mail with its token. */
+  function compose(mail: ClaimedMail, token: string | undefined): ComposedMail {
+    const common = {
+      productName: context.productName,
+      publicUrl: options.publicUrl,
+      from,
+      recipient: mail.recipient,
+      name: mail.name,
+      messageId: messageId(mail),
+    };
+    if (mail.kind === 'down' || mail.kind === 'up') {
+      if (!mail.details) throw new Error(`alert ${mail.id} has no details`);
+      return composeAlertMail({
+        ...common,
+        kind: mail.kind,
+        details: mail.details,
+      });
+    }
+    return composeMail({
+      ...common,
+      kind: mail.kind,
+      newsletter: mail.newsletter,
+      token: token ?? '',
+    });
+  }
+
+  /**
+   * Sends one mail; a failure is marked at once, a success by the pass.
+   *
+   * @param token a link mail's token; undefined for an alert, which has
+   *   none
+   * @returns its copy to keep once sent, or undefined when it was not
+   */
+  async function deliver(
+    mail: ClaimedMail,
+    token: string | undefined,
+  ): Promise<SentCopy | undefined> {
+    const composed = compose(mail, token);
+    const line = { id: mail.id, kind: mail.kind, attempts: mail.attempts };
+    try {
+      await transport.send(composed);
+    } catch (error) {
+      const failure = sendFailure(error);
+      const delayMs = delayOf(mail.attempts);
+      const state = await outbox.markFailed(mail, {
+        error: failure.summary,
+        permanent: failure.permanent,
+        delayMs,
+        giveUpAfterMs: retry.giveUpAfterMs,
+      });
+      if (state === 'pending')
+        soonestRetryMs = Math.min(soonestRetryMs, delayMs);
+      if (state === 'failed') {
+        log.error(
+          { mail: { ...line, error: failure.summary } },
+          'mail not sent, for good',
+        );
+      } else {
+        log.warn(
+          { mail: { ...line, error: failure.summary } },
+          'mail not sent yet; will retry',
+        );
+      }
+      return undefined;
+    }
+    log.info({ mail: { ...line, via: transport.via } }, 'mail handed over');
+    // A link mail's copy keeps no token: it would sign someone in.
+    const { subject, text } =
+      token === undefined ? composed : redactedCopy(composed, token);
+    return { subject, text };
+  }
+
+  /**
+   * Marks sent mails: the batch in one statement (one commit), and should
+   * that fail, each mail on its own, with its copy, else without it, so
+   * that a mark failing for one mail leaves none of the others `sending`
+   * (issue 46), to be sent again with a new token after the lease. A mail
+   * whose own mark fails is logged by id and kind, and goes out again
+   * after its lease (at least once, D95). Raises nothing.
+   */
+  async function settle(
+    sent: readonly { mail: ClaimedMail; copy: SentCopy | undefined }[],
+  ): Promise<void> {
+    try {
+      await outbox.markSent(sent, transport.via);
+      return;
+    } catch (error) {
+      log.warn(
+        { err: error, mails: sent.length },
+        'could not mark a batch of mails sent; marking each on its own',
+      );
+    }
+    for (const { mail, copy } of sent) {
+      const line = { id: mail.id, kind: mail.kind, attempts: mail.attempts };
+      try {
+        await outbox.markSent([{ mail, copy }], transport.via);
+        continue;
+      } catch (error) {
+        if (copy === undefined) {
+          log.error(
+            { err: error, mail: line },
+            'could not mark a mail sent; it goes out again after its lease',
+          );
+          continue;
+        }
+      }
+      try {
+        // The copy is a record; the mark is what stops a second send.
+        await outbox.markSent([{ mail, copy: undefined }], transport.via);
+        log.warn({ mail: line }, 'mail marked sent without its copy');
+      } catch (error) {
+        log.error(
+          { err: error, mail: line },
+          'could not mark a mail sent; it goes out again after its lease',
+        );
+      }
+    }
+  }
+
+  /**
+   * Gives a claimed mail whose send did not start in time back to the
+   * queue, due at once.
+   */
+  async function release(mail: ClaimedMail): Promise<void> {
+    const state = await outbox.markFailed(mail, {
+      error: 'not started within the lease',
+      permanent: false,
+      delayMs: 0,
+      giveUpAfterMs: retry.giveUpAfterMs,
+    });
+    log.info(
+      {
+        mail: { id: mail.id, kind: mail.kind, attempts: mail.attempts, state },
+      },
+      'mail given back to the queue: its lease was too short for its send',
+    );
+  }
+
+  /** One claim and its sends; how many mails it claimed. */
+  async function pass(): Promise<number> {
+    // Before the claim's statement: the lease it sets begins later.
+    const startBy = clock() + startWindowMs;
+    const claimed = await outbox.claim(BATCH, leaseMs);
+    if (claimed.length === 0) return 0;
+    // Link mails get their token now; alerts carry none.
+    const linked = claimed.flatMap((mail) =>
+      mail.kind === 'confirm' || mail.kind === 'signin'
+        ? [{ mail, kind: mail.kind, token: newSecret() }]
+        : [],
+    );
+    const tokens = new Map(linked.map(({ mail, token }) => [mail.id, token]));
+    const live = await outbox.mint(
+      linked.map(({ mail, kind, token }) => ({
+        outboxId: mail.id,
+        kind,
+        accountId: mail.accountId,
+        tokenHash: secretHash(token),
+      })),
+    );
+    const queue = [...claimed];
+    const sent: { mail: ClaimedMail; copy: SentCopy | undefined }[] = [];
+    const worker = async () => {
+      for (let mail = queue.shift(); mail; mail = queue.shift()) {
+        const token = tokens.get(mail.id);
+        try {
+          if (clock() > startBy) {
+            // Too little of the lease left for a send and its mark.
+            await release(mail);
+          } else if (token === undefined || live.has(mail.id)) {
+            const copy = await deliver(mail, token);
+            if (copy) sent.push({ mail, copy });
+          }
+          // Its link was used: an earlier attempt arrived before a crash.
+          else sent.push({ mail, copy: undefined });
+        } catch (error) {
+          // One mail's failure (its failed send's mark, say) must not keep
+          // the batch's sent mails from their mark below.
+          log.error(
+            {
+              err: error,
+              mail: { id: mail.id, kind: mail.kind, attempts: mail.attempts },
+            },
+            'could not settle a mail; it is tried again after its lease',
+          );
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+    await settle(sent);
+    return claimed.length;
+  }
+
+  /** The next look: at the next poll, or at this run's soonest retry. */
+  function schedule(): void {
+    if (stopped) return;
+    clearTimeout(timer);
+    const delay = Math.min(pollIntervalMs, soonestRetryMs);
+    soonestRetryMs = Infinity;
+    timer = setTimeout(() => void run(), delay).unref();
+  }
+
+  /** Runs passes until nothing due is left; one run at a time. */
+  function run(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        while (!stopped && (await pass()) > 0);
+      } while (again && !stopped);
+    })()
+      .catch((error: Error) => {
+        // Serialized by server/http/logging.ts's errorForLog.
+        log.warn({ err: error }, 'could not send mail; will retry');
+      })
+      .finally(() => {
+        running = undefined;
+        schedule();
+      });
+    return running;
+  }
+
+  return {
+    housekeeping: transport.housekeeping,
+    async start() {
+      await outbox.retryNow(context.embedded);
+      void run();
+    },
+    wake() {
+      if (stopped || gathering) return;
+      gathering = setTimeout(() => {
+        gathering = undefined;
+        void run();
+      }, GATHER_MS).unref();
+    },
+    async drain() {
+      await run();
+      // A wake during the run's last claim may have started another.
+      while (running) await running;
+    },
+    async stop() {
+      // Mails queued in the last tenth of a second go out before the stop,
+      // like the sends in flight.
+      const gathered = gathering !== undefined;
+      clearTimeout(gathering);
+      gathering = undefined;
+      if (gathered && !stopped) await run();
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      transport.close();
+    },
+  };
+}
