@@ -5,10 +5,8 @@
  * server calls {@link readConfig} itself at start time.
  */
 
-import {
-  CONSENT_REVISION_MAX,
-  REVISION_PATTERN,
-} from '../contract/consentRecord';
+import { CONSENT_REVISION_MAX } from '../contract/consentRecord';
+import { REVISION_PATTERN } from '../contract/formats';
 
 /** Google's public reCAPTCHA v2 test key: always passes, shows a warning. */
 export const RECAPTCHA_TEST_SITE_KEY =

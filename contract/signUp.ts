@@ -1,7 +1,8 @@
 /**
  * The sign-up contract (docs/contract.md, "HTTP"; R3.1 to R3.6 in
- * docs/requirements.md): what the page sends, what the API answers (every
- * code), and the failure kinds the page tells apart. One module for the
+ * docs/requirements.md): what the page sends, what the API answers (the
+ * codes the page decides on; every code is contract/apiCodes.ts's), and
+ * the failure kinds the page tells apart. One module for the
  * three parties that speak it: the sign-up machine (its actor's input and
  * output), the page's API client (src/signUpClient.ts) and the service
  * (server/). It lives in contract/, the floor of the house, and imports
@@ -25,27 +26,15 @@ export const SIGN_UP_FIELDS = {
 } as const;
 
 /**
- * Every answer code of the APIs (docs/contract.md, "HTTP"): the sign-up's
- * and the consent record's. The page decides on the first three (R8.1,
- * R8.2; D43 in docs/decisions.md for `emailInUse`); any other is general.
+ * The answer codes the page decides on (R8.1, R8.2; D43 in
+ * docs/decisions.md for `emailInUse`); any other is general. A list of
+ * their own, so that the page's first load carries these three only.
  */
-export const API_CODES = {
+export const SIGN_UP_CODES = {
   rateLimitReached: 'CSAPI_API_RATE_LIMIT_REACHED',
   invalidParameter: 'CSAPI_INVALID_PARAMETER',
   emailInUse: 'CSAPI_EMAIL_IN_USE',
-  captchaMissing: 'CSAPI_CAPTCHA_MISSING',
-  captchaInvalid: 'CSAPI_CAPTCHA_INVALID',
-  forbidden: 'CSAPI_FORBIDDEN',
-  notFound: 'CSAPI_NOT_FOUND',
-  payloadTooLarge: 'CSAPI_PAYLOAD_TOO_LARGE',
-  unsupportedMediaType: 'CSAPI_UNSUPPORTED_MEDIA_TYPE',
-  badRequest: 'CSAPI_BAD_REQUEST',
-  serviceUnavailable: 'CSAPI_SERVICE_UNAVAILABLE',
-  internalError: 'CSAPI_INTERNAL_ERROR',
 } as const;
-
-/** One of {@link API_CODES}. */
-export type ApiCode = (typeof API_CODES)[keyof typeof API_CODES];
 
 /** What the page sends, after the form's rules (R3.1, R5). */
 export interface SignUpRequest {
@@ -66,17 +55,9 @@ export interface SignUpRequest {
 /** `data.one_time_auth` of a successful answer (R3.5). */
 export interface Session {
   token: string;
-  /** A UUID ({@link UUID_PATTERN}). */
+  /** A UUID (contract/formats.ts `UUID_PATTERN`). */
   sid: string;
 }
-
-/**
- * A UUID's textual form (RFC 9562 §4): 32 hexadecimal digits in groups of
- * 8-4-4-4-12, in any case. A sign-up's sid and a browser's consent id are
- * UUIDs.
- */
-export const UUID_PATTERN =
-  /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
 
 /** The JSON body of every answer of the API (R3.5, R3.6, R7.1). */
 export type SignUpAnswer =

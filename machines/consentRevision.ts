@@ -6,7 +6,7 @@
  * load the machine and xstate with it. Pure.
  */
 
-import { REVISION_PATTERN } from '../contract/consentRecord';
+import { REVISION_PATTERN } from '../contract/formats';
 
 /**
  * The policy as first published (`CONSENT_REVISION`'s default): the

@@ -50,7 +50,7 @@ import {
 } from './http/securityHeaders';
 import { BODY_LIMIT_BYTES, registerSignUpApi } from './signUp/signUpApi';
 import { refusal } from './signUp/signUpRules';
-import { API_CODES } from '../contract/signUp';
+import { API_CODES } from '../contract/apiCodes';
 import { refuseOtherHosts } from './http/hostCheck';
 import { serviceCookies } from './accounts/sessionCookies';
 

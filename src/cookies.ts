@@ -10,7 +10,7 @@
  */
 import Cookies from 'js-cookie';
 import { storedRevisionOf } from '../machines/consentRevision';
-import { decodeChoice, encodeChoice } from '../contract/consentRecord';
+import { decodeChoice, encodeChoice } from '../contract/consentChoice';
 import type { Session } from '../contract/signUp';
 import {
   CAMPAIGN_LIFETIME_DAYS,

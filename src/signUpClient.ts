@@ -6,7 +6,7 @@
  * never sees an untyped error.
  */
 import {
-  API_CODES,
+  SIGN_UP_CODES,
   SIGN_UP_FIELDS,
   SIGN_UP_PATH,
   SignUpRejection,
@@ -74,12 +74,12 @@ export function decideSignUpAnswer(answer: unknown): Session | Failure {
     return { kind: 'general', reason: 'malformed' };
   }
   if (answer.success !== false) return { kind: 'general', reason: 'malformed' };
-  if (answer.code === API_CODES.rateLimitReached) {
+  if (answer.code === SIGN_UP_CODES.rateLimitReached) {
     return { kind: 'rateLimited' };
   }
-  if (answer.code === API_CODES.emailInUse) return { kind: 'emailInUse' };
+  if (answer.code === SIGN_UP_CODES.emailInUse) return { kind: 'emailInUse' };
   if (
-    answer.code === API_CODES.invalidParameter &&
+    answer.code === SIGN_UP_CODES.invalidParameter &&
     answer.info === SIGN_UP_FIELDS.name
   ) {
     return { kind: 'invalidName' };

@@ -19,7 +19,7 @@ import { deleteInBatches, type BatchOptions } from '../db/batchedWrites';
 import { DatabaseUnavailableError } from '../db/database';
 import type { Schema } from '../db/schema';
 import { newSecret, secretHash } from './secrets';
-import { UUID_PATTERN } from '../../contract/signUp';
+import { UUID_PATTERN } from '../../contract/formats';
 
 /** A one-time token lives this long (D45). */
 export const ONE_TIME_TOKEN_LIFETIME = '10 minutes';

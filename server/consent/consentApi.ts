@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { CONSENT_RECORD_PATH } from '../../contract/consentRecord';
-import { API_CODES } from '../../contract/signUp';
+import { API_CODES } from '../../contract/apiCodes';
 import type { ConsentRecordsRepository } from './consentRecords';
 import { networkOf, readConsentRecord, storedUserAgent } from './consentRules';
 import { acceptFormBodies } from '../http/formBody';

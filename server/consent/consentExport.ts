@@ -17,7 +17,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { consentRecordsRepository } from './consentRecords';
-import { UUID_PATTERN } from '../../contract/signUp';
+import { UUID_PATTERN } from '../../contract/formats';
 import { NoDatabaseError, openDatabase } from '../db/database';
 import { databaseSettingsFrom, type ServerEnvironment } from '../environment';
 

@@ -6,20 +6,18 @@
  */
 import ipaddr from 'ipaddr.js';
 import {
-  decodeChoice,
   CONSENT_PATH_MAX_LENGTH,
   CONSENT_RECORD_FIELDS,
   CONSENT_REVISION_MAX,
   CONSENT_SOURCES,
-  REVISION_PATTERN,
   type ConsentRecordRequest,
   type ConsentSource,
 } from '../../contract/consentRecord';
-import {
-  API_CODES,
-  UUID_PATTERN,
-  type SignUpAnswer,
-} from '../../contract/signUp';
+import { decodeChoice } from '../../contract/consentChoice';
+import { REVISION_PATTERN } from '../../contract/formats';
+import { type SignUpAnswer } from '../../contract/signUp';
+import { API_CODES } from '../../contract/apiCodes';
+import { UUID_PATTERN } from '../../contract/formats';
 import { refusal, type UntrustedBody } from '../signUp/signUpRules';
 
 /** The most characters (code points) of a stored `User-Agent`. */

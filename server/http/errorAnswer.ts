@@ -4,7 +4,8 @@
  * always meets the API's own shape (docs/contract.md, "HTTP").
  */
 import type { FastifyError } from 'fastify';
-import { API_CODES, type SignUpAnswer } from '../../contract/signUp';
+import { type SignUpAnswer } from '../../contract/signUp';
+import { API_CODES } from '../../contract/apiCodes';
 import { CaptchaUnavailableError } from '../signUp/captcha';
 import { CrossOriginRequestError } from './crossOrigin';
 import { DatabaseUnavailableError } from '../db/database';

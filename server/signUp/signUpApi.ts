@@ -7,11 +7,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import {
-  API_CODES,
   SIGN_UP_FIELDS,
   SIGN_UP_PATH,
   type SignUpAnswer,
 } from '../../contract/signUp';
+import { API_CODES } from '../../contract/apiCodes';
 import { verifyCaptcha, type CaptchaVerification } from './captcha';
 import { acceptFormBodies } from '../http/formBody';
 import {

@@ -5,12 +5,8 @@
  * with. Whether the address is already in use is the accounts repository's
  * to say (server/accounts/accounts.ts), in the same transaction that creates it.
  */
-import {
-  API_CODES,
-  SIGN_UP_FIELDS,
-  type ApiCode,
-  type SignUpAnswer,
-} from '../../contract/signUp';
+import { SIGN_UP_FIELDS, type SignUpAnswer } from '../../contract/signUp';
+import { API_CODES, type ApiCode } from '../../contract/apiCodes';
 import { checkHostName } from '../../common/domainName';
 import { keptCampaign } from '../../common/campaign';
 import { isValidEmail } from '../../common/emailAddress';
