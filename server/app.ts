@@ -26,7 +26,7 @@ import {
 } from './db/database';
 import type { CaptchaVerification } from './signUp/captcha';
 import { refuseCrossOrigin } from './http/crossOrigin';
-import { errorAnswer, type RaisedError } from './http/errorAnswer';
+import { errorAnswer, refusal, type RaisedError } from './http/errorAnswer';
 import { loggerOptions, OneLinePerRequest } from './http/logging';
 import { mailLinksRepository } from './mail/mailLinks';
 import { mailOutboxRepository } from './mail/mailOutbox';
@@ -49,7 +49,6 @@ import {
   type InlineHashes,
 } from './http/securityHeaders';
 import { BODY_LIMIT_BYTES, registerSignUpApi } from './signUp/signUpApi';
-import { refusal } from './signUp/signUpRules';
 import { API_CODES } from '../contract/apiCodes';
 import { refuseOtherHosts } from './http/hostCheck';
 import { serviceCookies } from './accounts/sessionCookies';

@@ -12,8 +12,8 @@
  * The session cookie's name and attributes are server/accounts/sessionCookies.ts's.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ACCOUNT_STYLESHEET_PATH } from '../http/html';
 import {
-  ACCOUNT_STYLESHEET_PATH,
   accountPage,
   SIGN_OUT_EVERYWHERE_PATH,
   SIGN_OUT_PATH,

@@ -12,7 +12,8 @@ import { API_CODES } from '../../contract/apiCodes';
 import type { ConsentRecordsRepository } from './consentRecords';
 import { networkOf, readConsentRecord, storedUserAgent } from './consentRules';
 import { acceptFormBodies } from '../http/formBody';
-import { refusal, type UntrustedBody } from '../signUp/signUpRules';
+import { refusal } from '../http/errorAnswer';
+import type { UntrustedBody } from '../http/formBody';
 
 /** A record is about 150 bytes; a kilobyte leaves room and nothing more. */
 export const CONSENT_BODY_LIMIT_BYTES = 1024;

@@ -18,7 +18,8 @@ import { REVISION_PATTERN } from '../../contract/formats';
 import { type SignUpAnswer } from '../../contract/signUp';
 import { API_CODES } from '../../contract/apiCodes';
 import { UUID_PATTERN } from '../../contract/formats';
-import { refusal, type UntrustedBody } from '../signUp/signUpRules';
+import { refusal } from '../http/errorAnswer';
+import type { UntrustedBody } from '../http/formBody';
 
 /** The most characters (code points) of a stored `User-Agent`. */
 export const USER_AGENT_MAX_LENGTH = 512;

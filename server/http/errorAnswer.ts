@@ -5,12 +5,19 @@
  */
 import type { FastifyError } from 'fastify';
 import { type SignUpAnswer } from '../../contract/signUp';
-import { API_CODES } from '../../contract/apiCodes';
+import { API_CODES, type ApiCode } from '../../contract/apiCodes';
 import { CaptchaUnavailableError } from '../signUp/captcha';
 import { CrossOriginRequestError } from './crossOrigin';
 import { DatabaseUnavailableError } from '../db/database';
 import { FormBodyError } from './formBody';
-import { refusal } from '../signUp/signUpRules';
+
+/**
+ * The APIs' failure answer (docs/contract.md "HTTP"): `success: false`,
+ * the code, and the field or part it is about.
+ */
+export function refusal(code: ApiCode, info: string): SignUpAnswer {
+  return { success: false, code, info };
+}
 
 /** An error Fastify, a plugin or a hook raised, as far as the API reads it. */
 export type RaisedError =

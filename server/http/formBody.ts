@@ -9,7 +9,16 @@
  */
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
-import type { FormBody } from '../signUp/signUpRules';
+
+/** A form body as {@link parseFormBody} reads it: repeated keys become arrays. */
+export type FormBody = Record<string, string | string[] | undefined>;
+
+/**
+ * Whatever a request body parsed into: the APIs check each field's type
+ * themselves rather than trust a parser (a JSON body could carry numbers,
+ * objects or null).
+ */
+export type UntrustedBody = Readonly<Record<string, unknown>>;
 
 /** Why a body or its content type cannot be read. */
 export class FormBodyError extends Error {

@@ -7,7 +7,7 @@
  * clients drop `<style>` and most CSS layout; its colours are those of
  * common/theme.css's light scheme. Pure: mails from values.
  */
-import { escapeHtml } from '../accounts/accountPage';
+import { escapeHtml } from '../http/html';
 import type { AlertDetails, AlertKind, MailKind } from '../db/schema';
 
 export type { AlertKind, MailKind };

@@ -6,7 +6,7 @@
  * ./monitor.css, served with the account page's.
  */
 import type { MonitorState } from '../../machines/monitorMachine';
-import { escapeHtml } from '../accounts/accountPage';
+import { escapeHtml } from '../http/html';
 import { durationInWords, momentInWords } from '../mail/mailMessages';
 import type { MonitorHour, MonitorView } from './repository';
 import { describeResult } from './siteCheck';

@@ -19,7 +19,9 @@ import {
   type AccountsRepository,
 } from '../accounts/accounts';
 import type { ServiceCookies } from '../accounts/sessionCookies';
-import { readSignUp, refusal, type UntrustedBody } from './signUpRules';
+import { refusal } from '../http/errorAnswer';
+import type { UntrustedBody } from '../http/formBody';
+import { readSignUp } from './signUpRules';
 
 const RATE_LIMIT_WINDOW = '15 minutes';
 // A sign-up form is a few hundred bytes; anything near this is abuse.

@@ -6,7 +6,9 @@
  * to say (server/accounts/accounts.ts), in the same transaction that creates it.
  */
 import { SIGN_UP_FIELDS, type SignUpAnswer } from '../../contract/signUp';
-import { API_CODES, type ApiCode } from '../../contract/apiCodes';
+import { API_CODES } from '../../contract/apiCodes';
+import { refusal } from '../http/errorAnswer';
+import type { UntrustedBody } from '../http/formBody';
 import { checkHostName } from '../../common/domainName';
 import { keptCampaign } from '../../common/campaign';
 import { isValidEmail } from '../../common/emailAddress';
@@ -37,21 +39,6 @@ export function nameProblem(name: string): string | undefined {
   if (NAME_WITH_CONTROL.test(trimmed)) return 'contains control characters';
   return undefined;
 }
-
-/** The API's failure answer (docs/contract.md "HTTP"). */
-export function refusal(code: ApiCode, info: string): SignUpAnswer {
-  return { success: false, code, info };
-}
-
-/** A form body as server/http/formBody.ts parses it: repeated keys become arrays. */
-export type FormBody = Record<string, string | string[] | undefined>;
-
-/**
- * Whatever a request body parsed into: the API checks each field's type
- * itself rather than trust a parser (a JSON body could carry numbers,
- * objects or null).
- */
-export type UntrustedBody = Readonly<Record<string, unknown>>;
 
 /** The accepted sign-up's fields, normalised. */
 export interface NewAccount {

@@ -4,7 +4,8 @@
  * refused exactly when `nameProblem` names a problem with it.
  */
 import { describe, expect, it } from 'vitest';
-import { readSignUp, type FormBody } from '../../server/signUp/signUpRules';
+import type { FormBody } from '../../server/http/formBody';
+import { readSignUp } from '../../server/signUp/signUpRules';
 
 const validBody: FormBody = {
   name: 'Ada Lovelace',
