@@ -34,3 +34,26 @@ export function cookieNames(productName: string) {
 export function isLocalhost(hostname: string): boolean {
   return hostname === 'localhost' || hostname.endsWith('.localhost');
 }
+
+/**
+ * The configured cookie domain when a host lies within it (RFC 6265 §5.3
+ * step 6: a browser ignores a cookie whose Domain does not domain-match
+ * the host); otherwise undefined (D29 in docs/decisions.md). The page sets
+ * its cookies "across all subdomains" with it; the service clears a
+ * planted login cookie with it (D110).
+ *
+ * @param cookieDomain `COOKIE_DOMAIN` as configured (e.g. `.vigil.example`)
+ * @param hostname the host the cookie is for
+ * @returns `cookieDomain` as given, or undefined
+ */
+export function cookieDomainWithin(
+  cookieDomain: string | undefined,
+  hostname: string,
+): string | undefined {
+  const domain = cookieDomain?.replace(/^\./, '').toLowerCase();
+  if (!domain) return undefined;
+  const host = hostname.toLowerCase();
+  return host === domain || host.endsWith(`.${domain}`)
+    ? cookieDomain
+    : undefined;
+}

@@ -14,6 +14,7 @@ import { decodeChoice, encodeChoice } from '../contract/consentChoice';
 import type { Session } from '../contract/signUp';
 import {
   CAMPAIGN_LIFETIME_DAYS,
+  cookieDomainWithin,
   cookieNames,
   DEFAULT_LIFETIME_DAYS,
   isLocalhost,
@@ -36,12 +37,7 @@ export interface CookieJarOptions {
  * (D29 in docs/decisions.md).
  */
 export function cookieDomainFor(options: CookieJarOptions): string | undefined {
-  const domain = options.cookieDomain?.replace(/^\./, '').toLowerCase();
-  if (!domain) return undefined;
-  const host = options.hostname.toLowerCase();
-  return host === domain || host.endsWith(`.${domain}`)
-    ? options.cookieDomain
-    : undefined;
+  return cookieDomainWithin(options.cookieDomain, options.hostname);
 }
 
 /** The js-cookie attributes of one cookie. */

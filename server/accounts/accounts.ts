@@ -21,8 +21,8 @@ import type { Schema } from '../db/schema';
 import { newSecret, secretHash } from './secrets';
 import { UUID_PATTERN } from '../../contract/formats';
 
-/** A one-time token lives this long (D45). */
-export const ONE_TIME_TOKEN_LIFETIME = '10 minutes';
+/** A one-time token lives this long (D45), in seconds. */
+export const ONE_TIME_TOKEN_LIFETIME_S = 10 * 60;
 /** A session lives this long, like the cookie that carries it (D46). */
 export const SESSION_LIFETIME_DAYS = 365;
 
@@ -58,8 +58,8 @@ export interface AccountView {
   deletedUnconfirmedAt: Date | null;
 }
 
-/** An account's row as the pages read it. */
-interface AccountRow {
+/** An account's row as the pages read it ({@link ACCOUNT_VIEW_COLUMNS}). */
+export interface AccountRow {
   id: string;
   name: string;
   email: string;
@@ -285,7 +285,7 @@ export function accountsRepository(
               eb.val(values.tokenHash).as('token_hash'),
               eb.val(values.sid).as('sid'),
               'account.id',
-              sql<Date>`now() + ${sql.lit(ONE_TIME_TOKEN_LIFETIME)}::interval`.as(
+              sql<Date>`now() + ${sql.lit(`${ONE_TIME_TOKEN_LIFETIME_S} seconds`)}::interval`.as(
                 'expires_at',
               ),
             ]),

@@ -12,13 +12,15 @@
  * and `Path=/`, so a sibling subdomain cannot plant one of its own choosing
  * (session fixation, D91).
  */
-import { createHash } from 'node:crypto';
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { cookieNames, DEFAULT_LIFETIME_DAYS } from '../../common/cookieNames';
-
-/** How long the sign-up's login binding lives: the one-time token's 10 minutes (D45). */
-export const LOGIN_BINDING_MAX_AGE_S = 10 * 60;
+import {
+  cookieDomainWithin,
+  cookieNames,
+  DEFAULT_LIFETIME_DAYS,
+} from '../../common/cookieNames';
+import { ONE_TIME_TOKEN_LIFETIME_S } from './accounts';
+import { secretHash } from './secrets';
 
 /**
  * The value of the login binding for a one-time token (D110): its SHA-256,
@@ -28,7 +30,7 @@ export const LOGIN_BINDING_MAX_AGE_S = 10 * 60;
  * @param token the one-time token of `{product}Login`
  */
 export function loginBindingOf(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('base64url');
+  return secretHash(token).toString('base64url');
 }
 
 /**
@@ -55,11 +57,9 @@ export function serviceCookies(settings: {
     sameSite: 'strict',
     secure,
   };
-  const domain = settings.cookieDomain?.replace(/^\./, '').toLowerCase();
+  const loginBinding = own(`${settings.productName}_LOGIN_BINDING`);
 
   return {
-    /** Whether the cookies are `Secure` (an https `PUBLIC_URL`). */
-    secure,
     /** The product's cookie names (common/cookieNames.ts). */
     names,
     /** The session cookie's name: `__Host-{product}_SESSION` on https. */
@@ -68,7 +68,7 @@ export function serviceCookies(settings: {
      * The login binding's name (D110): `__Host-{product}_LOGIN_BINDING` on
      * https. HttpOnly, set by the sign-up's answer, read once at `/`.
      */
-    loginBinding: own(`${settings.productName}_LOGIN_BINDING`),
+    loginBinding,
 
     /** Clears a host-only cookie set with the base attributes. */
     clear(reply: FastifyReply, name: string): void {
@@ -86,10 +86,11 @@ export function serviceCookies(settings: {
       name: string,
     ): void {
       reply.clearCookie(name, base);
-      const host = request.hostname.toLowerCase();
-      if (domain && (host === domain || host.endsWith(`.${domain}`))) {
-        reply.clearCookie(name, { ...base, domain });
-      }
+      const domain = cookieDomainWithin(
+        settings.cookieDomain,
+        request.hostname,
+      );
+      if (domain) reply.clearCookie(name, { ...base, domain });
     },
 
     /**
@@ -112,15 +113,12 @@ export function serviceCookies(settings: {
      * @param token the one-time token the answer carries
      */
     setLoginBinding(reply: FastifyReply, token: string): void {
-      reply.setCookie(
-        own(`${settings.productName}_LOGIN_BINDING`),
-        loginBindingOf(token),
-        {
-          ...base,
-          httpOnly: true,
-          maxAge: LOGIN_BINDING_MAX_AGE_S,
-        },
-      );
+      reply.setCookie(loginBinding, loginBindingOf(token), {
+        ...base,
+        httpOnly: true,
+        // As long as the token it binds (D45).
+        maxAge: ONE_TIME_TOKEN_LIFETIME_S,
+      });
     },
   };
 }

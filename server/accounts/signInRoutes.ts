@@ -155,9 +155,10 @@ export async function registerSignInRoutes(
       if (session !== undefined) cookies.clear(reply, cookies.session);
       return { kind: login === undefined ? 'signedOut' : 'refused' };
     }
-    if (welcome && login === undefined) {
-      cookies.clear(reply, names.welcomeMessage);
-    }
+    // The welcome belongs to a sign-up; one whose login was refused gets
+    // none (its flag was spent with the login cookie).
+    const welcomed = welcome && login === undefined;
+    if (welcomed) cookies.clear(reply, names.welcomeMessage);
     // The answers of "Send the link again" (server/mail/mailRoutes.ts) and
     // "Check now" (server/monitor/).
     const { resent, check } = request.query as {
@@ -167,8 +168,7 @@ export async function registerSignInRoutes(
     return {
       kind: 'signedIn',
       account,
-      // The welcome belongs to the sign-up whose login was refused.
-      welcome: welcome && login === undefined,
+      welcome: welcomed,
       firstSignIn: false,
       resent: resent === 'sent' || resent === 'limited' ? resent : undefined,
       monitor: await monitorParts(account.id, checkNowNoteOf(check)),

@@ -9,6 +9,7 @@
  * host, for probes that call the instance by its address.
  */
 import type { onRequestHookHandler } from 'fastify';
+import { isLocalhost } from '../../common/cookieNames';
 
 /** The path that answers any host (docs/contract.md, "HTTP"). */
 export const ANY_HOST_PATHS: readonly string[] = ['/healthz'];
@@ -23,8 +24,7 @@ export const ANY_HOST_PATHS: readonly string[] = ['/healthz'];
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase();
   return (
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
+    isLocalhost(host) ||
     host === '[::1]' ||
     /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
   );

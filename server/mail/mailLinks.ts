@@ -15,6 +15,7 @@ import {
   accountView,
   lockAccount,
   SESSION_LIFETIME_DAYS,
+  type AccountRow,
   type AccountView,
 } from '../accounts/accounts';
 import { unlessUnavailable } from '../db/database';
@@ -180,14 +181,7 @@ select exists (select 1 from confirmed) as confirmed,
       if (!isLinkToken(token)) return undefined;
       const result = await unlessUnavailable(() =>
         withAccountLocked(db, token, (trx) =>
-          sql<{
-            id: string;
-            name: string;
-            email: string;
-            site_url: string | null;
-            confirmed_at: Date | null;
-            confirm_by: Date | null;
-          }>`
+          sql<AccountRow>`
 ${spendLink(token, 'signin', null, { endUnproven: true })},
 confirmed as (
   update accounts set confirmed_at = coalesce(accounts.confirmed_at, now())

@@ -18,9 +18,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailOutboxRepository } from '../../server/mail/mailOutbox';
 import { FORM } from './support/apiServer';
 import {
+  askSignIn as askSignInOf,
+  type MailService,
   signUpAndSignIn,
   startMailService,
-  type MailService,
 } from './support/mailService';
 
 /** The day's mails of one address, as issue 46 sets them (D97). */
@@ -38,13 +39,7 @@ afterAll(() => service.close());
 
 /** Asks for a sign-in link at `/signin`, as the page's form does. */
 async function askSignIn(email: string, remoteAddress: string) {
-  const page = await service.app.inject({
-    method: 'POST',
-    url: '/signin',
-    remoteAddress,
-    headers: { 'content-type': FORM, 'sec-fetch-site': 'same-origin' },
-    payload: new URLSearchParams({ email }).toString(),
-  });
+  const page = await askSignInOf(service.app, email, remoteAddress);
   expect(page.statusCode).toBe(200);
   return page.body;
 }

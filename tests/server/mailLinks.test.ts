@@ -17,8 +17,10 @@ import { SIGN_UP_PATH } from '../../contract/signUp';
 import { addressKeys } from '../../server/mail/mailOutbox';
 import { FORM, validSignUp } from './support/apiServer';
 import {
+  askSignIn as askSignInOf,
   hook,
   lastMailTo as lastMailOf,
+  type MailService,
   pathOf,
   postForm,
   SESSION_COOKIE,
@@ -26,7 +28,6 @@ import {
   signUpAndSignIn,
   startMailService,
   tokenOf,
-  type MailService,
 } from './support/mailService';
 
 let service: MailService;
@@ -78,14 +79,8 @@ async function passCooldown(email: string): Promise<void> {
   );
 }
 
-const askSignIn = (email: string, remoteAddress = '203.0.113.9') =>
-  service.app.inject({
-    method: 'POST',
-    url: '/signin',
-    remoteAddress,
-    headers: { 'content-type': FORM, 'sec-fetch-site': 'same-origin' },
-    payload: new URLSearchParams({ email }).toString(),
-  });
+const askSignIn = (email: string, remoteAddress?: string) =>
+  askSignInOf(service.app, email, remoteAddress);
 
 describe('a confirmation link', () => {
   it('changes nothing when fetched by GET three times and by HEAD, and shows one POST form', async () => {

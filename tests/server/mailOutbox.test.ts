@@ -12,12 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../contract/signUp';
 import { FORM, validSignUp } from './support/apiServer';
 import {
+  askSignIn as askSignInOf,
   linkOf,
+  type MailService,
   postForm,
   PUBLIC_URL,
   startMailService,
   tokenOf,
-  type MailService,
 } from './support/mailService';
 
 let service: MailService;
@@ -166,13 +167,7 @@ describe('the confirmation mail of a sign-up', () => {
 describe('the name typed at sign-up, in mails to an address nobody has proven (issue 46)', () => {
   /** Asks for a sign-in link at `/signin`, as the page's form does. */
   const askSignIn = (email: string, remoteAddress: string) =>
-    service.app.inject({
-      method: 'POST',
-      url: '/signin',
-      remoteAddress,
-      headers: { 'content-type': FORM, 'sec-fetch-site': 'same-origin' },
-      payload: new URLSearchParams({ email }).toString(),
-    });
+    askSignInOf(service.app, email, remoteAddress);
   /** Moves the mail limits' clock on (their windows end sooner). */
   const advanceLimits = (seconds: number) =>
     sql`update rate_limit_windows

@@ -13,16 +13,17 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseSettings } from '../../server/db/database';
 import { scratchDatabase } from '../support/page/scratchDatabase';
-import { FORM, signUpForLogin } from './support/apiServer';
+import { signUpForLogin } from './support/apiServer';
 import {
+  askSignIn,
   hook,
   lastMailTo,
+  type MailService,
   postForm,
   SESSION_COOKIE,
   sessionCookie,
   startMailService,
   tokenOf,
-  type MailService,
 } from './support/mailService';
 
 /** The advisory lock the trigger waits on while the test holds it. */
@@ -72,13 +73,7 @@ describe('a redeem and the owner’s first link at the same moment', () => {
     // is still to come. The owner asks for a sign-in link.
     const squatter = await signUpForLogin(service.app);
     const email = squatter.body.get('email') ?? '';
-    await service.app.inject({
-      method: 'POST',
-      url: '/signin',
-      remoteAddress: '203.0.113.71',
-      headers: { 'content-type': FORM, 'sec-fetch-site': 'same-origin' },
-      payload: new URLSearchParams({ email }).toString(),
-    });
+    await askSignIn(service.app, email, '203.0.113.71');
     const link = await lastMailTo(service, email);
 
     await control.query('select pg_advisory_lock($1)', [HOLD]);

@@ -24,8 +24,10 @@ import {
   validSignUp,
 } from './support/apiServer';
 import {
+  askSignIn as askSignInOf,
   hook,
   lastMailTo,
+  type MailService,
   pathOf,
   postForm,
   SESSION_COOKIE,
@@ -33,7 +35,6 @@ import {
   signUpAndSignIn,
   startMailService,
   tokenOf,
-  type MailService,
 } from './support/mailService';
 
 /** One Set-Cookie line's name and attributes (RFC 6265 §5.2). */
@@ -304,13 +305,7 @@ describe('a leaked link’s foothold (D112)', () => {
     });
 
   const askSignIn = (email: string, remoteAddress: string) =>
-    service.app.inject({
-      method: 'POST',
-      url: '/signin',
-      remoteAddress,
-      headers: { 'content-type': FORM, 'sec-fetch-site': 'same-origin' },
-      payload: new URLSearchParams({ email }).toString(),
-    });
+    askSignInOf(service.app, email, remoteAddress);
 
   it('ends the squatter’s session, which posted the leaked confirmation link, at the owner’s first sign-in by link', async () => {
     // The squatter signs up with the owner's address and posts the

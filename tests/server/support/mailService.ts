@@ -210,6 +210,24 @@ export function hook(html: string, testId: string): string | undefined {
     .trim();
 }
 
+/**
+ * Asks for a sign-in link at `/signin`, as the page's form does, from one
+ * client address (the limits count by it, D97).
+ */
+export function askSignIn(
+  app: FastifyInstance,
+  email: string,
+  remoteAddress = '203.0.113.9',
+) {
+  return app.inject({
+    method: 'POST',
+    url: '/signin',
+    remoteAddress,
+    headers: { 'content-type': FORM, 'sec-fetch-site': 'same-origin' },
+    payload: new URLSearchParams({ email }).toString(),
+  });
+}
+
 /** Posts a form of the account pages as the page's own form would. */
 export function postForm(
   app: FastifyInstance,
