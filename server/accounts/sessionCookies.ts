@@ -90,7 +90,10 @@ export function serviceCookies(settings: {
         settings.cookieDomain,
         request.hostname,
       );
-      if (domain) reply.clearCookie(name, { ...base, domain });
+      // RFC 6265 §5.2.3: a leading dot is ignored; it is written without.
+      if (domain) {
+        reply.clearCookie(name, { ...base, domain: domain.replace(/^\./, '') });
+      }
     },
 
     /**
