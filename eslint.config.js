@@ -78,11 +78,18 @@ export default tseslint.config(
     },
   ]),
   // The atlas and the benchmarks drive the page with the tests' harness
-  // (D81): scripts may use tests/support/, never a test.
+  // (D81): scripts use harness/, never a test; the harness is the floor
+  // both stand on, so it imports neither.
   ...layer('scripts/**', [
     {
-      regex: '(^|/)tests/(?!support/)',
-      message: 'scripts/ import only tests/support/ of tests/.',
+      group: ['**/tests/**'],
+      message: 'scripts/ use harness/, never a test.',
+    },
+  ]),
+  ...layer('harness/**', [
+    {
+      group: ['**/tests/**', '**/scripts/**'],
+      message: 'harness/ is shared by scripts/ and tests/: it imports neither.',
     },
   ]),
   {

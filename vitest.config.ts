@@ -85,7 +85,7 @@ const SERVER_LIMITS = { testTimeout: 180_000, hookTimeout: 180_000 } as const;
 
 /**
  * Which engine a project's scratch databases are on
- * (tests/support/page/scratchDatabase.ts): a global setup's variables reach
+ * (harness/page/scratchDatabase.ts): a global setup's variables reach
  * every worker of the run, so the PostgreSQL server's URL alone cannot say
  * it when a PostgreSQL project runs beside an embedded one.
  */
@@ -112,10 +112,7 @@ const BROWSER = {
 const BROWSER_ON_PGLITE = {
   ...BROWSER,
   ...ON_PGLITE,
-  globalSetup: [
-    'tests/support/page/buildPage.ts',
-    'tests/support/page/pgliteSetup.ts',
-  ],
+  globalSetup: ['harness/page/buildPage.ts', 'harness/page/pgliteSetup.ts'],
 };
 
 export default defineConfig({
@@ -151,8 +148,8 @@ export default defineConfig({
           // Several instances on one database need a PostgreSQL server.
           exclude: ['tests/server/**/*.postgres.test.ts'],
           globalSetup: [
-            'tests/support/page/serverBundleSetup.ts',
-            'tests/support/page/pgliteSetup.ts',
+            'tests/server/support/serverBundleSetup.ts',
+            'harness/page/pgliteSetup.ts',
           ],
           ...SERVER_LIMITS,
         },
@@ -167,8 +164,8 @@ export default defineConfig({
           // once (in `server`).
           exclude: ['tests/server/**/*.pglite.test.ts', ...RUN_ONCE],
           globalSetup: [
-            'tests/support/page/serverBundleSetup.ts',
-            'tests/support/page/postgresSetup.ts',
+            'tests/server/support/serverBundleSetup.ts',
+            'harness/page/postgresSetup.ts',
           ],
           ...SERVER_LIMITS,
         },
@@ -197,8 +194,8 @@ export default defineConfig({
           ],
           provide: { engines: ['chromium'] },
           globalSetup: [
-            'tests/support/page/buildPage.ts',
-            'tests/support/page/postgresSetup.ts',
+            'harness/page/buildPage.ts',
+            'harness/page/postgresSetup.ts',
           ],
           sequence: { groupOrder: 3 },
         },

@@ -1,6 +1,6 @@
 /**
  * `npm run atlas`: builds the page (the tagged test configuration of
- * tests/support/page/paths.ts), serves it with the local API, and writes the state
+ * harness/page/paths.ts), serves it with the local API, and writes the state
  * atlas (scripts/atlas/shoot.ts) into `atlas/` (git-ignored): open
  * `atlas/index.html`, no network needed. It pictures the sign-up page's
  * states, and `/` in each state of the site monitor, on a service of its
@@ -13,16 +13,16 @@
  * - `--reflow`: also picture every state at WCAG 1.4.10's reflow widths,
  *   320 CSS px and 1280 px at 200 % zoom (about twice the time).
  *
- * Needs Chromium (scripts/engines.ts says what to install if it is missing).
+ * Needs Chromium (harness/engines.ts says what to install if it is missing).
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildAtlas, DEFAULT_WIDTHS, type Width } from './atlas/shoot';
-import { launchChromium } from './engines';
-import { buildTestPage } from '../tests/support/page/buildPage';
-import { PROJECT_ROOT } from '../tests/support/page/paths';
-import { startTestServer } from '../tests/support/page/testServer';
+import { launchChromium } from '../harness/engines';
+import { buildTestPage } from '../harness/page/buildPage';
+import { PROJECT_ROOT } from '../harness/page/paths';
+import { startTestServer } from '../harness/page/testServer';
 
 const { values } = parseArgs({
   options: {

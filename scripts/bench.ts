@@ -44,8 +44,8 @@ import { securityHeadersHook } from '../server/http/securityHeaders';
 import { readConfig } from '../common/config';
 import { buildPage, hashSource } from './build';
 import { jsComposition, STACK_PACKAGES } from './bundleBytes';
-import { findEngine } from './engines';
-import { scratchDatabase } from '../tests/support/page/scratchDatabase';
+import { findEngine } from '../harness/engines';
+import { scratchDatabase } from '../harness/page/scratchDatabase';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist');

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:api` (docs/performance.md, "The sign-up service"): on the
  * embedded default (PGlite, a fresh DATA_DIR) and on a PostgreSQL server
- * (tests/support/page/embeddedPostgres.ts), the API (the built service,
+ * (harness/page/embeddedPostgres.ts), the API (the built service,
  * `dist-server/start.mjs` as `npm run serve` runs it, in its own
  * process, autocannon, a distinct valid sign-up per request) beside the
  * engine's ceiling (`accountsRepository(db).create` through `openDatabase`
@@ -26,11 +26,11 @@ import { buildServerBundle, SERVER_BUNDLE } from './buildServer';
 import {
   freePort,
   startEmbeddedPostgres,
-} from '../tests/support/page/embeddedPostgres';
+} from '../harness/page/embeddedPostgres';
 import {
   scratchDatabase,
   TEST_DATABASE_URL,
-} from '../tests/support/page/scratchDatabase';
+} from '../harness/page/scratchDatabase';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const CLIENTS = [1, 8, 32];

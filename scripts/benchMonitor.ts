@@ -2,7 +2,7 @@
  * `npm run bench:monitor` (issue 45; docs/performance.md, "The watch: what
  * checking costs"): what keeping sites costs, on the embedded default
  * (PGlite in a fresh DATA_DIR) and on a PostgreSQL server (PostgreSQL 18
- * from tests/support/page/embeddedPostgres.ts), on loopback only. A
+ * from harness/page/embeddedPostgres.ts), on loopback only. A
  * benchmark, not a test: it prints figures, writes
  * bench/monitor-results.md, and fails only when a connection was about to
  * leave loopback.
@@ -36,7 +36,7 @@
  * the product's pinned resolver (`MONITOR_RESOLVE`'s), which knows
  * `site.test` (127.0.0.1) only and never asks DNS; 127.0.0.0/8 is allowed
  * (`MONITOR_ALLOWED_NETWORKS`); every connection passes the loopback
- * tripwire (tests/support/monitor/tripwire.ts) first, and the script exits
+ * tripwire (harness/monitor/tripwire.ts) first, and the script exits
  * 1 if it saw an address outside loopback. The sites, the service, the
  * load and PostgreSQL listen on 127.0.0.1.
  *
@@ -64,15 +64,12 @@ import {
 import { pinnedResolver } from '../server/monitor/settings';
 import type { CheckResult } from '../server/monitor/siteCheck';
 import type { Schema } from '../server/db/schema';
-import { startEmbeddedPostgres } from '../tests/support/page/embeddedPostgres';
+import { startEmbeddedPostgres } from '../harness/page/embeddedPostgres';
 import {
   scratchDatabase,
   TEST_DATABASE_URL,
-} from '../tests/support/page/scratchDatabase';
-import {
-  loopbackTripwire,
-  type Tripwire,
-} from '../tests/support/monitor/tripwire';
+} from '../harness/page/scratchDatabase';
+import { loopbackTripwire, type Tripwire } from '../harness/monitor/tripwire';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RESULTS = join(ROOT, 'bench/monitor-results.md');

@@ -1,6 +1,6 @@
 /**
  * The page's build (`npm run build`, and the browser tests' builds through
- * tests/support/page/buildPage.ts): Parcel bundles index.html into the dist
+ * harness/page/buildPage.ts): Parcel bundles index.html into the dist
  * folder, then the emitted index.html is finished for the first paint:
  *
  * - the page is prerendered into it with react-dom/server, so its markup

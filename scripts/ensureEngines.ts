@@ -1,7 +1,7 @@
 /**
  * Run before a browser suite: finds the engines named on the command line
  * (`chromium` for `npm test`, `firefox webkit` for `npm run test:engines`;
- * all three when none is named) with scripts/engines.ts, installs the
+ * all three when none is named) with harness/engines.ts, installs the
  * Debian packages of any that is missing when this process may (root with
  * apt-get), or fails with a message that says what to do.
  */
@@ -13,7 +13,7 @@ import {
   findEngine,
   missingEngineMessage,
   type Engine,
-} from './engines';
+} from '../harness/engines';
 
 const named = process.argv.slice(2);
 const unknown = named.filter(

@@ -1,14 +1,14 @@
 /**
  * Plays the atlas's model paths on the built page in Chromium (Playwright)
- * with the browser tests' visitor actions (tests/support/model/
+ * with the browser tests' visitor actions (harness/model/
  * visitor.ts): typing, clicking, Escape. Here Playwright's routes hold
  * the requests the tests' proxy holds in the browser tests: each sign-up
  * until the path says how it ends, answered with the reply that makes the
- * page's client decide that outcome (tests/support/model/serverReplies.ts),
+ * page's client decide that outcome (harness/model/serverReplies.ts),
  * and each chunk until it arrives or fails. The browser's trip to `/` after
  * a success gets no page (204), so the page stays on screen in `success`.
  * Before each picture the page must show what the hand-written reference
- * expects after the events played (tests/support/model/reference.ts,
+ * expects after the events played (harness/model/reference.ts,
  * views.ts).
  */
 import { isDeepStrictEqual } from 'node:util';
@@ -20,26 +20,26 @@ import { SIGN_UP_PATH } from '../../contract/signUp';
 import {
   expectedConsentRun,
   expectedSignUpRun,
-} from '../../tests/support/model/reference';
-import { replyFor, type Reply } from '../../tests/support/model/serverReplies';
+} from '../../harness/model/reference';
+import { replyFor, type Reply } from '../../harness/model/serverReplies';
 import type {
   SignUpModelEvent,
   SubmitOutcome,
-} from '../../tests/support/model/signUpModel';
+} from '../../harness/model/signUpModel';
 import {
   expectedConsentView,
   expectedSignUpView,
   readConsentView,
   readSignUpView,
-} from '../../tests/support/model/views';
+} from '../../harness/model/views';
 import {
   performConsent,
   performSignUp,
   type HeldChunkRequests,
   type HeldSignUpRequest,
   type VisitorPage,
-} from '../../tests/support/model/visitor';
-import type { OpenOptions } from '../../tests/support/page/signUpPage';
+} from '../../harness/model/visitor';
+import type { OpenOptions } from '../../harness/page/signUpPage';
 
 /** How one machine's paths are played on the page. */
 export interface PageDriver<TInput> {

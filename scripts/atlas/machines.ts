@@ -1,6 +1,6 @@
 /**
  * The two machines of the atlas, with their test models' planned paths
- * (tests/support/model) and the looks a state may have.
+ * (harness/model) and the looks a state may have.
  */
 import type { AnyMachineSnapshot } from 'xstate';
 import type { ConsentInput } from '../../machines/consentMachine';
@@ -9,9 +9,9 @@ import {
   consentLook,
   consentModel,
   describeConsentInput,
-} from '../../tests/support/model/consentModel';
-import { planPaths } from '../../tests/support/model/planner';
-import { signUpModel } from '../../tests/support/model/signUpModel';
+} from '../../harness/model/consentModel';
+import { planPaths } from '../../harness/model/planner';
+import { signUpModel } from '../../harness/model/signUpModel';
 import type { AtlasMachine } from './plan';
 
 /**
@@ -36,7 +36,7 @@ export function signUpAtlas(): AtlasMachine<SignUpInput> {
 
 /**
  * The consent machine: each choice with the modal open and closed, and the
- * looks its model's paths must reach (tests/support/model/consentModel.ts
+ * looks its model's paths must reach (harness/model/consentModel.ts
  * `consentLook`): the rejection the browser's Global Privacy Control made,
  * the modal asking again for an outdated choice, a choice made over the
  * signal, and a stored one it yields to.

@@ -4,11 +4,11 @@
  * that the page that shows the atlas (html.ts) and the code that takes the
  * shots (shoot.ts) both import it, and neither imports the other.
  */
-import { DESKTOP, PHONE } from '../../tests/support/page/signUpPage';
+import { DESKTOP, PHONE } from '../../harness/page/signUpPage';
 import type { Moment } from './plan';
 
 /**
- * The widths the atlas can picture: tests/support/page/signUpPage.ts's phone and
+ * The widths the atlas can picture: harness/page/signUpPage.ts's phone and
  * desktop, and WCAG 1.4.10's reflow cases: 320 CSS px, and 1280 × 900 at
  * 200 % zoom (640 × 450).
  */

@@ -6,7 +6,7 @@
  * that follow it, in the order a site first passes them ({@link STOPS}),
  * and each is pictured once `/` says it in the issue's words.
  *
- * The service is one of its own (tests/support/page/monitoredService.ts),
+ * The service is one of its own (harness/page/monitoredService.ts),
  * not the atlas's (which checks no site), and it stays on loopback: the
  * site is a local server on 127.0.0.1, its name `site.test` is resolved
  * from the tests' table, every connection passes the loopback tripwire,
@@ -26,13 +26,13 @@ import {
 import {
   startMonitoredService,
   TEST_INTERVAL_MS,
-} from '../../tests/support/page/monitoredService';
+} from '../../harness/page/monitoredService';
 import {
   fillSignUpForm,
   openSignUpPage,
   submitButton,
   validEntry,
-} from '../../tests/support/page/signUpPage';
+} from '../../harness/page/signUpPage';
 import { acceptedEvents } from './plan';
 
 /** What `/` says of each state (issue 45), in `[data-testid=monitor-state]`. */

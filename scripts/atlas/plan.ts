@@ -1,9 +1,9 @@
 /**
  * What the state atlas pictures, and along which model paths: computed from
- * the machines and their test models (tests/support/model), without a browser.
+ * the machines and their test models (harness/model), without a browser.
  *
  * Every state node of a machine gets at least one picture ("shot"). A shot
- * is taken where a planned path (tests/support/model/planner.ts) first reaches
+ * is taken where a planned path (harness/model/planner.ts) first reaches
  * the state, so the path of events beside it is one the model tests take.
  * Some states look different with different context, and get one shot per
  * look ({@link AtlasMachine.variant}: the failure's kind, whether errors
@@ -28,7 +28,7 @@ import {
   walkPath,
   type ModelSpec,
   type PlannedPath,
-} from '../../tests/support/model/planner';
+} from '../../harness/model/planner';
 import { eventLabel, stateNodesOf } from '../mermaid';
 
 /** One machine of the atlas, with the model whose paths reach its states. */
@@ -36,7 +36,7 @@ export interface AtlasMachine<TInput> {
   /** The diagram's name (scripts/diagramFiles.ts `DIAGRAMS`). */
   name: string;
   model: ModelSpec<TInput>;
-  /** The planned paths of `model` (tests/support/model/planner.ts `planPaths`). */
+  /** The planned paths of `model` (harness/model/planner.ts `planPaths`). */
   paths: PlannedPath<TInput>[];
   /** e.g. `stored unset, utm_source=google`; empty for a single input. */
   describeInput: (input: TInput) => string;
@@ -121,7 +121,7 @@ interface Step {
 /**
  * The machine's snapshot after starting and after each event of the path,
  * with the momentary states each step passed through (read from the
- * actor's inspection events, as tests/support/model/transitions.ts does).
+ * actor's inspection events, as harness/model/transitions.ts does).
  */
 function stepsOf<TInput>(
   model: ModelSpec<TInput>,
@@ -148,7 +148,7 @@ function stepsOf<TInput>(
   };
   const steps = [take()];
   // Each case as the machine hears it (a chunk's arrival is the verdict
-  // it makes, tests/support/model/planner.ts).
+  // it makes, harness/model/planner.ts).
   for (const sent of walkPath(model, path.input, path.events).sent) {
     for (const event of sent) actor.send(event);
     steps.push(take());

@@ -25,9 +25,9 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { diagramMermaid, renderSvg } from '../diagramFiles';
-import { RECAPTCHA_SCRIPT_PATTERN } from '../../tests/support/page/fakeRecaptcha';
-import { TEST_TAG_URL } from '../../tests/support/page/paths';
-import { openSignUpPage } from '../../tests/support/page/signUpPage';
+import { RECAPTCHA_SCRIPT_PATTERN } from '../../harness/page/fakeRecaptcha';
+import { TEST_TAG_URL } from '../../harness/page/paths';
+import { openSignUpPage } from '../../harness/page/signUpPage';
 import { MONITOR_STATES, monitorMachine } from '../../machines/monitorMachine';
 import { consentDriver, signUpDriver, type PageDriver } from './drivers';
 import { atlasHtml, type AtlasDiagram } from './html';
@@ -86,7 +86,7 @@ const isLocal = (url: URL) =>
 /**
  * Nothing leaves the machine: requests to other hosts (error reports, say)
  * fail, except Google's reCAPTCHA script and the tag, which the fakes of
- * tests/support/page answer (registered by `openSignUpPage`).
+ * harness/page answer (registered by `openSignUpPage`).
  */
 async function offline(page: Page) {
   await page.context().route(
@@ -411,9 +411,9 @@ const JOBS = () => [
 /**
  * Writes the atlas into `outDir` (emptied first).
  *
- * @param browser Chromium (scripts/engines.ts `launchChromium`)
+ * @param browser Chromium (harness/engines.ts `launchChromium`)
  * @param origin where the built page is served with its API
- *   (tests/support/page/testServer.ts), e.g. `http://localhost:43123`
+ *   (harness/page/testServer.ts), e.g. `http://localhost:43123`
  * @throws Error when the page does not show a state the model calls for
  */
 export async function buildAtlas(

@@ -24,7 +24,7 @@ import {
   DESKTOP,
   openSignUpPage,
   type OpenOptions,
-} from '../support/page/signUpPage';
+} from '../../harness/page/signUpPage';
 import { axeViolationsIn } from './support/axe';
 import { useChromiumAndServer } from './support/browserSuite';
 

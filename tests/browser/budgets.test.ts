@@ -22,8 +22,11 @@ import {
   SENTRY_CHUNK,
   type JsComposition,
 } from '../../scripts/bundleBytes';
-import { TEST_BUILDS } from '../support/page/paths';
-import { startTestServer, type TestServer } from '../support/page/testServer';
+import { TEST_BUILDS } from '../../harness/page/paths';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../harness/page/testServer';
 
 /** The budgets, in bytes (KiB = 1024 bytes). */
 export const BUDGETS = {

@@ -8,15 +8,18 @@
 import type { Browser, BrowserContext, Cookie, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium';
-import { FAKE_TAG_COOKIES } from '../support/page/fakeTag';
-import { TEST_CONSENT_REVISION } from '../support/page/paths';
+import { FAKE_TAG_COOKIES } from '../../harness/page/fakeTag';
+import { TEST_CONSENT_REVISION } from '../../harness/page/paths';
 import {
   fillSignUpForm,
   openSignUpPage,
   submitButton,
   validEntry,
-} from '../support/page/signUpPage';
-import { startTestServer, type TestServer } from '../support/page/testServer';
+} from '../../harness/page/signUpPage';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../harness/page/testServer';
 
 const DAY_SECONDS = 24 * 60 * 60;
 const TAG = 'script[data-testid=tracking-tag]';

@@ -23,9 +23,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSENT_RECORD_PATH } from '../../contract/consentRecord';
-import { buildTestPage } from '../support/page/buildPage';
-import { TEST_CONSENT_REVISION } from '../support/page/paths';
-import { startTestServer, type TestServer } from '../support/page/testServer';
+import { buildTestPage } from '../../harness/page/buildPage';
+import { TEST_CONSENT_REVISION } from '../../harness/page/paths';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../harness/page/testServer';
 import {
   googleConsentCommand,
   uetConsentCommand,

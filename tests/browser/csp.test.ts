@@ -22,21 +22,24 @@ import {
 } from '../../server/http/securityHeaders';
 import { SIGN_UP_PATH } from '../../contract/signUp';
 import { launchChromium } from './support/chromium';
-import { useFakeRecaptcha } from '../support/page/fakeRecaptcha';
-import { useFakeTag } from '../support/page/fakeTag';
+import { useFakeRecaptcha } from '../../harness/page/fakeRecaptcha';
+import { useFakeTag } from '../../harness/page/fakeTag';
 import { readConfig } from '../../common/config';
 import {
   TEST_BUILDS,
   TEST_SENTRY_DSN,
   TEST_TAG_URL,
-} from '../support/page/paths';
+} from '../../harness/page/paths';
 import {
   DESKTOP,
   fillSignUpForm,
   submitButton,
   validEntry,
-} from '../support/page/signUpPage';
-import { startTestServer, type TestServer } from '../support/page/testServer';
+} from '../../harness/page/signUpPage';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../harness/page/testServer';
 
 /** What the page's listener keeps of a `securitypolicyviolation` event. */
 interface Violation {

@@ -10,9 +10,9 @@ import type { BrowserContext, Page, Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../contract/signUp';
 import { useChromiumAndServer } from './support/browserSuite';
-import { useFakeRecaptcha } from '../support/page/fakeRecaptcha';
-import { useFakeTag } from '../support/page/fakeTag';
-import { DESKTOP, validEntry } from '../support/page/signUpPage';
+import { useFakeRecaptcha } from '../../harness/page/fakeRecaptcha';
+import { useFakeTag } from '../../harness/page/fakeTag';
+import { DESKTOP, validEntry } from '../../harness/page/signUpPage';
 
 const suite = useChromiumAndServer();
 

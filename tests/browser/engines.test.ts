@@ -31,11 +31,11 @@ import {
   using,
   waitFor,
 } from './support/engines/visit';
-import { performSignUp, typeInto } from '../support/model/visitor';
-import { signUpCases } from '../support/model/signUpModel';
-import { PROJECT_ROOT, TEST_COOKIE_DOMAIN } from '../support/page/paths';
-import { DESKTOP, validEntry } from '../support/page/signUpPage';
-import { startTestServer } from '../support/page/testServer';
+import { performSignUp, typeInto } from '../../harness/model/visitor';
+import { signUpCases } from '../../harness/model/signUpModel';
+import { PROJECT_ROOT, TEST_COOKIE_DOMAIN } from '../../harness/page/paths';
+import { DESKTOP, validEntry } from '../../harness/page/signUpPage';
+import { startTestServer } from '../../harness/page/testServer';
 import {
   browserVerdictScript,
   nodeVerdicts,

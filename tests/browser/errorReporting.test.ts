@@ -7,14 +7,17 @@
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium';
-import { TEST_SENTRY_DSN } from '../support/page/paths';
+import { TEST_SENTRY_DSN } from '../../harness/page/paths';
 import {
   fillSignUpForm,
   openSignUpPage,
   submitButton,
   validEntry,
-} from '../support/page/signUpPage';
-import { startTestServer, type TestServer } from '../support/page/testServer';
+} from '../../harness/page/signUpPage';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../harness/page/testServer';
 
 const SENTRY_ORIGIN = new URL(TEST_SENTRY_DSN).origin;
 

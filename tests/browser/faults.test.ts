@@ -15,7 +15,7 @@ import {
   submitButton,
   validEntry,
   type FormEntry,
-} from '../support/page/signUpPage';
+} from '../../harness/page/signUpPage';
 
 const suite = useChromiumAndServer();
 

@@ -17,7 +17,7 @@
  * The expectations are the issue's words, not the page's output.
  */
 import { describe, expect, it } from 'vitest';
-import type { Engine } from '../../scripts/engines';
+import type { Engine } from '../../harness/engines';
 import type { EnginePage } from './support/engines/browser';
 import { useEngine } from './support/engines/launch';
 import { enginesUnderTest } from './support/engines/underTest';
@@ -28,7 +28,7 @@ import {
   using,
   waitFor,
 } from './support/engines/visit';
-import { typeInto } from '../support/model/visitor';
+import { typeInto } from '../../harness/model/visitor';
 
 const DRAFT_KEY = 'Vigil_SIGNUP_DRAFT';
 /** How long a page may take to show what is awaited: the machine is shared. */

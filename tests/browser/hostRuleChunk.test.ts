@@ -16,7 +16,7 @@ import {
   submitButton,
   typedValues,
   validEntry,
-} from '../support/page/signUpPage';
+} from '../../harness/page/signUpPage';
 
 const suite = useChromiumAndServer();
 

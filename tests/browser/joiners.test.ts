@@ -11,11 +11,11 @@
  * The expectations are the issue's words, not the page's output.
  */
 import { describe, expect, it } from 'vitest';
-import type { Engine } from '../../scripts/engines';
+import type { Engine } from '../../harness/engines';
 import { useEngine } from './support/engines/launch';
 import { enginesUnderTest } from './support/engines/underTest';
 import { openSignUpPage, using } from './support/engines/visit';
-import { typeInto } from '../support/model/visitor';
+import { typeInto } from '../../harness/model/visitor';
 
 /** How long a page may take to show what is awaited: the machine is shared. */
 const POLL = { timeout: 10_000 };

@@ -30,8 +30,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../contract/signUp';
-import type { Engine } from '../../scripts/engines';
-import { startTestServer, type TestServer } from '../support/page/testServer';
+import type { Engine } from '../../harness/engines';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../harness/page/testServer';
 import type { EnginePage, StoredCookie } from './support/engines/browser';
 import { useEngine } from './support/engines/launch';
 import { enginesUnderTest } from './support/engines/underTest';
@@ -41,7 +44,7 @@ import {
   type SeenResponse,
 } from './support/engines/network';
 import { axeViolations, openSignUpPage, using } from './support/engines/visit';
-import { typeInto } from '../support/model/visitor';
+import { typeInto } from '../../harness/model/visitor';
 
 const DAY_SECONDS = 24 * 60 * 60;
 const LOGIN = 'VigilLogin';

@@ -23,8 +23,11 @@ import {
   openSignUpPage,
   submitButton,
   validEntry,
-} from '../support/page/signUpPage';
-import { startTestServer, type TestServer } from '../support/page/testServer';
+} from '../../harness/page/signUpPage';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../harness/page/testServer';
 import { linkOf } from '../server/support/mailService';
 import { startSmtpSink, type SmtpSink } from '../server/support/smtpSink';
 import { axeViolationsIn } from './support/axe';

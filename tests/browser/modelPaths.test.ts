@@ -1,6 +1,6 @@
 /**
  * Every transition of both machines at browser level: the model-based paths,
- * generated from the real machines (tests/support/model/planner.ts), walked
+ * generated from the real machines (harness/model/planner.ts), walked
  * on the built page against the local API in each engine under test. After
  * every step the page must show what the model's state calls for, and
  * axe-core (WCAG 2.2 AA) must find nothing where each path ends.
@@ -21,7 +21,7 @@ import {
 } from '../../machines/consentMachine';
 import { signUpMachine } from '../../machines/signUpMachine';
 import { cookiesSent } from './support/engines/network';
-import type { Engine } from '../../scripts/engines';
+import type { Engine } from '../../harness/engines';
 import { useEngine } from './support/engines/launch';
 import { enginesUnderTest } from './support/engines/underTest';
 import {
@@ -30,32 +30,35 @@ import {
   using,
   waitFor,
 } from './support/engines/visit';
-import { performConsent, performSignUp } from '../support/model/visitor';
+import { performConsent, performSignUp } from '../../harness/model/visitor';
 import {
   consentModel,
   describeConsentInput,
-} from '../support/model/consentModel';
-import { describePath } from '../support/model/modelRun';
+} from '../../harness/model/consentModel';
+import { describePath } from '../../harness/model/modelRun';
 import {
   expectedConsentRun,
   expectedSignUpRun,
-} from '../support/model/reference';
-import { planPaths, replayPath } from '../support/model/planner';
+} from '../../harness/model/reference';
+import { planPaths, replayPath } from '../../harness/model/planner';
 import {
   signUpModel,
   type SignUpModelEvent,
-} from '../support/model/signUpModel';
+} from '../../harness/model/signUpModel';
 import {
   reportCoverage,
   type TransitionRecord,
-} from '../support/model/transitions';
+} from '../../harness/model/transitions';
 import {
   expectedConsentView,
   expectedSignUpView,
   readConsentView,
   readSignUpView,
-} from '../support/model/views';
-import { startTestServer, type TestServer } from '../support/page/testServer';
+} from '../../harness/model/views';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../harness/page/testServer';
 
 const LOGIN_COOKIES = [
   'VigilLogin',

@@ -24,7 +24,7 @@
  * the light scheme, the dark scheme and forced colours, and nothing
  * scrolls sideways at 320 CSS px.
  *
- * Nothing leaves loopback (tests/support/page/monitoredService.ts): the
+ * Nothing leaves loopback (harness/page/monitoredService.ts): the
  * site is a local server on 127.0.0.1, its name `site.test` is resolved
  * by the tests' table, and every connection a check opens passes the
  * loopback tripwire. No test races the wall clock: the test moves the
@@ -38,13 +38,13 @@ import {
   openSignUpPage,
   submitButton,
   validEntry,
-} from '../support/page/signUpPage';
+} from '../../harness/page/signUpPage';
 import {
   startMonitoredService,
   TEST_INTERVAL_MS,
   type MonitoredService,
-} from '../support/page/monitoredService';
-import { isLoopback } from '../support/monitor/tripwire';
+} from '../../harness/page/monitoredService';
+import { isLoopback } from '../../harness/monitor/tripwire';
 import { axeViolationsIn } from './support/axe';
 import { launchChromium } from './support/chromium';
 

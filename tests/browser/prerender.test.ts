@@ -12,11 +12,14 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium';
-import { useFakeRecaptcha } from '../support/page/fakeRecaptcha';
-import { useFakeTag } from '../support/page/fakeTag';
-import { TEST_CONSENT_REVISION } from '../support/page/paths';
-import { DESKTOP, PHONE } from '../support/page/signUpPage';
-import { startTestServer, type TestServer } from '../support/page/testServer';
+import { useFakeRecaptcha } from '../../harness/page/fakeRecaptcha';
+import { useFakeTag } from '../../harness/page/fakeTag';
+import { TEST_CONSENT_REVISION } from '../../harness/page/paths';
+import { DESKTOP, PHONE } from '../../harness/page/signUpPage';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../harness/page/testServer';
 
 /** What the init script keeps in the page. */
 interface PrerenderProbe {

@@ -24,9 +24,12 @@ import {
   openSignUpPage,
   submitButton,
   validEntry,
-} from '../support/page/signUpPage';
-import { TEST_COOKIE_DOMAIN } from '../support/page/paths';
-import { startTestServer, type TestServer } from '../support/page/testServer';
+} from '../../harness/page/signUpPage';
+import { TEST_COOKIE_DOMAIN } from '../../harness/page/paths';
+import {
+  startTestServer,
+  type TestServer,
+} from '../../harness/page/testServer';
 import { linkOf } from '../server/support/mailService';
 import { startSmtpSink, type SmtpSink } from '../server/support/smtpSink';
 import { launchChromium } from './support/chromium';

@@ -14,8 +14,8 @@ import {
   typedValues,
   validEntry,
   type FormEntry,
-} from '../support/page/signUpPage';
-import { startTestServer } from '../support/page/testServer';
+} from '../../harness/page/signUpPage';
+import { startTestServer } from '../../harness/page/testServer';
 
 const suite = useChromiumAndServer();
 

@@ -9,8 +9,8 @@ import type { AnyStateNode } from 'xstate';
 import { consentAtlas, signUpAtlas } from '../../scripts/atlas/machines';
 import { planRuns, shotsOf, type AtlasMachine } from '../../scripts/atlas/plan';
 import { stateNodesOf } from '../../scripts/mermaid';
-import { walkPath } from '../support/model/planner';
-import { MODEL_FAILURES } from '../support/model/signUpModel';
+import { walkPath } from '../../harness/model/planner';
+import { MODEL_FAILURES } from '../../harness/model/signUpModel';
 
 /** Left by an unguarded eventless transition: never on screen. */
 const isMomentary = (node: AnyStateNode) =>
@@ -46,7 +46,7 @@ function checkPlan<TInput>(atlas: AtlasMachine<TInput>) {
   it('reaches each state it pictures while it shows', () => {
     for (const shot of shots.filter((s) => s.moment === 'during')) {
       // The cases as the machine hears them (a chunk's arrival is the
-      // verdict it makes: tests/support/model/planner.ts).
+      // verdict it makes: harness/model/planner.ts).
       const { states } = walkPath(atlas.model, shot.input, shot.reachedBy);
       const snapshot = states.at(-1)?.snapshot;
       if (!snapshot) throw new Error(`${shot.id}: no state`);

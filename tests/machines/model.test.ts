@@ -1,8 +1,8 @@
 /**
  * Model-based tests, machine level: paths generated from the real machines
- * (tests/support/model/planner.ts) run on a live actor of each machine with
+ * (harness/model/planner.ts) run on a live actor of each machine with
  * its effects recorded; after every step the actor's state must be the one
- * the hand-written reference (tests/support/model/reference.ts, from
+ * the hand-written reference (harness/model/reference.ts, from
  * docs/requirements.md and docs/decisions.md, never from the machines)
  * expects, and the effects must be the ones its tables name. Every
  * transition the machines define must be covered.
@@ -27,8 +27,8 @@ import { startSignUp } from './support/signUpHarness';
 import {
   consentModel,
   describeConsentInput,
-} from '../support/model/consentModel';
-import { describePath, stateLabel } from '../support/model/modelRun';
+} from '../../harness/model/consentModel';
+import { describePath, stateLabel } from '../../harness/model/modelRun';
 import {
   CONSENT_STATES,
   ConsentReference,
@@ -37,18 +37,18 @@ import {
   type ConsentExpectation,
   type SignUpExpectation,
   type SignUpState,
-} from '../support/model/reference';
-import { planPaths } from '../support/model/planner';
+} from '../../harness/model/reference';
+import { planPaths } from '../../harness/model/planner';
 import {
   MODEL_SESSION,
   signUpModel,
   type SignUpModelEvent,
-} from '../support/model/signUpModel';
+} from '../../harness/model/signUpModel';
 import {
   recordTransitions,
   reportCoverage,
   type TransitionRecord,
-} from '../support/model/transitions';
+} from '../../harness/model/transitions';
 
 /** What the reference judges of a sign-up: its fields with errors sorted. */
 const judged = (expected: SignUpExpectation) => ({

@@ -4,7 +4,7 @@
  * (src/app.tsx, React in jsdom). Events become what a visitor does (typing,
  * ticking, the fake captcha, Escape) or what the network answers (a fake
  * `fetch`); after every step the page must show what the model's state
- * calls for (tests/support/model/views.ts). Transitions are read from the
+ * calls for (harness/model/views.ts). Transitions are read from the
  * page's own actors through their inspection events.
  */
 import { act, render, screen, waitFor } from '@testing-library/react';
@@ -22,20 +22,20 @@ import { startSignUpApp } from '../../src/app';
 import { PageShell } from '../../src/views/PageShell';
 import { readConfig } from '../../common/config';
 import { removeTrackingTag } from '../../src/trackingTag';
-import { fakeRecaptchaScript } from '../support/page/fakeRecaptcha';
+import { fakeRecaptchaScript } from '../../harness/page/fakeRecaptcha';
 import {
   consentModel,
   describeConsentInput,
   MODEL_REVISION,
-} from '../support/model/consentModel';
-import { describePath } from '../support/model/modelRun';
+} from '../../harness/model/consentModel';
+import { describePath } from '../../harness/model/modelRun';
 import {
   SIGN_UP_STATES,
   expectedConsentRun,
   expectedSignUpRun,
-} from '../support/model/reference';
-import { planPaths, type PlannedPath } from '../support/model/planner';
-import { heldNetwork, replyFor } from '../support/model/serverReplies';
+} from '../../harness/model/reference';
+import { planPaths, type PlannedPath } from '../../harness/model/planner';
+import { heldNetwork, replyFor } from '../../harness/model/serverReplies';
 import * as hostRuleChunk from '../../src/hostRuleChunk';
 import * as submitChunk from '../../src/submitChunk';
 import { deferred, type Deferred } from './support/signUpHarness';
@@ -43,18 +43,18 @@ import {
   MODEL_SESSION,
   signUpModel,
   type SignUpModelEvent,
-} from '../support/model/signUpModel';
+} from '../../harness/model/signUpModel';
 import {
   recordTransitions,
   reportCoverage,
   type TransitionRecord,
-} from '../support/model/transitions';
+} from '../../harness/model/transitions';
 import {
   expectedConsentView,
   expectedSignUpView,
   readConsentView,
   readSignUpView,
-} from '../support/model/views';
+} from '../../harness/model/views';
 
 const config = readConfig({
   TRACKING_TAG_URL: 'https://tags.example/tag.js',
@@ -211,7 +211,7 @@ async function performSignUp(
       );
       return;
     case 'submit':
-      // The button is named by the state (tests/support/model/reference.ts).
+      // The button is named by the state (harness/model/reference.ts).
       await user.click(screen.getByRole('button', { name: SUBMIT_BUTTON }));
       return;
     case 'xstate.done.actor.submitSignUp':

@@ -2,11 +2,11 @@
  * Model-based tests of the monitor machine, machine level, as
  * tests/machines/model.test.ts does for the page's machines: paths of
  * check results planned from the real machine
- * (tests/support/model/planner.ts), dated as the scheduler runs them, each
+ * (harness/model/planner.ts), dated as the scheduler runs them, each
  * run on a live actor with its alerts recorded and, beside it, through
  * `stepMonitor` from the stored state the step before left, as the service
  * runs it. After every step both must show what the hand-written reference
- * (tests/support/model/monitorReference.ts, from the requirement, never
+ * (harness/model/monitorReference.ts, from the requirement, never
  * from the machine) expects, and queue the alerts it names; over a whole
  * path, each incident gives one "down" and one "back up" mail. Every
  * transition the machine defines must be covered. Then every sequence of
@@ -28,24 +28,24 @@ import {
   type MonitorEvent,
   type MonitorState,
 } from '../../machines/monitorMachine';
-import { describePath } from '../support/model/modelRun';
+import { describePath } from '../../harness/model/modelRun';
 import {
   MonitorReference,
   incidentAlerts,
   type MonitorExpectation,
-} from '../support/model/monitorReference';
+} from '../../harness/model/monitorReference';
 import {
   MODEL_FIRST_CHECK,
   MODEL_INTERVAL_MS,
   monitorModel,
   scheduledChecks,
-} from '../support/model/monitorModel';
-import { planPaths } from '../support/model/planner';
+} from '../../harness/model/monitorModel';
+import { planPaths } from '../../harness/model/planner';
 import {
   recordTransitions,
   reportCoverage,
   type TransitionRecord,
-} from '../support/model/transitions';
+} from '../../harness/model/transitions';
 
 /** The site as the page and the scheduler read it from a live actor. */
 function actorView(

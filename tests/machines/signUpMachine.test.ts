@@ -1,6 +1,6 @@
 /**
  * The sign-up machine's behaviour that the model-based tests
- * (tests/machines/model.test.ts, judged by tests/support/model/reference.ts)
+ * (tests/machines/model.test.ts, judged by harness/model/reference.ts)
  * do not check: the prefill, the values' limits, the request it sends, the
  * events it ignores while sending, which failure an error stands for and
  * its report, and a second fetch of the rules after the first failed.

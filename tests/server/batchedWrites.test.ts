@@ -19,7 +19,7 @@ import {
   openDatabase,
   type Database,
 } from '../../server/db/database';
-import { scratchDatabase } from '../support/page/scratchDatabase';
+import { scratchDatabase } from '../../harness/page/scratchDatabase';
 import { affectedRowsLog } from './support/affectedRows';
 
 let database: Database;

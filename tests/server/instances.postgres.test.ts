@@ -20,11 +20,11 @@ import {
 } from './support/apiServer';
 import { SIGN_UP_PATH } from '../../contract/signUp';
 import { MIGRATIONS } from '../../server/db/migrations/index';
-import { scratchDatabase } from '../support/page/scratchDatabase';
+import { scratchDatabase } from '../../harness/page/scratchDatabase';
 import {
   startEmbeddedPostgres,
   type EmbeddedPostgresServer,
-} from '../support/page/embeddedPostgres';
+} from '../../harness/page/embeddedPostgres';
 import type { DatabaseSettings } from '../../server/db/database';
 import { atPublicHost, sinkMailOptions } from './support/mailService';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink';

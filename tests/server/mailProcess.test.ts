@@ -22,8 +22,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../contract/signUp';
 import { MAIL_COMMAND_BUNDLE } from '../../scripts/buildServer';
 import { openDatabase, type DatabaseSettings } from '../../server/db/database';
-import { scratchDatabase } from '../support/page/scratchDatabase';
-import { PROJECT_ROOT } from '../support/page/paths';
+import { scratchDatabase } from '../../harness/page/scratchDatabase';
+import { PROJECT_ROOT } from '../../harness/page/paths';
 import { FORM, validSignUp } from './support/apiServer';
 import { linkOf } from './support/mailService';
 import {

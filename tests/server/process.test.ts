@@ -15,7 +15,7 @@ import {
   type ServiceProcess,
 } from './support/serviceProcess';
 import { SIGN_UP_PATH } from '../../contract/signUp';
-import { scratchDatabase } from '../support/page/scratchDatabase';
+import { scratchDatabase } from '../../harness/page/scratchDatabase';
 import type { DatabaseSettings } from '../../server/db/database';
 
 interface Acknowledged {

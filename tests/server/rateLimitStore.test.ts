@@ -7,7 +7,7 @@
  */
 import type { FastifyRateLimitStore } from '@fastify/rate-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scratchDatabase } from '../support/page/scratchDatabase';
+import { scratchDatabase } from '../../harness/page/scratchDatabase';
 import { openDatabase, type Database } from '../../server/db/database';
 import type { KyselyPlugin } from 'kysely';
 import {

@@ -12,7 +12,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseSettings } from '../../server/db/database';
-import { scratchDatabase } from '../support/page/scratchDatabase';
+import { scratchDatabase } from '../../harness/page/scratchDatabase';
 import { signUpForLogin } from './support/apiServer';
 import {
   askSignIn,

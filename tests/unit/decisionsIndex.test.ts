@@ -13,7 +13,7 @@ import {
   readDecisions,
   withDecisionsIndex,
 } from '../../scripts/decisionsIndex';
-import { PROJECT_ROOT } from '../support/page/paths';
+import { PROJECT_ROOT } from '../../harness/page/paths';
 
 const SAMPLE = `# Decisions
 

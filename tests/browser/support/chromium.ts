@@ -1,9 +1,9 @@
 /**
  * Chromium for the browser tests that are about Chromium alone, with the
- * tests' product domain (tests/support/page/paths.ts) mapped to this machine.
+ * tests' product domain (harness/page/paths.ts) mapped to this machine.
  */
 import type { Browser } from 'playwright-core';
-import { launchChromium as launchSystemChromium } from '../../../scripts/engines';
+import { launchChromium as launchSystemChromium } from '../../../harness/engines';
 
 export function launchChromium(): Promise<Browser> {
   return launchSystemChromium([

@@ -23,13 +23,13 @@
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ENGINES, type Engine } from '../../../scripts/engines';
+import { ENGINES, type Engine } from '../../../harness/engines';
 import { launchEngine } from './engines/launch';
 import { startNetworkEdge } from './engines/network';
 import type { EngineBrowser } from './engines/browser';
-import { DESKTOP } from '../../support/page/signUpPage';
-import { startTestServer } from '../../support/page/testServer';
-import { TEST_BUILDS } from '../../support/page/paths';
+import { DESKTOP } from '../../../harness/page/signUpPage';
+import { startTestServer } from '../../../harness/page/testServer';
+import { TEST_BUILDS } from '../../../harness/page/paths';
 
 const { values } = parseArgs({
   options: {

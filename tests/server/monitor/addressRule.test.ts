@@ -15,7 +15,10 @@ import {
   parseAllowedNetworks,
 } from '../../../server/monitor/addressRule';
 import { checkSite } from '../../../server/monitor/siteCheck';
-import { loopbackTripwire, testResolver } from '../../support/monitor/tripwire';
+import {
+  loopbackTripwire,
+  testResolver,
+} from '../../../harness/monitor/tripwire';
 
 const REFUSED: [string, string][] = [
   ['loopback', '127.0.0.1'],

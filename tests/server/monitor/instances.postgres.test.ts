@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scratchDatabase } from '../../support/page/scratchDatabase';
+import { scratchDatabase } from '../../../harness/page/scratchDatabase';
 import { apiServer, signUpForLogin } from '../support/apiServer';
 import {
   startSwitchableSite,
@@ -16,8 +16,8 @@ import {
   testMonitorOptions,
   TEST_INTERVAL_MS,
   type SwitchableSite,
-} from '../../support/monitor/monitorService';
-import { loopbackTripwire } from '../../support/monitor/tripwire';
+} from '../../../harness/monitor/monitorService';
+import { loopbackTripwire } from '../../../harness/monitor/tripwire';
 
 const SITES = 200;
 /** Sites 1 to 20 go down in the first interval and come back in the third. */

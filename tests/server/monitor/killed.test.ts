@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../../contract/signUp';
 import { openDatabase } from '../../../server/db/database';
-import { scratchDatabase } from '../../support/page/scratchDatabase';
+import { scratchDatabase } from '../../../harness/page/scratchDatabase';
 import { FORM, validSignUp } from '../support/apiServer';
 import { linkOf } from '../support/mailService';
 import {
@@ -25,7 +25,7 @@ import { startSmtpSink, type SmtpSink } from '../support/smtpSink';
 import {
   startSwitchableSite,
   type SwitchableSite,
-} from '../../support/monitor/monitorService';
+} from '../../../harness/monitor/monitorService';
 
 const SITES = [1, 2, 3];
 

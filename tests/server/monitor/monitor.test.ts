@@ -32,7 +32,7 @@ import {
   createTestCertificateAuthority,
   startLocalSite,
   answer,
-} from '../../support/monitor/localSites';
+} from '../../../harness/monitor/localSites';
 import {
   startSwitchableSite,
   testClock,
@@ -40,11 +40,11 @@ import {
   TEST_INTERVAL_MS,
   type SwitchableSite,
   type TestClock,
-} from '../../support/monitor/monitorService';
+} from '../../../harness/monitor/monitorService';
 import {
   loopbackTripwire,
   type Tripwire,
-} from '../../support/monitor/tripwire';
+} from '../../../harness/monitor/tripwire';
 
 let site: SwitchableSite;
 let tripwire: Tripwire;

@@ -1,6 +1,6 @@
 /**
  * One check of one site (server/monitor/siteCheck.ts), against sites on
- * 127.0.0.1 only (support/localSites.ts): what it sends, how it follows
+ * 127.0.0.1 only (harness/monitor/localSites.ts): what it sends, how it follows
  * redirects (RFC 9110 §15.4), its time boxes and body cap, how it refuses
  * addresses that are not public before connecting (OWASP SSRF Prevention
  * Cheat Sheet), DNS rebinding included, how it judges certificates made at
@@ -45,7 +45,7 @@ import {
   type Route,
   type SilentServer,
   type TestCertificateAuthority,
-} from '../../support/monitor/localSites';
+} from '../../../harness/monitor/localSites';
 import {
   loopbackTripwire,
   silentResolver,
@@ -53,7 +53,7 @@ import {
   type TestAnswer,
   type TestResolver,
   type Tripwire,
-} from '../../support/monitor/tripwire';
+} from '../../../harness/monitor/tripwire';
 
 const USER_AGENT = 'Vigil-Monitor/1 (+http://vigil.test)';
 const DAY_MS = 86_400_000;

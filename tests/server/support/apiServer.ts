@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
-import { scratchDatabase } from '../../support/page/scratchDatabase';
+import { scratchDatabase } from '../../../harness/page/scratchDatabase';
 import { buildServer, type ServerOptions } from '../../../server/app';
 import { GPC_PAGE_FILE } from '../../../server/http/pageRoutes';
 import { SIGN_UP_PATH } from '../../../contract/signUp';
@@ -39,7 +39,7 @@ function placeholderDist(): string {
 
 /**
  * Builds the server (not listening) over a placeholder page and a scratch
- * database of the run's engine (tests/support/page/scratchDatabase.ts).
+ * database of the run's engine (harness/page/scratchDatabase.ts).
  *
  * @param options overrides; the rate limit defaults to one no test
  *   reaches, the database to a new empty one

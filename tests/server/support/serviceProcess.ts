@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SERVER_BUNDLE } from '../../../scripts/buildServer';
-import { freePort } from '../../support/page/embeddedPostgres';
-import { PROJECT_ROOT } from '../../support/page/paths';
+import { freePort } from '../../../harness/page/embeddedPostgres';
+import { PROJECT_ROOT } from '../../../harness/page/paths';
 import type { DatabaseSettings } from '../../../server/db/database';
 
 export interface ServiceProcess {

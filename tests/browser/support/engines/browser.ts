@@ -14,7 +14,7 @@
  * traffic through the tests' proxy (./network.ts), so no adapter intercepts
  * requests itself.
  */
-import type { Engine } from '../../../../scripts/engines';
+import type { Engine } from '../../../../harness/engines';
 
 /** A key a visitor presses. */
 export type Key =

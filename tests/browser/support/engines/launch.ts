@@ -7,9 +7,9 @@ import { afterAll, beforeAll } from 'vitest';
 import {
   startTestServer,
   type TestServer,
-} from '../../../support/page/testServer';
+} from '../../../../harness/page/testServer';
 import type { EngineBrowser } from './browser';
-import type { Engine } from '../../../../scripts/engines';
+import type { Engine } from '../../../../harness/engines';
 import { startNetworkEdge, type NetworkEdge } from './network';
 import { launchPuppeteerEngine } from './puppeteerEngine';
 import { launchWebKitEngine } from './webkitEngine';

@@ -15,8 +15,8 @@
  *
  * What it answers:
  * - `https://www.google.com/recaptcha/…` (and recaptcha.net): the local fake
- *   of Google's script (tests/support/page/fakeRecaptcha.ts);
- * - {@link TEST_TAG_URL}: the fake tag (tests/support/page/fakeTag.ts), counted;
+ *   of Google's script (harness/page/fakeRecaptcha.ts);
+ * - {@link TEST_TAG_URL}: the fake tag (harness/page/fakeTag.ts), counted;
  * - `POST /2/account/signup/` on the local host: recorded, and passed to the
  *   local API, or held until the test says how it ends (see {@link holdSignUps});
  * - scripts of the local host's pages: passed, or held while a test plays a
@@ -42,15 +42,18 @@ import { SIGN_UP_PATH } from '../../../../contract/signUp';
 import {
   fakeRecaptchaScript,
   RECAPTCHA_SCRIPT_PATTERN,
-} from '../../../support/page/fakeRecaptcha';
-import { FAKE_TAG_SCRIPT } from '../../../support/page/fakeTag';
-import type { Reply } from '../../../support/model/serverReplies';
+} from '../../../../harness/page/fakeRecaptcha';
+import { FAKE_TAG_SCRIPT } from '../../../../harness/page/fakeTag';
+import type { Reply } from '../../../../harness/model/serverReplies';
 import type {
   HeldChunkRequest,
   HeldChunkRequests,
   HeldSignUpRequest,
-} from '../../../support/model/visitor';
-import { TEST_COOKIE_DOMAIN, TEST_TAG_URL } from '../../../support/page/paths';
+} from '../../../../harness/model/visitor';
+import {
+  TEST_COOKIE_DOMAIN,
+  TEST_TAG_URL,
+} from '../../../../harness/page/paths';
 
 /** A sign-up request as it left the engine. */
 export interface SeenSignUp {

@@ -9,9 +9,9 @@ import puppeteer, {
   type KeyInput,
   type Page,
 } from 'puppeteer-core';
-import { CHROMIUM_FLAGS } from '../../../../scripts/engines';
+import { CHROMIUM_FLAGS } from '../../../../harness/engines';
 import type { EngineBrowser, EnginePage, Key, StoredCookie } from './browser';
-import { findEngine } from '../../../../scripts/engines';
+import { findEngine } from '../../../../harness/engines';
 
 /**
  * @param engine `chromium` or `firefox`

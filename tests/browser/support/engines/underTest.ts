@@ -7,7 +7,7 @@
  * commands.
  */
 import { inject } from 'vitest';
-import type { Engine } from '../../../../scripts/engines';
+import type { Engine } from '../../../../harness/engines';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,7 +16,7 @@ declare module 'vitest' {
   }
 }
 
-/** @returns the running project's engines, in scripts/engines.ts's order */
+/** @returns the running project's engines, in harness/engines.ts's order */
 export function enginesUnderTest(): Engine[] {
   return inject('engines');
 }

@@ -7,14 +7,14 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AxeResults } from 'axe-core';
 import { expect } from 'vitest';
-import { GPC_HEADER, GPC_INIT_SCRIPT } from '../../../support/page/gpc';
-import { TEST_CONSENT_REVISION } from '../../../support/page/paths';
-import { DESKTOP, type OpenOptions } from '../../../support/page/signUpPage';
+import { GPC_HEADER, GPC_INIT_SCRIPT } from '../../../../harness/page/gpc';
+import { TEST_CONSENT_REVISION } from '../../../../harness/page/paths';
+import { DESKTOP, type OpenOptions } from '../../../../harness/page/signUpPage';
 import type { EnginePage } from './browser';
 import type { EngineSuite } from './launch';
 
 /**
- * The same visits as the Chromium-only tests' (tests/support/page/
+ * The same visits as the Chromium-only tests' (harness/page/
  * signUpPage.ts); here Global Privacy Control is sent through the tests'
  * proxy, the same in every engine.
  */

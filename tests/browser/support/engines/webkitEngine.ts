@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Key as WdioKey, remote } from 'webdriverio';
 import type { EngineBrowser, EnginePage, Key, StoredCookie } from './browser';
-import { findEngine } from '../../../../scripts/engines';
+import { findEngine } from '../../../../harness/engines';
 
 type WebKitSession = WebdriverIO.Browser;
 

@@ -5,19 +5,19 @@
  * made under revision 1, among them; the browser's Global Privacy Control
  * signal with no choice, an outdated one or a current one: D73) and every
  * visitor action. The revision is the test page's `CONSENT_REVISION`, 2
- * (tests/support/page/paths.ts): that a choice without a revision stands
+ * (harness/page/paths.ts): that a choice without a revision stands
  * under revision 1 is tested by the machine's unit tests and, on a page
  * built with it, by tests/browser/consentAudit.test.ts.
  */
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
-import { choiceIsCurrent } from '../../../machines/consentRevision';
+import { choiceIsCurrent } from '../../machines/consentRevision';
 import {
   consentMachine,
   selectChoice,
   type ConsentContext,
   type ConsentEvent,
   type ConsentInput,
-} from '../../../machines/consentMachine';
+} from '../../machines/consentMachine';
 import { TEST_CONSENT_REVISION } from '../page/paths';
 import type { ModelSpec } from './planner';
 

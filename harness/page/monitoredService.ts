@@ -13,7 +13,7 @@
  *   moves the clock and runs the checks due on it, so nothing waits out
  *   an interval.
  */
-import type { MonitorScheduler } from '../../../server/monitor/scheduler';
+import type { MonitorScheduler } from '../../server/monitor/scheduler';
 import {
   startSwitchableSite,
   testClock,
@@ -49,7 +49,7 @@ export interface MonitoredService {
 
 /**
  * Starts a {@link MonitoredService}: the tagged page's service
- * (tests/support/page/testServer.ts) with the monitor options of the
+ * (harness/page/testServer.ts) with the monitor options of the
  * monitor's server tests, and a switchable site.
  *
  * @throws when the service or the site cannot start (the one that started

@@ -13,7 +13,7 @@ import type {
   MonitorContext,
   MonitorEvent,
   MonitorState,
-} from '../../../machines/monitorMachine';
+} from '../../machines/monitorMachine';
 
 /** What the scheduler and the page must read of a site after a check. */
 export interface MonitorExpectation {

@@ -1,7 +1,7 @@
 /**
  * Vitest global setup of the projects on PostgreSQL: starts a server with
  * ./embeddedPostgres.ts for the run, points every scratch database
- * (tests/support/page/scratchDatabase.ts) at it, and stops it afterwards. The
+ * (harness/page/scratchDatabase.ts) at it, and stops it afterwards. The
  * variable set here reaches the test workers, which start after it.
  */
 import { startEmbeddedPostgres } from './embeddedPostgres';

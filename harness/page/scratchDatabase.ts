@@ -3,7 +3,7 @@
  * the engine the run asks for:
  *
  * - with `TEST_DATABASE_URL` (a PostgreSQL server's admin URL, which the
- *   test projects on PostgreSQL set: tests/support/page/databaseSetup.ts): a new
+ *   test projects on PostgreSQL set: harness/page/databaseSetup.ts): a new
  *   database on that server;
  * - otherwise the embedded default: a new `DATA_DIR` under the OS temp
  *   dir, holding a copy of an initialised PGlite directory (creating one
@@ -22,7 +22,7 @@ import {
   createPgliteDir,
   PGLITE_DIR,
   type DatabaseSettings,
-} from '../../../server/db/database';
+} from '../../server/db/database';
 
 /** The variable that switches the tests to a PostgreSQL server. */
 export const TEST_DATABASE_URL = 'TEST_DATABASE_URL';
@@ -70,7 +70,7 @@ export async function scratchDatabase(
   const adminUrl = engine === 'pglite' ? undefined : env[TEST_DATABASE_URL];
   if (engine === 'postgres' && !adminUrl) {
     throw new Error(
-      `${TEST_DATABASE_ENGINE}=postgres needs ${TEST_DATABASE_URL} (tests/support/page/postgresSetup.ts)`,
+      `${TEST_DATABASE_ENGINE}=postgres needs ${TEST_DATABASE_URL} (harness/page/postgresSetup.ts)`,
     );
   }
   if (adminUrl) {

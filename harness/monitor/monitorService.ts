@@ -6,8 +6,8 @@
  * answer the test switches (up, failing, hanging), one path per account.
  */
 import type { ServerResponse } from 'node:http';
-import type { MonitorOptions } from '../../../server/monitor/index';
-import { parseAllowedNetworks } from '../../../server/monitor/addressRule';
+import type { MonitorOptions } from '../../server/monitor/index';
+import { parseAllowedNetworks } from '../../server/monitor/addressRule';
 import { loopbackTripwire, testResolver, type Tripwire } from './tripwire';
 import { startLocalSite, type LocalSite } from './localSites';
 

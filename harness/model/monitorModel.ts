@@ -10,7 +10,7 @@ import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import {
   monitorMachine,
   type MonitorEvent,
-} from '../../../machines/monitorMachine';
+} from '../../machines/monitorMachine';
 import { MonitorReference } from './monitorReference';
 import type { ModelSpec } from './planner';
 

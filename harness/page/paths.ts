@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 
-export const PROJECT_ROOT = resolve(import.meta.dirname, '../../..');
+export const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
 
 /** Where the browser tests' tracking tag lives; tests route it to a fake. */
 export const TEST_TAG_URL = 'https://tags.vigil-test.example/tag.js';

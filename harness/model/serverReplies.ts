@@ -5,7 +5,7 @@
  * through a fake `fetch`, the browser level through the tests' proxy
  * (tests/browser/support/engines/network.ts).
  */
-import type { Failure, Session } from '../../../contract/signUp';
+import type { Failure, Session } from '../../contract/signUp';
 import type { SubmitOutcome } from './signUpModel';
 
 export type Reply =

@@ -11,19 +11,16 @@ import {
   type SignUpContext,
   type SignUpEvent,
   type SignUpInput,
-} from '../../../machines/signUpMachine';
+} from '../../machines/signUpMachine';
 import {
   SignUpRejection,
   type Failure,
   type Session,
   type SignUpRequest,
-} from '../../../contract/signUp';
-import { checkHostName } from '../../../common/domainName';
-import { verdictOf } from '../../../common/signUpRules';
-import {
-  siteUrlNeedsIdnRule,
-  validateSignUp,
-} from '../../../common/validation';
+} from '../../contract/signUp';
+import { checkHostName } from '../../common/domainName';
+import { verdictOf } from '../../common/signUpRules';
+import { siteUrlNeedsIdnRule, validateSignUp } from '../../common/validation';
 import type { ModelSpec, ModelWorld } from './planner';
 
 /** What the invoked `submitSignUp` actor reports to the machine. */

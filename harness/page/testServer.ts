@@ -10,13 +10,13 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildServer } from '../../../server/app';
-import type { DatabaseSettings } from '../../../server/db/database';
-import { serverOptionsFrom } from '../../../server/environment';
+import { buildServer } from '../../server/app';
+import type { DatabaseSettings } from '../../server/db/database';
+import { serverOptionsFrom } from '../../server/environment';
 import type {
   MonitorFeature,
   MonitorOptions,
-} from '../../../server/monitor/index';
+} from '../../server/monitor/index';
 import { TEST_BUILDS, TEST_PRODUCT_HOST, type TestBuild } from './paths';
 import { freePort } from './embeddedPostgres';
 import { scratchDatabase } from './scratchDatabase';
@@ -75,7 +75,7 @@ function selfSignedCertificate() {
  * @param options.build which of {@link TEST_BUILDS} to serve; default `tagged`
  * @param options.https serve on {@link TEST_PRODUCT_HOST} over HTTPS
  * @param options.database where the accounts live; default a scratch
- *   database of the run's engine (tests/support/page/scratchDatabase.ts)
+ *   database of the run's engine (harness/page/scratchDatabase.ts)
  * @param options.smtpUrl send the service's mail (confirmation and sign-in
  *   links) to this SMTP server, e.g. a sink's `smtp://127.0.0.1:PORT`
  *   (tests/server/support/smtpSink.ts), with `PUBLIC_URL` the server's own

@@ -8,17 +8,14 @@
  * run each path on the real machine and on its reference, and compare them
  * after every step.
  *
- * The steppers know the test models' values (tests/support/model/
+ * The steppers know the test models' values (harness/model/
  * signUpModel.ts and consentModel.ts) by what the rules say of them, not by
  * running the rules: `ada@` is an e-mail address without a domain,
  * `localhost:3000` names this computer, and so on.
  */
-import type {
-  ConsentEvent,
-  ConsentInput,
-} from '../../../machines/consentMachine';
-import type { SignUpInput } from '../../../machines/signUpMachine';
-import type { Failure } from '../../../contract/signUp';
+import type { ConsentEvent, ConsentInput } from '../../machines/consentMachine';
+import type { SignUpInput } from '../../machines/signUpMachine';
+import type { Failure } from '../../contract/signUp';
 import type { SignUpModelEvent } from './signUpModel';
 
 /**
@@ -34,7 +31,7 @@ export type FailureState = `failure.${Failure['kind']}`;
 
 /**
  * What the page shows in a sign-up state, beside the form's values and
- * errors (tests/support/model/views.ts turns a row into the whole page).
+ * errors (harness/model/views.ts turns a row into the whole page).
  */
 export interface SignUpStateRow {
   /** R4.1, D20, D58, D71: the inputs, the terms box and the button locked. */
@@ -102,7 +99,7 @@ export type FormField = 'name' | 'email' | 'url' | 'tos' | 'captcha';
 
 /**
  * Why a field is marked (R5.1 to R5.9, R8.2, D59): the page words each
- * (tests/support/model/views.ts).
+ * (harness/model/views.ts).
  */
 export type ErrorReason =
   'required' | 'invalid' | 'local' | 'unchecked' | 'refused';
@@ -126,7 +123,7 @@ export interface SignUpExpectation {
   captcha: boolean;
 }
 
-/** An event of the sign-up test model (tests/support/model/signUpModel.ts). */
+/** An event of the sign-up test model (harness/model/signUpModel.ts). */
 export type SignUpStep =
   | { type: 'field.change'; field: 'name' | 'email' | 'url'; value: string }
   | {

@@ -3,7 +3,7 @@
  * ("Test selectors"), with Google's reCAPTCHA script replaced by the local fake.
  */
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
-import { SIGN_UP_PATH } from '../../../contract/signUp';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 import { useFakeRecaptcha } from './fakeRecaptcha';
 import { useFakeTag } from './fakeTag';
 import { GPC_HEADER, GPC_INIT_SCRIPT, type GpcMode } from './gpc';

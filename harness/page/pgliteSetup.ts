@@ -1,7 +1,7 @@
 /**
  * Vitest global setup of the projects on the embedded database: makes the
  * initialised PGlite directory that every scratch database of the run
- * copies (tests/support/page/scratchDatabase.ts). The variable set here reaches
+ * copies (harness/page/scratchDatabase.ts). The variable set here reaches
  * the test workers, which start after it.
  */
 import { makePgliteTemplate, TEST_PGLITE_TEMPLATE } from './scratchDatabase';
