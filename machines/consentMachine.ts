@@ -1,36 +1,13 @@
 /**
- * The cookie-consent machine (R4.7 to R4.11 in docs/requirements.md; D31 to
- * D33 in docs/decisions.md).
+ * The cookie-consent machine: R4.7 to R4.11 of docs/requirements.md. What
+ * it does, state by state, is told once, beside its diagram in the README
+ * ("The consent machine"); how the page wires its effects, in
+ * docs/architecture.md ("The consent machine").
  *
- * The top-level state is the visitor's choice (`unset`, `accepted`,
- * `rejected`); each has a `closed` and an `open` child for the modal.
- * `starting` decides once, from the stored cookie, the browser's Global
- * Privacy Control signal and `utm_source`, where the visitor begins:
- *
- *   stored '1' → accepted.closed      stored '0' → rejected.closed
- *   (a choice stored under the current revision: the visitor's, so it wins
- *   over GPC)
- *   GPC, and no current choice stored → rejected.closed, its source the
- *   browser's signal: nothing stored, nothing recorded (D73)
- *   stored under an older revision (D67) → unset.open
- *   (a choice stored without a revision was made under revision 1, before
- *   revisions were stored: it stands until the policy is revised)
- *   utm_source google | microsoft → unset.open      otherwise → unset.closed
- *
- * Entering `accepted` loads the tag (also when the choice was stored on an
- * earlier visit); entering `rejected` removes it and deletes its cookies.
- * Every accept or reject stores the choice, updates the ad networks'
- * consent signals (`signalConsent`: granted before the tag loads, denied
- * before it goes; D66), whose defaults the page pushed before anything ran,
- * and sends its proof (`recordChoice`, with where it was made; D68). A
- * start the browser's signal decided runs only `rejected`'s entry: it
- * stores, signals and records nothing (the defaults are already denied),
- * and any explicit choice after it is the visitor's (`choiceSource`).
  * Effects reach it only as the named actions `storeChoice`,
  * `signalConsent`, `recordChoice`, `loadTag`, `removeTag` and
- * `deleteTagCookies`, which the
- * page wires in (`src/app.tsx`) and tests replace with
- * `machine.provide(...)`. No React or DOM import here.
+ * `deleteTagCookies`, which the page provides and tests replace with
+ * `machine.provide(...)`: no React or DOM import here.
  */
 import { assign, setup, type SnapshotFrom } from 'xstate';
 import type {
