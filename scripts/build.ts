@@ -11,8 +11,8 @@
  * - the stylesheet (about 2 KB compressed) is inlined as a `<style>`, so
  *   nothing blocks rendering;
  * - the module script is replaced by the inline early script
- *   (src/earlyScript.ts), which holds a submit made before the app runs
- *   and saves the sign-up draft (src/draft.ts); after the first paint it
+ *   (src/early/earlyScript.ts), which holds a submit made before the app runs
+ *   and saves the sign-up draft (src/early/draft.ts); after the first paint it
  *   pushes the consent defaults, restores the draft and starts the app;
  * - the SHA-256 hashes of both inline blocks are written to
  *   {@link INLINE_HASHES_FILE}, from which the server builds its
@@ -41,16 +41,16 @@ import {
   type InlineHashes,
 } from '../server/http/securityHeaders';
 import { startSignUpApp } from '../src/app';
-import { PageShell } from '../src/views/PageShell';
+import { PageShell } from '../src/PageShell';
 import {
   pageConfigEnvironment,
   readConfig,
   type ConfigEnvironment,
 } from '../common/config';
 import { cookieNames } from '../common/cookieNames';
-import { GPC_ATTRIBUTE } from '../src/consentSignals';
-import { draftKey } from '../src/draft';
-import { SIGN_UP_FORM_ID } from '../src/earlyScript';
+import { GPC_ATTRIBUTE } from '../src/consent/consentSignals';
+import { draftKey } from '../src/early/draft';
+import { SIGN_UP_FORM_ID } from '../src/early/earlyScript';
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..');
 
@@ -135,7 +135,7 @@ function escapeHtml(text: string): string {
  * render of a visit without address parameters or cookies makes it.
  *
  * @param env the build's configuration variables
- * @returns the markup of `#root`: the page's shell (src/views/PageShell.tsx)
+ * @returns the markup of `#root`: the page's shell (src/PageShell.tsx)
  *   with the form in its slot
  */
 export function renderDefaultPage(env: ConfigEnvironment): string {
@@ -179,9 +179,9 @@ export function hashSource(text: string): string {
 }
 
 /**
- * The early script (src/earlyScript.ts) as one minified classic script that
+ * The early script (src/early/earlyScript.ts) as one minified classic script that
  * holds submits of the sign-up form and saves the draft under `draftKey`
- * (src/draft.ts); after the first paint, pushes the consent defaults
+ * (src/early/draft.ts); after the first paint, pushes the consent defaults
  * (D66), restores the draft and starts `appScript`.
  */
 export function earlyScript(
@@ -197,8 +197,8 @@ export function earlyScript(
       // first paint, just before the app's script is added (reading the
       // cookies would delay that paint, D102).
       contents: `import { choiceIsCurrent, storedRevisionOf } from './machines/consentRevision';
-import { cookieValue, signalConsentDefault } from './src/consentSignals';
-import { startEarlyScript } from './src/earlyScript';
+import { cookieValue, signalConsentDefault } from './src/consent/consentSignals';
+import { startEarlyScript } from './src/early/earlyScript';
 startEarlyScript(window, ${JSON.stringify(SIGN_UP_FORM_ID)}, ${JSON.stringify(appScript)}, ${JSON.stringify(draftKey)}, () => {
   const cookies = document.cookie;
   signalConsentDefault(window, cookieValue(cookies, ${JSON.stringify(consent.cookie)}) === '1' && choiceIsCurrent({ storedRevision: storedRevisionOf(cookieValue(cookies, ${JSON.stringify(consent.revisionCookie)})), revision: ${consent.revision} }) ? 'granted' : 'denied');
@@ -221,7 +221,7 @@ startEarlyScript(window, ${JSON.stringify(SIGN_UP_FORM_ID)}, ${JSON.stringify(ap
 /**
  * The page as served to a request that sends `Sec-GPC: 1` (D74): its
  * `<html>` element carries {@link GPC_ATTRIBUTE}, which the app reads as
- * the browser's Global Privacy Control signal (src/consentSignals.ts).
+ * the browser's Global Privacy Control signal (src/consent/consentSignals.ts).
  *
  * @throws Error when the HTML has no `<html>` start tag
  */

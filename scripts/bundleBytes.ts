@@ -39,7 +39,7 @@ export const SENTRY_CHUNK = /^sentry\.[0-9a-f]+\.js$/;
 export const LAZY_CHUNKS = [
   {
     name: "submit chunk (the form's rules with yup, the API client)",
-    module: 'src/submitChunk.ts',
+    module: 'src/signUp/submitChunk.ts',
     trigger:
       'the first edit of a field, or a submit before one; an address that prefills an e-mail or a site URL',
   },
@@ -50,29 +50,29 @@ export const LAZY_CHUNKS = [
   },
   {
     name: 'form help (e-mail typo suggestions, error summary details)',
-    module: 'src/views/formHelp.tsx',
+    module: 'src/signUp/views/formHelp.tsx',
     trigger: 'after the first paint',
   },
   {
     name: 'consent modal',
-    module: 'src/views/ConsentDialog.tsx',
+    module: 'src/consent/views/ConsentDialog.tsx',
     trigger: 'the consent modal opens (a campaign visit, or Cookie settings)',
   },
   {
     name: "consent records' sender",
-    module: 'src/consentSender.ts',
+    module: 'src/consent/consentSender.ts',
     trigger:
       'the first consent choice, or a load with a record an earlier page kept',
   },
   {
     name: "the tag's effects",
-    module: 'src/tagEffects.ts',
+    module: 'src/consent/tagEffects.ts',
     trigger:
       'a consent choice stored or made: the tag loads, or is removed with its cookies',
   },
   {
     name: 'Sentry',
-    module: 'src/sentry.ts',
+    module: 'src/platform/sentry.ts',
     trigger: 'the first error report, with SENTRY_DSN set',
   },
 ] as const;

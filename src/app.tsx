@@ -25,26 +25,29 @@ import {
   type SignUpRequest,
 } from '../contract/signUp';
 import type { AppConfig } from '../common/config';
-import { importFetched, loadOnce } from './chunkLoader';
-import type * as HostRuleChunk from './hostRuleChunk';
-import type * as SubmitChunk from './submitChunk';
-import { createConsentRecorder } from './consentRecorder';
+import { importFetched, loadOnce } from './platform/chunkLoader';
+import type * as HostRuleChunk from './signUp/hostRuleChunk';
+import type * as SubmitChunk from './signUp/submitChunk';
+import { createConsentRecorder } from './consent/consentRecorder';
 import {
   sendsGpc,
   signalConsentDefault,
   signalConsentUpdate,
-} from './consentSignals';
-import { cookieDomainFor, createCookieJar } from './cookies';
-import { draftKey, type DraftPlace } from './draft';
-import { createErrorReporter, type ErrorReporter } from './errorReporting';
-import { readAddressParameters } from './prefill';
-import type * as TagEffects from './tagEffects';
-import { SignUpForm } from './views/SignUpForm';
+} from './consent/consentSignals';
+import { cookieDomainFor, createCookieJar } from './platform/cookies';
+import { draftKey, type DraftPlace } from './early/draft';
+import {
+  createErrorReporter,
+  type ErrorReporter,
+} from './platform/errorReporting';
+import { readAddressParameters } from './signUp/prefill';
+import type * as TagEffects from './consent/tagEffects';
+import { SignUpForm } from './signUp/views/SignUpForm';
 import {
   ConsentModal,
   ConsentSettingsLink,
   type ConsentActor,
-} from './views/consentView';
+} from './consent/views/consentView';
 
 export interface AppEnvironment {
   config: AppConfig;
@@ -67,7 +70,7 @@ export interface AppEnvironment {
   fetch?: typeof fetch;
   /**
    * Loads the submit chunk (D71); default: its file fetched, then imported
-   * (src/chunkLoader.ts).
+   * (src/platform/chunkLoader.ts).
    */
   importSubmitChunk?: () => Promise<typeof SubmitChunk>;
   /** Loads the UTS #46 host rule's chunk (D58); default as the submit chunk. */
@@ -77,7 +80,7 @@ export interface AppEnvironment {
 }
 
 /**
- * What the page renders into the slots of its shell (src/views/PageShell.tsx),
+ * What the page renders into the slots of its shell (src/PageShell.tsx),
  * each inside StrictMode.
  */
 export interface SignUpApp {
@@ -114,7 +117,7 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   // made; their order is kept (one module, callbacks in turn). Offline, the
   // tag does not load, and its cookies go on the next visit (D33).
   const tag = (effect: (effects: typeof TagEffects) => void) => {
-    import('./tagEffects').then(effect, () => {});
+    import('./consent/tagEffects').then(effect, () => {});
   };
   // D9 (docs/decisions.md): the address's campaign is written on load (last
   // touch wins); the payload carries the cookie's value, or the address's where
@@ -189,9 +192,9 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   ).start();
 
   // D55: the form writes its values to the tab's draft. The early script
-  // (src/earlyScript.ts) fills the prerendered form from it, and what the
+  // (src/early/earlyScript.ts) fills the prerendered form from it, and what the
   // form holds at hydration reaches the machine as typing before it would
-  // (src/views/earlyInput.ts): the draft, under any prefill of the address.
+  // (src/signUp/views/earlyInput.ts): the draft, under any prefill of the address.
   const draft: DraftPlace | undefined = env.storage && {
     storage: env.storage,
     key: draftKey(config.productName),
@@ -205,16 +208,16 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
     env.importSubmitChunk ??
       (() =>
         importFetched(
-          new URL('./submitChunk.ts', import.meta.url),
-          () => import('./submitChunk'),
+          new URL('./signUp/submitChunk.ts', import.meta.url),
+          () => import('./signUp/submitChunk'),
         )),
   );
   const loadHostRuleChunk = loadOnce(
     env.importHostRule ??
       (() =>
         importFetched(
-          new URL('./hostRuleChunk.ts', import.meta.url),
-          () => import('./hostRuleChunk'),
+          new URL('./signUp/hostRuleChunk.ts', import.meta.url),
+          () => import('./signUp/hostRuleChunk'),
         )),
   );
   const loadHostRule = () =>

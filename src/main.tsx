@@ -5,10 +5,10 @@
  *
  * The built index.html carries the page prerendered in its default state
  * (scripts/build.ts): no prefill, no consent stored, no modal. Its shell
- * (src/views/PageShell.tsx) is static; the form in it is hydrated, so React
+ * (src/PageShell.tsx) is static; the form in it is hydrated, so React
  * adopts the markup the visitor may already be typing into: the first
  * render equals the prerender (input values are not compared), and what
- * was typed reaches the machine through src/views/earlyInput.ts. The
+ * was typed reaches the machine through src/signUp/views/earlyInput.ts. The
  * consent settings link and modal are rendered into their empty slots. The
  * development server (`npm run dev`) has no prerender: there the whole page
  * is rendered afresh.
@@ -17,8 +17,8 @@ import { startTransition, StrictMode, type ReactElement } from 'react';
 import { createRoot, hydrateRoot, type RootOptions } from 'react-dom/client';
 import type { InspectionEvent } from 'xstate';
 import { startSignUpApp } from './app';
-import { config } from './env';
-import { SLOTS } from './views/PageShell';
+import { config } from './platform/env';
+import { SLOTS } from './PageShell';
 
 async function developmentInspector(): Promise<
   ((event: InspectionEvent) => void) | undefined
@@ -87,7 +87,7 @@ if (process.env.NODE_ENV === 'production') {
 } else {
   // The development server serves index.html as it is: the whole page is
   // rendered here.
-  const { PageShell } = await import('./views/PageShell');
+  const { PageShell } = await import('./PageShell');
   document.title = `Create your ${config.productName} account`;
   createRoot(slot('root'), options).render(
     strict(

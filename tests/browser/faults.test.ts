@@ -6,7 +6,7 @@
  */
 import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DEADLINE_MS } from '../../src/signUpClient';
+import { DEFAULT_DEADLINE_MS } from '../../src/signUp/signUpClient';
 import { useChromiumAndServer } from './support/browserSuite';
 import {
   captchaResets,

@@ -1,7 +1,7 @@
 /**
  * The prerendered page (scripts/build.ts, src/main.tsx): the HTML response
  * carries the page's markup and its whole stylesheet before any JavaScript
- * runs, with one inline script (src/earlyScript.ts) and no render-blocking
+ * runs, with one inline script (src/early/earlyScript.ts) and no render-blocking
  * request; in Chromium every visit hydrates that markup (React keeps every
  * prerendered node), with address parameters or a stored consent too; no
  * visit logs an error or a warning or shifts the layout; the app's script

@@ -116,7 +116,7 @@ describe('consentMachine: where a visitor starts (R4.11, D31)', () => {
 
 describe('consentMachine: a policy revision (issue 23, D67)', () => {
   // No revision stored is revision 1: older than 2. A revision cookie that
-  // holds no positive integer reads as 0 (src/cookies.ts): older than any.
+  // holds no positive integer reads as 0 (src/platform/cookies.ts): older than any.
   it.each([
     ['rejected', 1, 2, undefined],
     ['accepted', undefined, 2, undefined],

@@ -19,9 +19,9 @@ import {
 } from '../../machines/consentMachine';
 import { signUpMachine } from '../../machines/signUpMachine';
 import { startSignUpApp } from '../../src/app';
-import { PageShell } from '../../src/views/PageShell';
+import { PageShell } from '../../src/PageShell';
 import { readConfig } from '../../common/config';
-import { removeTrackingTag } from '../../src/trackingTag';
+import { removeTrackingTag } from '../../src/consent/trackingTag';
 import { fakeRecaptchaScript } from '../../harness/page/fakeRecaptcha';
 import {
   consentModel,
@@ -36,8 +36,8 @@ import {
 } from '../../harness/model/reference';
 import { planPaths, type PlannedPath } from '../../harness/model/planner';
 import { heldNetwork, replyFor } from '../../harness/model/serverReplies';
-import * as hostRuleChunk from '../../src/hostRuleChunk';
-import * as submitChunk from '../../src/submitChunk';
+import * as hostRuleChunk from '../../src/signUp/hostRuleChunk';
+import * as submitChunk from '../../src/signUp/submitChunk';
 import { deferred, type Deferred } from './support/signUpHarness';
 import {
   MODEL_SESSION,

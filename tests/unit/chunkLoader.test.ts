@@ -1,5 +1,5 @@
 /**
- * The page's loading of its chunks (src/chunkLoader.ts; D58, D59, D71):
+ * The page's loading of its chunks (src/platform/chunkLoader.ts; D58, D59, D71):
  * one load shared by the prefetch and the submit, and a new load after a
  * failed one; and the import made only once the chunk's file has been
  * fetched, so that a failed fetch leaves no failed import behind. The
@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkHostName } from '../../common/domainName';
 import type { HostRule } from '../../common/asciiHost';
 import { judgeForm } from '../../common/signUpRules';
-import { importFetched, loadOnce } from '../../src/chunkLoader';
+import { importFetched, loadOnce } from '../../src/platform/chunkLoader';
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -79,8 +79,8 @@ describe('importFetched', () => {
 
 describe('the chunks’ entries', () => {
   it('export what the page asks of them', async () => {
-    const submit = await import('../../src/submitChunk');
-    const hostRule = await import('../../src/hostRuleChunk');
+    const submit = await import('../../src/signUp/submitChunk');
+    const hostRule = await import('../../src/signUp/hostRuleChunk');
     expect(submit.judgeForm).toBe(judgeForm);
     expect(typeof submit.createSignUpClient).toBe('function');
     expect(typeof submit.prefillOf).toBe('function');

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 /**
- * Sending the proof of a consent choice (src/consentRecorder.ts with its
- * sender, src/consentSender.ts; issue 23, D68, issue 35): with `fetch` and
+ * Sending the proof of a consent choice (src/consent/consentRecorder.ts with its
+ * sender, src/consent/consentSender.ts; issue 23, D68, issue 35): with `fetch` and
  * `keepalive` to the page's own origin; a record is forgotten only once
  * the service answered 2xx (or refused it for good with a 4xx that a
  * repeat cannot change); one the service did not store, or whose sender
@@ -15,8 +15,8 @@ import {
   createConsentRecorder,
   PENDING_RECORDS_MAX,
   type ConsentRecorderOptions,
-} from '../../src/consentRecorder';
-import * as sender from '../../src/consentSender';
+} from '../../src/consent/consentRecorder';
+import * as sender from '../../src/consent/consentSender';
 
 const KEY = 'Vigil_CONSENT_PENDING';
 
@@ -193,7 +193,7 @@ describe('a consent record', () => {
     expect(localStorage.getItem(KEY)).toBeNull();
   });
 
-  it('sent by its sender’s own chunk (src/consentSender.ts) when the page names no other', async () => {
+  it('sent by its sender’s own chunk (src/consent/consentSender.ts) when the page names no other', async () => {
     const fetch = answering(204);
     createConsentRecorder({
       pendingKey: KEY,

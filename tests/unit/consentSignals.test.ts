@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 /**
- * The ad networks' consent signals (src/consentSignals.ts; issue 23, D66):
+ * The ad networks' consent signals (src/consent/consentSignals.ts; issue 23, D66):
  * Google Consent Mode v2 commands on `dataLayer` as `gtag()` pushes them
  * (an Arguments object), Microsoft UET's on `uetq` as its documentation
  * pushes them (three values), defaults once, updates after each choice;
@@ -14,7 +14,7 @@ import {
   signalConsentDefault,
   signalConsentUpdate,
   type SignalWindow,
-} from '../../src/consentSignals';
+} from '../../src/consent/consentSignals';
 
 const google = (value: string) => ({
   ad_storage: value,

@@ -10,7 +10,7 @@ import {
   cookieAttributes,
   cookieDomainFor,
   createCookieJar,
-} from '../../src/cookies';
+} from '../../src/platform/cookies';
 
 afterEach(() => {
   vi.restoreAllMocks();

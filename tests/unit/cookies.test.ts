@@ -11,12 +11,12 @@ import {
   cookieDomainFor,
   createCookieJar,
   type CookieJarOptions,
-} from '../../src/cookies';
+} from '../../src/platform/cookies';
 import {
   candidateCookieDomains,
   deleteTrackerCookies,
   TRACKER_COOKIE,
-} from '../../src/trackerCookies';
+} from '../../src/consent/trackerCookies';
 
 function clearCookies() {
   for (const name of Object.keys(Cookies.get())) {

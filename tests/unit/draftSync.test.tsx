@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 /**
- * The draft kept in step with the sign-up machine (src/views/draftSync.ts,
+ * The draft kept in step with the sign-up machine (src/signUp/views/draftSync.ts,
  * D55), from issue 22: the values are written as they change, never while
  * the request runs, and the draft is deleted on success. The machine is
  * the real one with the form's real rules; only the network is replaced.
@@ -11,8 +11,8 @@ import { createActor, fromPromise } from 'xstate';
 import { signUpMachine } from '../../machines/signUpMachine';
 import type { Session, SignUpRequest } from '../../contract/signUp';
 import { verdictOf } from '../../common/signUpRules';
-import type { DraftPlace } from '../../src/draft';
-import { useDraftSync } from '../../src/views/draftSync';
+import type { DraftPlace } from '../../src/early/draft';
+import { useDraftSync } from '../../src/signUp/views/draftSync';
 
 /** A storage that records what is done to it. */
 function recordingPlace() {

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 /**
- * The inline early script (src/earlyScript.ts) in jsdom: it holds a submit
+ * The inline early script (src/early/earlyScript.ts) in jsdom: it holds a submit
  * of the sign-up form until the app releases it, holds nothing after, and
  * starts the app's script once, after the first paint or the fallback
  * delay, with the work that may wait for that paint (the consent defaults)
@@ -14,7 +14,7 @@ import {
   APP_START_FALLBACK_MS,
   SIGN_UP_FORM_ID,
   startEarlyScript,
-} from '../../src/earlyScript';
+} from '../../src/early/earlyScript';
 
 function submitEvent(form: HTMLFormElement): Event {
   const event = new Event('submit', { bubbles: true, cancelable: true });

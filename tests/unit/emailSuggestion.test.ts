@@ -1,5 +1,5 @@
 /**
- * The e-mail typo suggestion (src/emailSuggestion.ts, D54). The expected
+ * The e-mail typo suggestion (src/signUp/emailSuggestion.ts, D54). The expected
  * pairs of the first block are the spell checker's own cases, from its
  * repository's test suite (ZooTools/email-spell-checker, test/index.spec.ts:
  * `run`, `parseEmail`, `findClosestDomain`) and its README, with the
@@ -9,7 +9,7 @@
  * domain in any case, and no exception for any text.
  */
 import { describe, expect, it } from 'vitest';
-import { suggestEmail } from '../../src/emailSuggestion';
+import { suggestEmail } from '../../src/signUp/emailSuggestion';
 
 describe("suggestEmail: the spell checker's own cases", () => {
   it.each([

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 /**
  * The e-mail suggestion held while a pointer press is under way
- * (src/views/afterPress.ts, D54: advice, never in the way of a sign-up).
+ * (src/signUp/views/afterPress.ts, D54: advice, never in the way of a sign-up).
  * The field's blur checks the address; when a press caused the blur, the
  * suggestion must appear only after that press's `click`, whose target the
  * release fixed, so that the control pressed is still under the pointer.
@@ -12,7 +12,7 @@
  */
 import { act, renderHook } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { useAfterPress } from '../../src/views/afterPress';
+import { useAfterPress } from '../../src/signUp/views/afterPress';
 
 /** Where the visitor presses, and what happens, in order. */
 function setUp() {

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Failure } from '../../contract/signUp';
-import { createErrorReporter } from '../../src/errorReporting';
+import { createErrorReporter } from '../../src/platform/errorReporting';
 
 const sentry = vi.hoisted(() => ({
   captureMessage: vi.fn(),
@@ -15,7 +15,7 @@ const sentry = vi.hoisted(() => ({
   startSentry: vi.fn(),
 }));
 
-vi.mock('../../src/sentry', () => ({
+vi.mock('../../src/platform/sentry', () => ({
   startSentry: sentry.startSentry.mockImplementation(() => ({
     captureMessage: sentry.captureMessage,
     captureException: sentry.captureException,

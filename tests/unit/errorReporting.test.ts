@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ErrorEvent } from '@sentry/browser';
-import { keepBreadcrumb, redactEvent, scrub } from '../../src/errorScrubbing';
+import {
+  keepBreadcrumb,
+  redactEvent,
+  scrub,
+} from '../../src/platform/errorScrubbing';
 
 const ORIGIN = 'https://vigil.example';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { prefillOf } from '../../common/validation';
-import { readAddressParameters } from '../../src/prefill';
+import { readAddressParameters } from '../../src/signUp/prefill';
 
 /**
  * What the page prefills (R2.3 to R2.7): the name at once, the e-mail and

@@ -10,7 +10,7 @@ import {
   createSignUpClient,
   decideSignUpAnswer,
   encodeSignUpRequest,
-} from '../../src/signUpClient';
+} from '../../src/signUp/signUpClient';
 
 const request: SignUpRequest = {
   name: 'Ada Lovelace',

@@ -11,7 +11,7 @@ import {
   type Session,
   type SignUpRequest,
 } from '../../contract/signUp';
-import { createSignUpClient } from '../../src/signUpClient';
+import { createSignUpClient } from '../../src/signUp/signUpClient';
 
 const request: SignUpRequest = {
   name: 'Ada Lovelace',

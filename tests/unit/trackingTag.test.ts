@@ -1,6 +1,9 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadTrackingTag, removeTrackingTag } from '../../src/trackingTag';
+import {
+  loadTrackingTag,
+  removeTrackingTag,
+} from '../../src/consent/trackingTag';
 
 const TAG_URL = 'https://tags.example/tag.js';
 const tags = () =>

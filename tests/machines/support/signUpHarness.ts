@@ -20,7 +20,7 @@ import {
   type Session,
   type SignUpRequest,
 } from '../../../contract/signUp';
-import { loadOnce } from '../../../src/chunkLoader';
+import { loadOnce } from '../../../src/platform/chunkLoader';
 
 /**
  * Fills {@link VALID_FORM}, ticks the terms and solves the captcha, as
@@ -66,7 +66,7 @@ export const VALID_FORM = {
  *   arrived; `held`: each fetch of it waits in `rulesLoads` for the test
  *   (D71). The host rule's fetches always wait in `hostRuleLoads` (D58).
  *   As on the page, a chunk that arrived is kept, and one that failed is
- *   fetched again by the next submit (src/chunkLoader.ts).
+ *   fetched again by the next submit (src/platform/chunkLoader.ts).
  */
 export function startSignUp(
   input: SignUpInput = {},

@@ -7,7 +7,7 @@ afterEach(() => cleanup());
 /*
  * jsdom (29) has the <dialog> element and its `open` attribute but neither
  * showModal() nor close(), nor the close request Escape makes; the consent
- * modal (src/views/ConsentDialog.tsx) is the platform's modal dialog. The
+ * modal (src/consent/views/ConsentDialog.tsx) is the platform's modal dialog. The
  * environment is the edge the tests do not own, so it gets the part of the
  * HTML standard they use, and no more: showModal() sets `open`, close()
  * removes it and fires `close`, and Escape on an open modal dialog fires a
