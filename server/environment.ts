@@ -3,24 +3,24 @@
  * docs/contract.md ("Configuration"), in one place for `npm start`,
  * `npm run dev` and the browser tests' servers.
  */
-import { resolve } from 'node:path';
 import { httpUrl, readConfig, RECAPTCHA_TEST_SITE_KEY } from '../common/config';
 import type { ServerOptions } from './app';
-import type { CaptchaVerification } from './signUp/captcha';
+import type { CaptchaVerification } from './signUp/index';
 import {
   DEFAULT_CONSENT_RETENTION_DAYS,
   MIN_CONSENT_RETENTION_DAYS,
-} from './consent/consentRecords';
+} from './consent/index';
 import { createPrivateKey } from 'node:crypto';
 import { isValidEmail } from '../common/emailAddress';
-import { redactedUrl, type DatabaseSettings } from './db/database';
+import { redactedUrl } from './db/database';
+import { databaseSettingsFrom, type ServerEnvironment } from './db/settings';
 import { isLoopbackHost } from './http/hostCheck';
-import type { MailOptions } from './mail/mailSender';
-import type { DkimSettings } from './mail/mailTransport';
+import { mailDirFrom, type DkimSettings, type MailOptions } from './mail/index';
 import { monitorOptionsFrom, monitorWarnings } from './monitor/index';
 
-/** Every variable the server reads; unset and empty mean "the default". */
-export type ServerEnvironment = Partial<Record<string, string | undefined>>;
+export type { ServerEnvironment } from './db/settings';
+export { DEFAULT_DATA_DIR, databaseSettingsFrom } from './db/settings';
+export { MAIL_DIR, mailDirFrom } from './mail/index';
 
 /**
  * @param name the variable's name, for the error message
@@ -39,39 +39,6 @@ export function positiveInteger(
     throw new Error(`${name} must be a positive integer; got "${raw}"`);
   }
   return value;
-}
-
-/** The embedded database's directory when `DATA_DIR` is unset. */
-export const DEFAULT_DATA_DIR = 'data';
-
-/**
- * Where the accounts live: a PostgreSQL server when `DATABASE_URL` is set,
- * otherwise the embedded database in `DATA_DIR` (default `./data`,
- * relative to the working directory).
- *
- * @throws Error naming the variable when `DATABASE_URL` is not a
- *   `postgres://` or `postgresql://` URL
- */
-export function databaseSettingsFrom(env: ServerEnvironment): DatabaseSettings {
-  const url = env.DATABASE_URL?.trim();
-  if (url) {
-    let protocol: string | undefined;
-    try {
-      protocol = new URL(url).protocol;
-    } catch {
-      protocol = undefined;
-    }
-    if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
-      throw new Error(
-        'DATABASE_URL must be a PostgreSQL URL like postgres://user:password@host:5432/vigil',
-      );
-    }
-    return { engine: 'postgres', url };
-  }
-  return {
-    engine: 'pglite',
-    dataDir: resolve(env.DATA_DIR?.trim() || DEFAULT_DATA_DIR),
-  };
 }
 
 /**
@@ -175,17 +142,6 @@ function isLoopbackUrl(value: string): boolean {
   );
 }
 
-/** Where mail goes without `SMTP_URL`: `mail` under the data directory. */
-export const MAIL_DIR = 'mail';
-
-/**
- * @returns the absolute directory mail is written to without `SMTP_URL`:
- *   `$DATA_DIR/mail` (default `./data/mail`)
- */
-export function mailDirFrom(env: ServerEnvironment): string {
-  return resolve(env.DATA_DIR?.trim() || DEFAULT_DATA_DIR, MAIL_DIR);
-}
-
 /**
  * The address part of `MAIL_FROM`, which may carry a display name
  * (`Ops <ops@vigil.example>`).
@@ -283,24 +239,6 @@ export function mailOptionsFrom(env: ServerEnvironment): MailOptions {
 }
 
 /**
- * `VIGIL_BENCH_MAIL`, internal, for `npm run bench:api`'s figures: `none`
- * (sign-ups queue no mail, and none is sent) or `queue` (mails are queued,
- * and none is sent); unset, mail as {@link mailOptionsFrom} says.
- *
- * @throws Error naming the variable for any other value
- */
-function benchMailFrom(
-  env: ServerEnvironment,
-): Pick<ServerOptions, 'mail' | 'benchMail'> {
-  const bench = env.VIGIL_BENCH_MAIL?.trim();
-  if (!bench) return { mail: mailOptionsFrom(env) };
-  if (bench === 'none' || bench === 'queue') return { benchMail: bench };
-  throw new Error(
-    `VIGIL_BENCH_MAIL is internal to npm run bench:api: none, queue or unset; got "${bench}"`,
-  );
-}
-
-/**
  * Where mail goes, as the service says at start (D100): the SMTP server
  * without its credentials, or the directory mail is written to and the
  * command that reads it.
@@ -347,7 +285,7 @@ export function consentRetentionDaysFrom(env: ServerEnvironment): number {
 export function startupWarnings(
   options: Pick<
     ServerOptions,
-    'captcha' | 'trustProxy' | 'mail' | 'benchMail' | 'monitor' | 'publicUrl'
+    'captcha' | 'trustProxy' | 'mail' | 'monitor' | 'publicUrl'
   >,
 ): string[] {
   const warnings: string[] = [...monitorWarnings(options.monitor)];
@@ -356,11 +294,6 @@ export function startupWarnings(
   if (site?.protocol === 'http:' && !isLoopbackHost(site.hostname)) {
     warnings.push(
       `PUBLIC_URL is ${site.origin}, plain http on a public host: the session cookie cannot be Secure or carry the __Host- prefix, and every visitor's session crosses the network in clear. Serve the service over https and set PUBLIC_URL to its https:// address.`,
-    );
-  }
-  if (options.benchMail !== undefined) {
-    warnings.push(
-      `VIGIL_BENCH_MAIL is set: ${options.benchMail === 'none' ? 'sign-ups queue no confirmation mail, and' : 'mails are queued, but'} no mail is sent. It exists for npm run bench:api; unset it.`,
     );
   }
   const publicHost = options.mail && new URL(options.mail.publicUrl).hostname;
@@ -418,9 +351,7 @@ export function serverOptionsFrom(
     cookieDomain: config.cookieDomain,
     // The watch (server/monitor/): on unless MONITOR=off.
     monitor: monitorOptionsFrom(env),
-    // Internal, for `npm run bench:api`'s figures (warned about at start):
-    // `none`, no outbox row and no sender; `queue`, rows and no sender.
-    ...benchMailFrom(env),
+    mail: mailOptionsFrom(env),
     trackingTagUrl: config.trackingTagUrl,
     sentryDsn: config.sentryDsn,
   };

@@ -19,6 +19,27 @@ export const SIGN_IN_PATH = '/signin';
 export const RESEND_PATH = '/resend-confirmation';
 
 /** What `/` shows; each kind has its own test selector (docs/contract.md). */
+/** What another feature shows on `/` of a signed-in account. */
+export interface AccountPageSection {
+  /** A section of the card, after the account's details. */
+  section: string;
+  /** The first item of "What happens next" (first sign-in only). */
+  firstStep: string;
+}
+
+/**
+ * What `/` asks of the feature that shows the account's watched site
+ * (server/monitor/).
+ *
+ * @param query the request's query (`?check=`), undefined on the first
+ *   sign-in
+ * @returns null when it has nothing to show for the account
+ */
+export type AccountPageParts = (
+  accountId: string,
+  query: unknown,
+) => Promise<AccountPageSection | null>;
+
 export type AccountPageView =
   | {
       kind: 'signedIn';
@@ -36,7 +57,7 @@ export type AccountPageView =
        * The watched site's section and the first step of "What happens
        * next" (server/monitor/); null or absent when it watches no site.
        */
-      monitor?: { section: string; firstStep: string } | null;
+      monitor?: AccountPageSection | null;
     }
   | { kind: 'refused' }
   | { kind: 'signedOut' }

@@ -12,6 +12,7 @@ import {
   sql,
   type Compilable,
   type Kysely,
+  type QueryCreator,
   type RawBuilder,
   type Transaction,
 } from 'kysely';
@@ -208,74 +209,106 @@ interface SignUpValues extends Record<string, unknown> {
   sid: string;
 }
 
+/** The account a sign-up's statement inserted, as its other writes read it. */
+interface InsertedAccount {
+  account: { id: string; email: string; site_url: string | null };
+}
+
+/** The database as a sign-up's writes see it: with the CTE `account`. */
+type SignUpDatabase = Schema & InsertedAccount;
+
+/**
+ * A row a sign-up writes in its statement beside the account and its
+ * token: a data-modifying CTE, added to the statement, that reads the CTE
+ * `account`, the account just inserted (none when the address is taken).
+ * Every data-modifying CTE runs once, read or not (PostgreSQL, "WITH
+ * Queries"). It returns the statement with its CTE (`statement.with(…)`),
+ * which Kysely types with the CTE's name; nothing reads that name.
+ */
+export type SignUpWrite = (statement: QueryCreator<SignUpDatabase>) => unknown;
+
+/**
+ * The watch the welcome page promises starts with the account: its first
+ * check is due at once (D103).
+ */
+export const WATCH_THE_SITE: SignUpWrite = (statement) =>
+  statement.with('watched', (cte) =>
+    cte
+      .insertInto('monitors')
+      .columns(['account_id', 'site_url'])
+      .expression((eb) =>
+        eb
+          .selectFrom('account')
+          .select(['account.id', 'account.site_url'])
+          .where('account.site_url', 'is not', null),
+      ),
+  );
+
+/** The mail that confirms the address, queued in the outbox (D95). */
+export const QUEUE_CONFIRMATION: SignUpWrite = (statement) =>
+  statement.with('queued', (cte) =>
+    cte
+      .insertInto('mail_outbox')
+      .columns(['kind', 'account_id', 'recipient'])
+      .expression((eb) =>
+        eb
+          .selectFrom('account')
+          .select([
+            sql.lit('confirm').as('kind'),
+            'account.id',
+            'account.email',
+          ]),
+      ),
+  );
+
+/** What every sign-up writes beside the account and its token. */
+export const SIGN_UP_WRITES: readonly SignUpWrite[] = [
+  WATCH_THE_SITE,
+  QUEUE_CONFIRMATION,
+];
+
 /**
  * The repository over one database.
  *
  * Every function raises {@link DatabaseUnavailableError} when the database
  * fails or cannot be reached, and nothing else but what its comment names.
+ *
+ * @param signUpWrites what a sign-up writes beside the account and its
+ *   token (default {@link SIGN_UP_WRITES}); `npm run bench:api` leaves the
+ *   confirmation out for its figure without mail
  */
 export function accountsRepository(
   db: Kysely<Schema>,
   {
-    queueConfirmation = true,
-  }: {
-    /**
-     * Whether a sign-up queues its confirmation mail (D95); false only for
-     * the benchmark's figure without mail (`VIGIL_BENCH_MAIL=none`).
-     */
-    queueConfirmation?: boolean;
-  } = {},
+    signUpWrites = SIGN_UP_WRITES,
+  }: { signUpWrites?: readonly SignUpWrite[] } = {},
 ) {
-  // The account, its token and its confirmation mail in one statement (see
-  // `create`).
+  // The account, its token and what else a sign-up writes in one
+  // statement (see `create`).
   const signUpStatement = prepare<SignUpValues, { sid: string }>(
-    (values) =>
-      db
-        .with('account', (cte) =>
-          cte
-            .insertInto('accounts')
-            .values({
-              name: values.name,
-              email: values.email,
-              site_url: values.siteUrl,
-              newsletter: values.newsletter,
-              campaign: values.campaign,
-            })
-            .onConflict((conflict) =>
-              conflict.expression(sql`lower(email)`).doNothing(),
-            )
-            .returning(['id', 'email', 'site_url']),
-        )
-        // The watch the welcome page promises starts with the account: its
-        // first check is due at once (D103).
-        .with('watched', (cte) =>
-          cte
-            .insertInto('monitors')
-            .columns(['account_id', 'site_url'])
-            .expression((eb) =>
-              eb
-                .selectFrom('account')
-                .select(['account.id', 'account.site_url'])
-                .where('account.site_url', 'is not', null),
-            ),
-        )
-        // Every data-modifying CTE runs once, read or not (PostgreSQL,
-        // "WITH Queries"); with no account, it queues nothing.
-        .with('queued', (cte) =>
-          cte
-            .insertInto('mail_outbox')
-            .columns(['kind', 'account_id', 'recipient'])
-            .expression((eb) =>
-              eb
-                .selectFrom('account')
-                .select([
-                  sql.lit('confirm').as('kind'),
-                  'account.id',
-                  'account.email',
-                ])
-                .where(sql.lit(queueConfirmation)),
-            ),
-        )
+    (values) => {
+      const withAccount = db.with('account', (cte) =>
+        cte
+          .insertInto('accounts')
+          .values({
+            name: values.name,
+            email: values.email,
+            site_url: values.siteUrl,
+            newsletter: values.newsletter,
+            campaign: values.campaign,
+          })
+          .onConflict((conflict) =>
+            conflict.expression(sql`lower(email)`).doNothing(),
+          )
+          .returning(['id', 'email', 'site_url']),
+      );
+      // The writes read `account` only; what they add to the statement's
+      // tables nobody reads.
+      const withWrites = signUpWrites.reduce<QueryCreator<SignUpDatabase>>(
+        (statement, write) => write(statement) as QueryCreator<SignUpDatabase>,
+        withAccount,
+      );
+      return withWrites
         .insertInto('one_time_tokens')
         .columns(['token_hash', 'sid', 'account_id', 'expires_at'])
         .expression((eb) =>
@@ -290,7 +323,8 @@ export function accountsRepository(
               ),
             ]),
         )
-        .returning('sid'),
+        .returning('sid');
+    },
     ['name', 'email', 'siteUrl', 'newsletter', 'campaign', 'tokenHash', 'sid'],
   );
 

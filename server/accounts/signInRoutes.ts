@@ -17,6 +17,7 @@ import {
   accountPage,
   SIGN_OUT_EVERYWHERE_PATH,
   SIGN_OUT_PATH,
+  type AccountPageParts,
   type AccountPageView,
 } from './accountPage';
 import {
@@ -26,7 +27,6 @@ import {
 } from './accounts';
 import { DatabaseUnavailableError } from '../db/database';
 import { newSecret } from './secrets';
-import { checkNowNoteOf, type MonitorFeature } from '../monitor/index';
 import { loginBindingOf, type ServiceCookies } from './sessionCookies';
 import { ACCOUNT_STYLESHEET } from '../stylesheets';
 
@@ -72,14 +72,14 @@ export async function registerSignInRoutes(
     accounts,
     cookies,
     productName,
-    monitorParts,
+    siteParts,
   }: {
     accounts: AccountsRepository;
     /** The service's cookies (server/accounts/sessionCookies.ts). */
     cookies: ServiceCookies;
     productName: string;
     /** What `/` shows of the account's watched site (server/monitor/). */
-    monitorParts: MonitorFeature['pageParts'];
+    siteParts: AccountPageParts;
   },
 ): Promise<void> {
   const { names } = cookies;
@@ -143,7 +143,7 @@ export async function registerSignInRoutes(
           account,
           welcome,
           firstSignIn: jar[names.firstSignIn] === '1',
-          monitor: await monitorParts(account.id, undefined),
+          monitor: await siteParts(account.id, undefined),
         };
       }
     }
@@ -161,17 +161,14 @@ export async function registerSignInRoutes(
     if (welcomed) cookies.clear(reply, names.welcomeMessage);
     // The answers of "Send the link again" (server/mail/mailRoutes.ts) and
     // "Check now" (server/monitor/).
-    const { resent, check } = request.query as {
-      resent?: unknown;
-      check?: unknown;
-    };
+    const { resent } = request.query as { resent?: unknown };
     return {
       kind: 'signedIn',
       account,
       welcome: welcomed,
       firstSignIn: false,
       resent: resent === 'sent' || resent === 'limited' ? resent : undefined,
-      monitor: await monitorParts(account.id, checkNowNoteOf(check)),
+      monitor: await siteParts(account.id, request.query),
     };
   }
 

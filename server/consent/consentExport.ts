@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { consentRecordsRepository } from './consentRecords';
 import { UUID_PATTERN } from '../../contract/formats';
 import { NoDatabaseError, openDatabase } from '../db/database';
-import { databaseSettingsFrom, type ServerEnvironment } from '../environment';
+import { databaseSettingsFrom, type ServerEnvironment } from '../db/settings';
 
 /** An error's message, and its cause's (the driver's: "relation … does not exist"). */
 function reason(error: unknown): string {

@@ -24,7 +24,7 @@ export const MIN_CONSENT_RETENTION_DAYS = 365;
 
 /** What the service adds to the page's record from the request itself. */
 export interface ConsentRequestContext {
-  /** The client's network (server/consent/consentRules.ts `networkOf`). */
+  /** The client's network (server/http/clientNetwork.ts `networkOf`). */
   ipNetwork: string | undefined;
   /** The stored `User-Agent` (`storedUserAgent`). */
   userAgent: string | undefined;

@@ -14,11 +14,15 @@
  * per batch, not per request. The window is measured by the database's
  * clock, the same for every instance.
  */
-import type {
-  FastifyRateLimitStore,
-  FastifyRateLimitStoreCtor,
+import rateLimit, {
+  type FastifyRateLimitStore,
+  type FastifyRateLimitStoreCtor,
 } from '@fastify/rate-limit';
+import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { sql, type Kysely } from 'kysely';
+import './housekeeping';
+import './plugin';
 import { deleteInBatches, type BatchOptions } from './batchedWrites';
 import { unlessUnavailable } from './database';
 import type { Schema } from './schema';
@@ -232,3 +236,24 @@ export function databaseRateLimitStore(
   }
   return DatabaseRateLimitStore;
 }
+
+async function rateLimits(app: FastifyInstance): Promise<void> {
+  await app.register(rateLimit, {
+    global: false,
+    store: databaseRateLimitStore(app.database.db),
+  });
+  app.housekeeping.add('ended rate-limit windows', () =>
+    deleteEndedWindows(app.database.db),
+  );
+}
+
+/**
+ * `@fastify/rate-limit` for the routes that set a limit of their own,
+ * counted in the database, so every instance on it shares one limit; its
+ * ended windows deleted by housekeeping. Needs the database and
+ * housekeeping plugins.
+ */
+export const rateLimitPlugin = fastifyPlugin(rateLimits, {
+  name: 'rate limit',
+  dependencies: ['database', 'housekeeping'],
+});

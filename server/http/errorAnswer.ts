@@ -6,7 +6,6 @@
 import type { FastifyError } from 'fastify';
 import { type SignUpAnswer } from '../../contract/signUp';
 import { API_CODES, type ApiCode } from '../../contract/apiCodes';
-import { CaptchaUnavailableError } from '../signUp/captcha';
 import { CrossOriginRequestError } from './crossOrigin';
 import { DatabaseUnavailableError } from '../db/database';
 import { FormBodyError } from './formBody';
@@ -19,13 +18,31 @@ export function refusal(code: ApiCode, info: string): SignUpAnswer {
   return { success: false, code, info };
 }
 
+/**
+ * A service the answer depends on could not answer (the captcha's
+ * verifier, server/signUp/captcha.ts): 503, naming the part in `info`.
+ */
+export class PartUnavailableError extends Error {
+  /**
+   * @param part what could not answer, the answer's `info` (`captcha`)
+   */
+  constructor(
+    readonly part: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'PartUnavailableError';
+  }
+}
+
 /** An error Fastify, a plugin or a hook raised, as far as the API reads it. */
 export type RaisedError =
   | Pick<FastifyError, 'statusCode'>
   | FormBodyError
   | DatabaseUnavailableError
   | CrossOriginRequestError
-  | CaptchaUnavailableError;
+  | PartUnavailableError;
 
 /**
  * The API's answer to an error raised before or outside the handler, so that
@@ -68,10 +85,10 @@ export function errorAnswer(error: RaisedError): {
       answer: refusal(API_CODES.serviceUnavailable, 'database'),
     };
   }
-  if (error instanceof CaptchaUnavailableError) {
+  if (error instanceof PartUnavailableError) {
     return {
       status: 503,
-      answer: refusal(API_CODES.serviceUnavailable, 'captcha'),
+      answer: refusal(API_CODES.serviceUnavailable, error.part),
     };
   }
   const status =

@@ -7,7 +7,7 @@
  *   may carry `name` and `email` to prefill (R2.1), and no header is logged
  *   (cookies carry the one-time token and the session).
  * - The client's address is logged as its network, /24 or /48, as the
- *   consent records store it (server/consent/consentRules.ts `networkOf`): enough
+ *   consent records store it (server/http/clientNetwork.ts `networkOf`): enough
  *   to see abuse from one network, not to single out one subscriber.
  * - Bodies are never logged.
  * - An error is logged by its type, message, code and stack; the fields a
@@ -21,7 +21,7 @@ import {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
-import { networkOf } from '../consent/consentRules';
+import { networkOf } from './clientNetwork';
 
 interface LoggableRequest {
   method?: string;

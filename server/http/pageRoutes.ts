@@ -5,6 +5,7 @@
  * (server/accounts/signInRoutes.ts).
  */
 import fastifyStatic from '@fastify/static';
+import fastifyPlugin from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 
 /**
@@ -27,7 +28,8 @@ function sendsGpcHeader(
 }
 
 /**
- * Registers the page's routes on `app`.
+ * Registers the page's routes on `app`: the built page at `/signup`, its
+ * assets, and the answer to a form posted without the page's script.
  *
  * @param distDir the built page's folder (absolute)
  */
@@ -74,3 +76,8 @@ export async function registerPageRoutes(
     );
   });
 }
+
+/** {@link registerPageRoutes} as a plugin of the service's own context. */
+export const pageRoutesPlugin = fastifyPlugin(registerPageRoutes, {
+  name: 'page',
+});

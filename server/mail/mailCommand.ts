@@ -13,7 +13,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { mailDirFrom } from '../environment';
+import { mailDirFrom } from './settings';
 
 const dir = mailDirFrom(process.env);
 const files = existsSync(dir)

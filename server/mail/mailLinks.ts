@@ -14,12 +14,12 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import {
   accountView,
   lockAccount,
+  secretHash,
   SESSION_LIFETIME_DAYS,
   type AccountRow,
   type AccountView,
-} from '../accounts/accounts';
+} from '../accounts/index';
 import { unlessUnavailable } from '../db/database';
-import { secretHash } from '../accounts/secrets';
 import type { MailKind, Schema } from '../db/schema';
 
 /** A link's token as mailed: 32 random bytes, base64url (43 characters). */

@@ -6,7 +6,7 @@
  * layout and stylesheet, and usable without JavaScript. Pure: HTML from
  * values.
  */
-import { SIGN_IN_PATH } from '../accounts/accountPage';
+import { SIGN_IN_PATH } from '../accounts/index';
 import { escapeHtml, layout } from '../http/html';
 import { LINK_LIFETIMES, LINK_PATH, type MailKind } from './mailMessages';
 

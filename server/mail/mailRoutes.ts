@@ -17,9 +17,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isValidEmail } from '../../common/emailAddress';
 import { fitsFieldLimit } from '../../common/fieldLimits';
 import { messages } from '../../common/validation';
-import { RESEND_PATH, SIGN_IN_PATH } from '../accounts/accountPage';
-import type { AccountsRepository } from '../accounts/accounts';
-import { newSecret } from '../accounts/secrets';
+import {
+  newSecret,
+  RESEND_PATH,
+  SIGN_IN_PATH,
+  type AccountsRepository,
+  type ServiceCookies,
+} from '../accounts/index';
 import { errorAnswer, type RaisedError } from '../http/errorAnswer';
 import { acceptFormBodies } from '../http/formBody';
 import type { MailLinksRepository } from './mailLinks';
@@ -33,7 +37,6 @@ import {
   signInSentPage,
 } from './mailPages';
 import type { MailOutboxRepository } from './mailOutbox';
-import type { ServiceCookies } from '../accounts/sessionCookies';
 
 /** The forms here hold one short field; anything near this is abuse. */
 const FORM_LIMIT_BYTES = 1024;

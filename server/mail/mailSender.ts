@@ -22,7 +22,7 @@
  * subject or link.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { newSecret, secretHash } from '../accounts/secrets';
+import { newSecret, secretHash } from '../accounts/index';
 import {
   composeAlertMail,
   composeMail,

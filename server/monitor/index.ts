@@ -7,14 +7,13 @@
  *
  * A Fastify plugin of its own, started and closed like the mail sender: it
  * decorates the service with `monitor` (its repository, its scheduler on
- * an instance that checks, and what `/` shows), registers `POST
- * /check-now`, and stops its checks when the service closes. The rest of
- * the service reaches it through this file only.
+ * an instance that checks), shows the watched site on `/` (through
+ * accounts), registers `POST /check-now`, gives housekeeping its deletes,
+ * and stops its checks when the service closes. The rest of the service
+ * reaches it through this file only.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import type { Kysely } from 'kysely';
-import type { Schema } from '../db/schema';
 import { addressRule } from './addressRule';
 import {
   CHECK_NOW_PATH,
@@ -46,18 +45,11 @@ export const CHECK_NOW_LIMIT_MS = 60_000;
 
 /** What the plugin needs of the service. */
 export interface MonitorPluginOptions {
-  db: Kysely<Schema>;
-  /** Whether the database is the embedded one (one process). */
-  embedded: boolean;
   /** How this instance checks; undefined: it checks nothing (`MONITOR=off`). */
   monitor: MonitorOptions | undefined;
   /** `PRODUCT_NAME` and `PUBLIC_URL`: the checks' User-Agent. */
   productName: string;
   publicUrl: string;
-  /** Tells the mail sender an alert was queued. */
-  wakeSender: () => void;
-  /** The signed-in account of a request (its session), or null. */
-  signedInAccount: (request: FastifyRequest) => Promise<{ id: string } | null>;
 }
 
 /** What `/` shows of an account's monitor. */
@@ -87,8 +79,6 @@ export interface MonitorFeature {
   ): Promise<MonitorPageParts | null>;
   /** Looks for due checks now (after a sign-up committed). */
   wake(): void;
-  /** The monitor's share of housekeeping: what it deletes, and how. */
-  housekeeping: readonly (readonly [string, () => Promise<unknown>])[];
 }
 
 declare module 'fastify' {
@@ -121,11 +111,11 @@ export function checkNowNoteOf(value: unknown): CheckNowNote | undefined {
     : undefined;
 }
 
-async function monitorPlugin(
+async function monitor(
   app: FastifyInstance,
   options: MonitorPluginOptions,
 ): Promise<void> {
-  const repository = monitorRepository(options.db);
+  const repository = monitorRepository(app.database.db);
   const userAgent = monitorUserAgent(options.productName, options.publicUrl);
   const settings = options.monitor;
   const clock = settings?.clock ?? (() => new Date());
@@ -156,8 +146,9 @@ async function monitorPlugin(
             ...(settings.timeouts && { timeouts: settings.timeouts }),
           }),
         describe: (result) => describeResult(result, userAgent),
-        wakeSender: options.wakeSender,
-        embedded: options.embedded,
+        // Alerts are queued in the outbox; its sender is told.
+        wakeSender: () => app.mail.wake(),
+        embedded: app.database.engine === 'pglite',
         log: app.log,
         ...(settings.observe && { observe: settings.observe }),
       })
@@ -179,18 +170,21 @@ async function monitorPlugin(
     wake() {
       scheduler?.wake();
     },
-    housekeeping: [
-      [
-        'raw checks past their hour (rolled up)',
-        () => repository.rollUp(clock()),
-      ],
-      [
-        'hours and incidents past their retention',
-        () => repository.deleteOld(clock()),
-      ],
-    ],
   };
   app.decorate('monitor', feature);
+  // `/` shows the watched site, and the answer to "Check now" (`?check=`).
+  app.accounts.showOnAccountPage((accountId, query) =>
+    feature.pageParts(
+      accountId,
+      checkNowNoteOf((query as { check?: unknown } | undefined)?.check),
+    ),
+  );
+  app.housekeeping.add('raw checks past their hour (rolled up)', () =>
+    repository.rollUp(clock()),
+  );
+  app.housekeeping.add('hours and incidents past their retention', () =>
+    repository.deleteOld(clock()),
+  );
 
   // "Check now" (D106): a form with no body; its origin is checked by the
   // service's cross-origin hook like every POST.
@@ -200,7 +194,7 @@ async function monitorPlugin(
       done(null, undefined),
     );
     forms.post(CHECK_NOW_PATH, async (request, reply) => {
-      const account = await options.signedInAccount(request);
+      const account = await app.accounts.signedInAccount(request);
       if (!account) return reply.code(303).header('location', '/').send();
       let note: CheckNowNote | undefined;
       if (scheduler) {
@@ -232,7 +226,9 @@ async function monitorPlugin(
 /**
  * Registers the monitor on the service (see the module comment). Its
  * decoration, `app.monitor`, is the service's own, not a child context's.
+ * Needs the database, housekeeping, accounts and mail.
  */
-export const registerMonitor = fastifyPlugin(monitorPlugin, {
+export const monitorPlugin = fastifyPlugin(monitor, {
   name: 'monitor',
+  dependencies: ['database', 'housekeeping', 'accounts', 'mail'],
 });

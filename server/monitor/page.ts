@@ -7,7 +7,7 @@
  */
 import type { MonitorState } from '../../machines/monitorMachine';
 import { escapeHtml } from '../http/html';
-import { durationInWords, momentInWords } from '../mail/mailMessages';
+import { durationInWords, momentInWords } from '../mail/index';
 import type { MonitorHour, MonitorView } from './repository';
 import { describeResult } from './siteCheck';
 

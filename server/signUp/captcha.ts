@@ -8,6 +8,8 @@
  * with `success`, `hostname` and `error-codes`.
  */
 
+import { PartUnavailableError } from '../http/errorAnswer';
+
 /** Google's endpoint; `www.recaptcha.net` serves the same where google.com is blocked. */
 export const GOOGLE_SITEVERIFY_URL =
   'https://www.google.com/recaptcha/api/siteverify';
@@ -35,9 +37,9 @@ export interface CaptchaVerification {
  * that is not its JSON, or one that says our own request was wrong): the
  * sign-up cannot be judged, and is answered 503 with nothing created.
  */
-export class CaptchaUnavailableError extends Error {
+export class CaptchaUnavailableError extends PartUnavailableError {
   constructor(reason: string, options?: ErrorOptions) {
-    super(`the captcha could not be verified: ${reason}`, options);
+    super('captcha', `the captcha could not be verified: ${reason}`, options);
     this.name = 'CaptchaUnavailableError';
   }
 }

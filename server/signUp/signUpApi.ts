@@ -17,8 +17,8 @@ import { acceptFormBodies } from '../http/formBody';
 import {
   AccountLimitError,
   type AccountsRepository,
-} from '../accounts/accounts';
-import type { ServiceCookies } from '../accounts/sessionCookies';
+  type ServiceCookies,
+} from '../accounts/index';
 import { refusal } from '../http/errorAnswer';
 import type { UntrustedBody } from '../http/formBody';
 import { readSignUp } from './signUpRules';

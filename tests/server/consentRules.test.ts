@@ -5,8 +5,8 @@
  * field, refusing anything the record does not hold.
  */
 import { describe, expect, it } from 'vitest';
+import { networkOf } from '../../server/http/clientNetwork';
 import {
-  networkOf,
   readConsentRecord,
   storedUserAgent,
 } from '../../server/consent/consentRules';

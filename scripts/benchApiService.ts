@@ -1,0 +1,42 @@
+/**
+ * The service `npm run bench:api` measures, in a process of its own
+ * (scripts/benchApi.ts bundles it into `dist-server/bench-api.mjs`): the
+ * service `npm start` builds from the environment (server/environment.ts,
+ * server/app.ts), logging as it does, with mail as the one argument says:
+ *
+ * - `send`: as the environment says (the bench sets SMTP_URL to its sink);
+ * - `queue`: each sign-up's confirmation queued by its statement, nothing
+ *   sending it (the service without mail options);
+ * - `none`: no confirmation queued (the sign-up's statement without it,
+ *   server/accounts/), nothing sending.
+ *
+ * Listens on `HOST`:`PORT`; SIGTERM closes it and ends the process.
+ *
+ * Usage: `node dist-server/bench-api.mjs send|queue|none`
+ */
+import { WATCH_THE_SITE } from '../server/accounts/index';
+import { buildServer } from '../server/app';
+import { positiveInteger, serverOptionsFrom } from '../server/environment';
+
+/** How the service under measure treats mail (see the module comment). */
+export type BenchMail = 'send' | 'queue' | 'none';
+
+const mode = process.argv[2];
+if (mode !== 'send' && mode !== 'queue' && mode !== 'none') {
+  throw new Error(`Usage: bench-api.mjs send|queue|none; got "${mode}"`);
+}
+const { mail, ...options } = serverOptionsFrom(
+  process.env,
+  new URL('../dist', import.meta.url).pathname,
+);
+const app = await buildServer(
+  { ...options, ...(mode === 'send' && { mail }), logger: true },
+  mode === 'none' ? { signUpWrites: [WATCH_THE_SITE] } : {},
+);
+process.once('SIGTERM', () => {
+  void app.close().then(() => process.exit(0));
+});
+await app.listen({
+  port: positiveInteger(process.env, 'PORT', 1234),
+  host: process.env.HOST?.trim() || 'localhost',
+});

@@ -1,0 +1,127 @@
+/**
+ * Accounts, sessions, the service's cookies and the first sign-in (D44 to
+ * D46, D110, D112 in docs/decisions.md), as a Fastify plugin: it decorates
+ * the service with `accounts` (the repository, the cookies, the signed-in
+ * account of a request, and the slot where the monitor shows the watched
+ * site on `/`), registers `/`, the sign-outs and the account page's
+ * stylesheet, and gives housekeeping its deletes. The rest of the service
+ * reaches accounts through this file only.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import type { AccountPageParts } from './accountPage';
+import {
+  accountsRepository,
+  type AccountsRepository,
+  type AccountView,
+  type SignUpWrite,
+} from './accounts';
+import { serviceCookies, type ServiceCookies } from './sessionCookies';
+import { registerSignInRoutes } from './signInRoutes';
+
+export {
+  RESEND_PATH,
+  SIGN_IN_PATH,
+  type AccountPageParts,
+  type AccountPageSection,
+} from './accountPage';
+export {
+  AccountLimitError,
+  accountView,
+  lockAccount,
+  SESSION_LIFETIME_DAYS,
+  SIGN_UP_WRITES,
+  WATCH_THE_SITE,
+  type AccountRow,
+  type AccountsRepository,
+  type AccountView,
+  type SignUpWrite,
+} from './accounts';
+export { newSecret, secretHash } from './secrets';
+export type { ServiceCookies } from './sessionCookies';
+
+/** Accounts as the rest of the service sees them (`app.accounts`). */
+export interface AccountsFeature {
+  repository: AccountsRepository;
+  /** The service's cookies: names, attributes, setting and clearing. */
+  cookies: ServiceCookies;
+  /** The account of a request's session, or null. */
+  signedInAccount(request: FastifyRequest): Promise<AccountView | null>;
+  /**
+   * Gives `/` what it shows of the account's watched site (one feature,
+   * the monitor, fills the slot; without it `/` shows none).
+   */
+  showOnAccountPage(parts: AccountPageParts): void;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Accounts, sessions and cookies (server/accounts/). */
+    accounts: AccountsFeature;
+  }
+}
+
+/** What the plugin needs of the service. */
+export interface AccountsPluginOptions {
+  /** `PRODUCT_NAME`: the cookies' prefix and the page's name. */
+  productName: string;
+  /** `PUBLIC_URL`: https makes the cookies Secure and `__Host-`. */
+  publicUrl: string;
+  /** `COOKIE_DOMAIN`: planted cookies cleared with this `Domain=` too. */
+  cookieDomain?: string | undefined;
+  /**
+   * What a sign-up writes beside the account and its token (default
+   * `SIGN_UP_WRITES`: the site's watch and the confirmation mail).
+   */
+  signUpWrites?: readonly SignUpWrite[] | undefined;
+}
+
+async function accounts(
+  app: FastifyInstance,
+  options: AccountsPluginOptions,
+): Promise<void> {
+  const repository = accountsRepository(
+    app.database.db,
+    options.signUpWrites ? { signUpWrites: options.signUpWrites } : {},
+  );
+  const cookies = serviceCookies({
+    publicUrl: options.publicUrl,
+    productName: options.productName,
+    cookieDomain: options.cookieDomain,
+  });
+  let siteParts: AccountPageParts = async () => null;
+  app.decorate('accounts', {
+    repository,
+    cookies,
+    async signedInAccount(request) {
+      const session = request.cookies[cookies.session];
+      return session ? repository.findBySession(session) : null;
+    },
+    showOnAccountPage(parts) {
+      siteParts = parts;
+    },
+  } satisfies AccountsFeature);
+
+  await registerSignInRoutes(app, {
+    accounts: repository,
+    cookies,
+    productName: options.productName,
+    siteParts: (accountId, query) => siteParts(accountId, query),
+  });
+
+  app.housekeeping.add('expired tokens, links and sessions', () =>
+    repository.deleteExpired(),
+  );
+  app.housekeeping.add('accounts unconfirmed after 7 days', () =>
+    repository.deleteUnconfirmed(),
+  );
+}
+
+/**
+ * Registers accounts on the service (see the module comment). Needs the
+ * database, housekeeping and @fastify/cookie.
+ */
+export const accountsPlugin = fastifyPlugin(accounts, {
+  name: 'accounts',
+  dependencies: ['database', 'housekeeping', '@fastify/cookie'],
+});

@@ -1,0 +1,99 @@
+/**
+ * Mail (D95 to D101 in docs/decisions.md): the outbox every mail is queued
+ * in, the sender that sends it (SMTP, or files without `SMTP_URL`), the
+ * confirmation and sign-in links' pages, `/signin` and "Send the link
+ * again". A Fastify plugin: it decorates the service with `mail` (wake the
+ * sender after a commit that queued a mail) and `mailSender`, registers its
+ * routes, gives housekeeping its deletes, and stops the sender when the
+ * service closes, after the requests in flight and before the database
+ * closes. The rest of the service reaches mail through this file only.
+ */
+import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import { mailLinksRepository } from './mailLinks';
+import { mailOutboxRepository } from './mailOutbox';
+import { registerMailRoutes } from './mailRoutes';
+import { mailSender, type MailOptions, type MailSender } from './mailSender';
+
+export { durationInWords, momentInWords } from './mailMessages';
+export type { MailOptions } from './mailSender';
+export type { DkimSettings } from './mailTransport';
+export { MAIL_DIR, mailDirFrom } from './settings';
+
+/** Mail as the rest of the service sees it (`app.mail`). */
+export interface MailFeature {
+  /** Tells the sender a mail was queued (never waits; no-op without one). */
+  wake(): void;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Mail (server/mail/). */
+    mail: MailFeature;
+    /** The outbox's sender, when the service sends mail (server/mail/mailSender.ts). */
+    mailSender: MailSender | undefined;
+  }
+}
+
+/** What the plugin needs of the service. */
+export interface MailPluginOptions {
+  /** `PRODUCT_NAME`: the pages' name and the mails' sender name. */
+  productName: string;
+  /**
+   * How mail is sent. Undefined: mails are queued in the outbox and
+   * nothing sends them (tests that are not about mail).
+   */
+  mail?: MailOptions | undefined;
+}
+
+async function mail(
+  app: FastifyInstance,
+  options: MailPluginOptions,
+): Promise<void> {
+  const { database } = app;
+  const outbox = mailOutboxRepository(database.db);
+  const sender = options.mail
+    ? mailSender(outbox, options.mail, {
+        productName: options.productName,
+        embedded: database.engine === 'pglite',
+        log: app.log,
+      })
+    : undefined;
+  const wake = () => sender?.wake();
+  app.decorate('mailSender', sender);
+  app.decorate('mail', { wake } satisfies MailFeature);
+
+  await registerMailRoutes(app, {
+    accounts: app.accounts.repository,
+    cookies: app.accounts.cookies,
+    outbox,
+    links: mailLinksRepository(database.db),
+    productName: options.productName,
+    wakeSender: wake,
+  });
+
+  app.housekeeping.add('copies of mails past 7 days', () =>
+    outbox.dropOldCopies(),
+  );
+  // Without SMTP_URL, the mail files under DATA_DIR (D89, D100).
+  for (const [what, run] of sender?.housekeeping ?? []) {
+    app.housekeeping.add(what, run);
+  }
+
+  // After the requests in flight are answered (Fastify runs onClose hooks
+  // once the server has stopped accepting and finished them): the sends in
+  // flight finish and are marked, then the database closes.
+  app.addHook('onClose', async () => {
+    await sender?.stop();
+  });
+  if (sender && options.mail?.autoStart !== false) await sender.start();
+}
+
+/**
+ * Registers mail on the service (see the module comment). Needs the
+ * database, housekeeping and accounts.
+ */
+export const mailPlugin = fastifyPlugin(mail, {
+  name: 'mail',
+  dependencies: ['database', 'housekeeping', 'accounts'],
+});
