@@ -25,7 +25,7 @@ import {
   type SignUpRequest,
 } from '../contract/signUp';
 import type { AppConfig } from '../common/config';
-import { importFetched, loadOnce } from './platform/chunkLoader';
+import { chunkLoader } from './platform/chunkLoader';
 import type * as HostRuleChunk from './signUp/hostRuleChunk';
 import type * as SubmitChunk from './signUp/submitChunk';
 import { createConsentRecorder } from './consent/consentRecorder';
@@ -116,8 +116,9 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   // D76: the tag's effects are a chunk, fetched when a choice is stored or
   // made; their order is kept (one module, callbacks in turn). Offline, the
   // tag does not load, and its cookies go on the next visit (D33).
+  const tagEffects = chunkLoader(() => import('./consent/tagEffects'));
   const tag = (effect: (effects: typeof TagEffects) => void) => {
-    import('./consent/tagEffects').then(effect, () => {});
+    tagEffects().then(effect, () => {});
   };
   // D9 (docs/decisions.md): the address's campaign is written on load (last
   // touch wins); the payload carries the cookie's value, or the address's where
@@ -204,22 +205,18 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   // visitor starts typing (or the address prefills an e-mail or a site
   // URL); D58: the UTS #46 host rule is one, fetched when the site URL
   // first needs it. A failed fetch is tried again by the next submit (D59).
-  const loadSubmitChunk = loadOnce(
-    env.importSubmitChunk ??
-      (() =>
-        importFetched(
-          new URL('./signUp/submitChunk.ts', import.meta.url),
-          () => import('./signUp/submitChunk'),
-        )),
-  );
-  const loadHostRuleChunk = loadOnce(
-    env.importHostRule ??
-      (() =>
-        importFetched(
-          new URL('./signUp/hostRuleChunk.ts', import.meta.url),
-          () => import('./signUp/hostRuleChunk'),
-        )),
-  );
+  const loadSubmitChunk = env.importSubmitChunk
+    ? chunkLoader(env.importSubmitChunk)
+    : chunkLoader(
+        () => import('./signUp/submitChunk'),
+        new URL('./signUp/submitChunk.ts', import.meta.url),
+      );
+  const loadHostRuleChunk = env.importHostRule
+    ? chunkLoader(env.importHostRule)
+    : chunkLoader(
+        () => import('./signUp/hostRuleChunk'),
+        new URL('./signUp/hostRuleChunk.ts', import.meta.url),
+      );
   const loadHostRule = () =>
     loadHostRuleChunk().then((chunk) => chunk.checkHostName);
   // R2.4: the address's e-mail and site URL are prefilled once the rules

@@ -9,6 +9,7 @@
  * (offline), is sent again on the next page load. Nothing here throws.
  */
 import type { ConsentRecordRequest } from '../../contract/consentRecord';
+import { chunkLoader } from '../platform/chunkLoader';
 import type * as Sender from './consentSender';
 
 /** Records kept for a later try at most: the newest ones. */
@@ -42,7 +43,10 @@ function isRecord(value: unknown): value is ConsentRecordRequest {
 export function createConsentRecorder(
   options: ConsentRecorderOptions,
 ): ConsentRecorder {
-  const { pendingKey, loadSender = () => import('./consentSender') } = options;
+  const {
+    pendingKey,
+    loadSender = chunkLoader(() => import('./consentSender')),
+  } = options;
   const read = (): ConsentRecordRequest[] => {
     try {
       const json = options.storage?.().getItem(pendingKey);

@@ -9,6 +9,7 @@
  * than the page's own.
  */
 import type { Failure } from '../../contract/signUp';
+import { chunkLoader } from './chunkLoader';
 import type { SentryClient } from './sentry';
 
 export interface ErrorReporter {
@@ -36,13 +37,12 @@ export function createErrorReporter(
   if (!dsn) {
     return { reportFailure: () => {}, reportException: () => {} };
   }
-  let sdk: Promise<SentryClient> | undefined;
-  const loaded = () => {
-    sdk ??= import('./sentry').then(({ startSentry }) =>
+  // Started once, on the first report (D116).
+  const loaded = chunkLoader(() =>
+    import('./sentry').then(({ startSentry }) =>
       startSentry({ dsn, ownOrigin }),
-    );
-    return sdk;
-  };
+    ),
+  );
   const report = (send: (Sentry: SentryClient) => void) =>
     void loaded()
       .then(send)

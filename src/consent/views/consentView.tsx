@@ -13,6 +13,7 @@ import {
   selectSettingsShown,
   selectSignalHonoured,
 } from '../../../machines/consentMachine';
+import { chunkLoader } from '../../platform/chunkLoader';
 import type { ConsentActor, ConsentView } from './consentTypes';
 
 export type { ConsentActor, ConsentView } from './consentTypes';
@@ -53,8 +54,9 @@ export function ConsentSettingsLink({ consent }: { consent: ConsentActor }) {
  * open it. A chunk that cannot be fetched shows nothing: the page stays
  * usable, and with no choice made no tag loads.
  */
+const loadDialog = chunkLoader(() => import('./ConsentDialog'));
 const LazyConsentDialog = lazy(() =>
-  import('./ConsentDialog').then(
+  loadDialog().then(
     ({ ConsentDialog }) => ({ default: ConsentDialog }),
     () => ({ default: () => null }),
   ),

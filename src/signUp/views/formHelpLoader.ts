@@ -4,18 +4,21 @@
  * docs/decisions.md).
  */
 import { useEffect, useState, type RefObject } from 'react';
+import { chunkLoader } from '../../platform/chunkLoader';
 import type * as FormHelp from './formHelp';
 import { whenIdleOrInteracted } from './whenIdle';
 
 /** What the form's help chunk holds. */
 export type FormHelpModule = typeof FormHelp;
 
+const loadFormHelp = chunkLoader(() => import('./formHelp'));
+
 /**
  * Fetches the form's help when the browser is idle or the visitor first
  * interacts with the form (src/signUp/views/whenIdle.ts).
  *
- * @returns its module once it has arrived; undefined before, and for good
- *   when it cannot be fetched (the form works without its help)
+ * @returns its module once it has arrived; undefined before, and when it
+ *   cannot be fetched (the form works without its help)
  */
 export function useFormHelp(
   formRef: RefObject<HTMLFormElement | null>,
@@ -26,7 +29,7 @@ export function useFormHelp(
     if (!form) return;
     let mounted = true;
     const cancel = whenIdleOrInteracted(form, () => {
-      import('./formHelp').then(
+      loadFormHelp().then(
         (module) => {
           if (mounted) setHelp(module);
         },
