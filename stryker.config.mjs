@@ -29,7 +29,7 @@ const config = {
     'src/consent/consentRecorder.ts',
     'server/signUp/signUpRules.ts',
     'server/http/formBody.ts',
-    'server/monitor/addressRule.ts',
+    'server/monitor/check/addressRule.ts',
   ],
   // Each mutant runs only the tests that reach it.
   coverageAnalysis: 'perTest',

@@ -53,7 +53,7 @@ import { parseArgs } from 'node:util';
 import { sql, type Kysely } from 'kysely';
 import { buildServer } from '../server/app';
 import { openDatabase, type DatabaseSettings } from '../server/db/database';
-import { parseAllowedNetworks } from '../server/monitor/addressRule';
+import { parseAllowedNetworks } from '../server/monitor/check/addressRule';
 import type { MonitorOptions } from '../server/monitor/index';
 import {
   HOURS_KEPT_DAYS,
@@ -62,7 +62,7 @@ import {
   type RecordedCheck,
 } from '../server/monitor/repository';
 import { pinnedResolver } from '../server/monitor/settings';
-import type { CheckResult } from '../server/monitor/siteCheck';
+import type { CheckResult } from '../server/monitor/check/siteCheck';
 import type { Schema } from '../server/db/schema';
 import { startEmbeddedPostgres } from '../harness/page/embeddedPostgres';
 import {

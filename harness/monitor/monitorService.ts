@@ -7,7 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { MonitorOptions } from '../../server/monitor/index';
-import { parseAllowedNetworks } from '../../server/monitor/addressRule';
+import { parseAllowedNetworks } from '../../server/monitor/check/addressRule';
 import { loopbackTripwire, testResolver, type Tripwire } from './tripwire';
 import { startLocalSite, type LocalSite } from './localSites';
 

@@ -10,7 +10,7 @@
  */
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { Resolver } from '../../server/monitor/siteCheck';
+import type { Resolver } from '../../server/monitor/check/siteCheck';
 
 /** One connection a check was about to open. */
 export interface ConnectionAttempt {

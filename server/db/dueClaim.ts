@@ -1,5 +1,5 @@
 /**
- * The due-row claim that the mail outbox's sender (server/mail/mailSender.ts)
+ * The due-row claim that the mail outbox's sender (server/mail/outbox/mailSender.ts)
  * and the site monitor (server/monitor/) share: one autocommit statement
  * takes up to `limit` rows that are due, marks them held (a lease, and
  * whatever else the caller sets) and returns them. Rows another instance

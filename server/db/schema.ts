@@ -191,7 +191,7 @@ export interface MonitorsTable {
   lease_until: Timestamp | null;
   /** How many claims the row has had: the latest claim's fencing token. */
   claims: ColumnType<number, never, number>;
-  /** The latest check's result (server/monitor/siteCheck.ts's CheckResult). */
+  /** The latest check's result (server/monitor/check/siteCheck.ts's CheckResult). */
   last_check: ColumnType<unknown, never, string | null>;
   checked_at: Timestamp | null;
   /** The latest "check now" (one a minute, D106). */

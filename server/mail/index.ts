@@ -10,14 +10,18 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { mailLinksRepository } from './mailLinks';
-import { mailOutboxRepository } from './mailOutbox';
-import { registerMailRoutes } from './mailRoutes';
-import { mailSender, type MailOptions, type MailSender } from './mailSender';
+import { mailLinksRepository } from './links/mailLinks';
+import { mailOutboxRepository } from './outbox/mailOutbox';
+import { registerMailRoutes } from './links/mailRoutes';
+import {
+  mailSender,
+  type MailOptions,
+  type MailSender,
+} from './outbox/mailSender';
 
-export { durationInWords, momentInWords } from './mailMessages';
-export type { MailOptions } from './mailSender';
-export type { DkimSettings } from './mailTransport';
+export { durationInWords, momentInWords } from './outbox/mailMessages';
+export type { MailOptions } from './outbox/mailSender';
+export type { DkimSettings } from './outbox/mailTransport';
 export { MAIL_DIR, mailDirFrom } from './settings';
 
 /** Mail as the rest of the service sees it (`app.mail`). */
@@ -30,7 +34,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Mail (server/mail/). */
     mail: MailFeature;
-    /** The outbox's sender, when the service sends mail (server/mail/mailSender.ts). */
+    /** The outbox's sender, when the service sends mail (server/mail/outbox/mailSender.ts). */
     mailSender: MailSender | undefined;
   }
 }

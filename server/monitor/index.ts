@@ -1,7 +1,7 @@
 /**
  * The watch the welcome page promises (issue 45; D103 to D108 in
  * docs/decisions.md): every site checked every interval, safely (SSRF:
- * ./addressRule.ts, ./siteCheck.ts), its up/down machine moved by each
+ * ./check/addressRule.ts, ./check/siteCheck.ts), its up/down machine moved by each
  * check (machines/monitorMachine.ts), and an alert mailed through the
  * outbox when it goes down and when it is back.
  *
@@ -14,7 +14,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { addressRule } from './addressRule';
+import { addressRule } from './check/addressRule';
 import {
   CHECK_NOW_PATH,
   firstCheckStep,
@@ -28,7 +28,7 @@ import {
   pinnedResolver,
   type MonitorOptions,
 } from './settings';
-import { checkSite, describeResult, systemResolver } from './siteCheck';
+import { checkSite, describeResult, systemResolver } from './check/siteCheck';
 
 export { CHECK_NOW_PATH } from './page';
 export type { CheckNowNote } from './page';

@@ -9,7 +9,7 @@ import type { MonitorState } from '../../machines/monitorMachine';
 import { escapeHtml } from '../http/html';
 import { durationInWords, momentInWords } from '../mail/index';
 import type { MonitorHour, MonitorView } from './repository';
-import { describeResult } from './siteCheck';
+import { describeResult } from './check/siteCheck';
 
 /**
  * A time in milliseconds, its number and unit kept on one line (a no-break

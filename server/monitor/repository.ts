@@ -27,7 +27,7 @@ import { deleteInBatches, type BatchOptions } from '../db/batchedWrites';
 import { unlessUnavailable } from '../db/database';
 import { claimDue } from '../db/dueClaim';
 import type { AlertDetails, Schema } from '../db/schema';
-import type { CheckResult } from './siteCheck';
+import type { CheckResult } from './check/siteCheck';
 
 /** A monitor a claim took: what its check and its transition need. */
 export interface ClaimedMonitor {
@@ -139,7 +139,7 @@ const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 /** An interval parameter, from milliseconds. */
 const ms = (value: number) => sql`make_interval(secs => ${value / 1000})`;
 
-/** What an alert mail will say (server/mail/mailMessages.ts's AlertDetails). */
+/** What an alert mail will say (server/mail/outbox/mailMessages.ts's AlertDetails). */
 function alertDetails(siteUrl: string, alert: MonitorAlert): AlertDetails {
   return alert.kind === 'down'
     ? {

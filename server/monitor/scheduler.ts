@@ -20,7 +20,7 @@ import type {
   MonitorRepository,
   RecordedCheck,
 } from './repository';
-import type { CheckResult } from './siteCheck';
+import type { CheckResult } from './check/siteCheck';
 
 /** How the scheduler runs; the defaults are `MONITOR_*`'s (D104). */
 export interface SchedulerSettings {
@@ -36,7 +36,7 @@ export interface SchedulerSettings {
   checkNowLimitMs: number;
   /** The clock every due time and lease is read on (the test's, in tests). */
   clock: () => Date;
-  /** One check of one site (./siteCheck.ts's checkSite, with its settings). */
+  /** One check of one site (./check/siteCheck.ts's checkSite, with its settings). */
   check: (url: string, signal: AbortSignal) => Promise<CheckResult>;
   /** A failed check in plain words: the machine keeps it as the reason. */
   describe: (result: CheckResult) => string;

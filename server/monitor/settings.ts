@@ -5,9 +5,9 @@
  * read once at start, and what the start says about them.
  */
 import { isIP } from 'node:net';
-import { parseAllowedNetworks, type AllowedNetwork } from './addressRule';
+import { parseAllowedNetworks, type AllowedNetwork } from './check/addressRule';
 import type { CheckObservation } from './scheduler';
-import type { CheckSettings, Resolver } from './siteCheck';
+import type { CheckSettings, Resolver } from './check/siteCheck';
 
 /** Every variable the service reads; unset and empty mean "the default". */
 type Environment = Partial<Record<string, string | undefined>>;

@@ -22,7 +22,7 @@ import { accountsRepository } from '../../server/accounts/accounts';
 import { newSecret, secretHash } from '../../server/accounts/secrets';
 import { HOUSEKEEPING_INTERVAL_MS } from '../../server/app';
 import { consentRecordsRepository } from '../../server/consent/consentRecords';
-import { mailOutboxRepository } from '../../server/mail/mailOutbox';
+import { mailOutboxRepository } from '../../server/mail/outbox/mailOutbox';
 import {
   HOURS_KEPT_DAYS,
   INCIDENTS_KEPT_DAYS,

@@ -15,7 +15,7 @@
  */
 import { sql, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mailOutboxRepository } from '../../server/mail/mailOutbox';
+import { mailOutboxRepository } from '../../server/mail/outbox/mailOutbox';
 import { FORM } from './support/apiServer';
 import {
   askSignIn as askSignInOf,

@@ -354,7 +354,7 @@ describe('the copies of sent mails (D89)', () => {
       .where('id', '=', recentRow.id)
       .execute();
     const { mailOutboxRepository } =
-      await import('../../server/mail/mailOutbox');
+      await import('../../server/mail/outbox/mailOutbox');
     expect(
       await mailOutboxRepository(db).dropOldCopies(),
     ).toBeGreaterThanOrEqual(1);

@@ -31,12 +31,15 @@ import type {
   ClaimedMail,
   MailOutboxRepository,
   SentCopy,
-} from '../../server/mail/mailOutbox';
-import { DEFAULT_LEASE_MS, mailSender } from '../../server/mail/mailSender';
+} from '../../server/mail/outbox/mailOutbox';
+import {
+  DEFAULT_LEASE_MS,
+  mailSender,
+} from '../../server/mail/outbox/mailSender';
 import {
   deleteOldMailFiles,
   SMTP_TIMEOUTS,
-} from '../../server/mail/mailTransport';
+} from '../../server/mail/outbox/mailTransport';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const dirs: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * The two transactional mails (server/mail/mailMessages.ts), judged against the
+ * The two transactional mails (server/mail/outbox/mailMessages.ts), judged against the
  * rules they follow rather than against their own output: one link each,
  * to the continue page on `PUBLIC_URL`; nothing that loads from elsewhere;
  * every value escaped in the HTML; the auto-responders silenced (RFC 3834
@@ -16,7 +16,7 @@ import {
   type AlertInput,
   type MailInput,
   type MailKind,
-} from '../../server/mail/mailMessages';
+} from '../../server/mail/outbox/mailMessages';
 
 const PUBLIC_URL = 'https://vigil.example';
 const TOKEN = 'q3Zr9Xw-_b1cD2eF3gH4iJ5kL6mN7oP8qR9sT0uV1wX';

@@ -1,7 +1,7 @@
 /**
  * The transactional outbox (issue 37; D95 in docs/decisions.md): one row
  * per mail, written by the statement that causes it (a sign-up, a sign-in
- * request, a resend) and delivered by the sender (server/mail/mailSender.ts).
+ * request, a resend) and delivered by the sender (server/mail/outbox/mailSender.ts).
  * A row holds no secret: the link's token is made when the mail is sent.
  *
  * `recipient` and the copy of what was sent (its subject and plain text:

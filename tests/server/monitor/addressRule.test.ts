@@ -1,5 +1,5 @@
 /**
- * The monitor's address rule (server/monitor/addressRule.ts): only public
+ * The monitor's address rule (server/monitor/check/addressRule.ts): only public
  * unicast addresses pass (OWASP SSRF Prevention Cheat Sheet, "any external
  * host"; the special-purpose ranges of RFC 6890's registries), unless a
  * network is allowed by MONITOR_ALLOWED_NETWORKS; and a URL whose host is
@@ -13,8 +13,8 @@ import {
   addressRule,
   isPublicAddress,
   parseAllowedNetworks,
-} from '../../../server/monitor/addressRule';
-import { checkSite } from '../../../server/monitor/siteCheck';
+} from '../../../server/monitor/check/addressRule';
+import { checkSite } from '../../../server/monitor/check/siteCheck';
 import {
   loopbackTripwire,
   testResolver,

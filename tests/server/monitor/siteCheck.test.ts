@@ -1,5 +1,5 @@
 /**
- * One check of one site (server/monitor/siteCheck.ts), against sites on
+ * One check of one site (server/monitor/check/siteCheck.ts), against sites on
  * 127.0.0.1 only (harness/monitor/localSites.ts): what it sends, how it follows
  * redirects (RFC 9110 §15.4), its time boxes and body cap, how it refuses
  * addresses that are not public before connecting (OWASP SSRF Prevention
@@ -24,13 +24,13 @@ import {
 import {
   addressRule,
   parseAllowedNetworks,
-} from '../../../server/monitor/addressRule';
+} from '../../../server/monitor/check/addressRule';
 import {
   checkSite,
   describeResult,
   type CheckResult,
   type CheckSettings,
-} from '../../../server/monitor/siteCheck';
+} from '../../../server/monitor/check/siteCheck';
 import {
   answer,
   closedPort,

@@ -11,8 +11,8 @@ import type {
 import type { ParsedMail } from 'mailparser';
 import { expect } from 'vitest';
 import type { ServerOptions } from '../../../server/app';
-import type { MailOptions } from '../../../server/mail/mailSender';
-import type { DkimSettings } from '../../../server/mail/mailTransport';
+import type { MailOptions } from '../../../server/mail/outbox/mailSender';
+import type { DkimSettings } from '../../../server/mail/outbox/mailTransport';
 import { FORM, apiServer, signUpForLogin } from './apiServer';
 import { startSmtpSink, type SmtpSink } from './smtpSink';
 

@@ -7,13 +7,13 @@
  * clients drop `<style>` and most CSS layout; its colours are those of
  * common/theme.css's light scheme. Pure: mails from values.
  */
-import { escapeHtml } from '../http/html';
-import type { AlertDetails, AlertKind, MailKind } from '../db/schema';
+import { escapeHtml } from '../../http/html';
+import type { AlertDetails, AlertKind, MailKind } from '../../db/schema';
 
 export type { AlertKind, MailKind };
 
 /**
- * How long a mailed link works (D96): as an SQL interval (server/mail/mailOutbox.ts
+ * How long a mailed link works (D96): as an SQL interval (server/mail/outbox/mailOutbox.ts
  * stores it so) and in the mail's words.
  */
 export const LINK_LIFETIMES: Readonly<

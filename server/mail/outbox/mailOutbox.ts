@@ -2,7 +2,7 @@
  * The transactional outbox's repository (D95 in docs/decisions.md): every
  * statement about `mail_outbox` and the mailed links' tokens they carry
  * (`link_tokens`). Routes queue mails here; the sender
- * (server/mail/mailSender.ts) claims, sends and marks them.
+ * (server/mail/outbox/mailSender.ts) claims, sends and marks them.
  *
  * A claim is one autocommit statement with a lease, never a transaction
  * held open while SMTP answers: the embedded engine has one connection,
@@ -11,12 +11,17 @@
 import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { sql, type Kysely } from 'kysely';
-import { updateInBatches, type BatchOptions } from '../db/batchedWrites';
-import { unlessUnavailable } from '../db/database';
-import { claimDue } from '../db/dueClaim';
+import { updateInBatches, type BatchOptions } from '../../db/batchedWrites';
+import { unlessUnavailable } from '../../db/database';
+import { claimDue } from '../../db/dueClaim';
 import { LINK_LIFETIMES } from './mailMessages';
-import { countRequests } from '../db/rateLimitStore';
-import type { AlertDetails, MailKind, OutboxKind, Schema } from '../db/schema';
+import { countRequests } from '../../db/rateLimitStore';
+import type {
+  AlertDetails,
+  MailKind,
+  OutboxKind,
+  Schema,
+} from '../../db/schema';
 
 /**
  * The limits on mails someone can ask for (D97), sign-in requests and

@@ -18,9 +18,9 @@ import {
   SESSION_LIFETIME_DAYS,
   type AccountRow,
   type AccountView,
-} from '../accounts/index';
-import { unlessUnavailable } from '../db/database';
-import type { MailKind, Schema } from '../db/schema';
+} from '../../accounts/index';
+import { unlessUnavailable } from '../../db/database';
+import type { MailKind, Schema } from '../../db/schema';
 
 /** A link's token as mailed: 32 random bytes, base64url (43 characters). */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;

@@ -1,6 +1,6 @@
 /**
  * The outbox's sender (D95 in docs/decisions.md): one per instance. It
- * claims due mails (server/mail/mailOutbox.ts), makes each one's link token,
+ * claims due mails (server/mail/outbox/mailOutbox.ts), makes each one's link token,
  * sends it, and marks it sent, to be retried, or failed.
  *
  * - A mail is claimed with a lease, so that a sender killed mid-send leaves
@@ -22,7 +22,7 @@
  * subject or link.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { newSecret, secretHash } from '../accounts/index';
+import { newSecret, secretHash } from '../../accounts/index';
 import {
   composeAlertMail,
   composeMail,
@@ -94,7 +94,7 @@ const SEND_START_WINDOW_MS = 30_000;
  * this one may still send it (a second copy, whose new token would
  * invalidate the first copy's link): a send starts at most
  * `SEND_START_WINDOW_MS` (30 s) after the claim, takes at most
- * {@link LONGEST_SEND_MS} (server/mail/mailTransport.ts: nodemailer's
+ * {@link LONGEST_SEND_MS} (server/mail/outbox/mailTransport.ts: nodemailer's
  * `connectionTimeout` 10 s for the whole setup, then at most 10 replies
  * each within `socketTimeout` 30 s: 310 s), and the marks get
  * {@link MARK_MARGIN_MS} (30 s): 30 + 310 + 30 = 370 s, 6 min 10 s. The

@@ -6,9 +6,13 @@
  * layout and stylesheet, and usable without JavaScript. Pure: HTML from
  * values.
  */
-import { SIGN_IN_PATH } from '../accounts/index';
-import { escapeHtml, layout } from '../http/html';
-import { LINK_LIFETIMES, LINK_PATH, type MailKind } from './mailMessages';
+import { SIGN_IN_PATH } from '../../accounts/index';
+import { escapeHtml, layout } from '../../http/html';
+import {
+  LINK_LIFETIMES,
+  LINK_PATH,
+  type MailKind,
+} from '../outbox/mailMessages';
 
 /**
  * `/signin`: one field, the address, and a button that asks for a link.

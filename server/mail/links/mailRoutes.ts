@@ -14,20 +14,20 @@
  * every other; errors answer as pages, not as the API's JSON.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isValidEmail } from '../../common/emailAddress';
-import { fitsFieldLimit } from '../../common/fieldLimits';
-import { messages } from '../../common/validation';
+import { isValidEmail } from '../../../common/emailAddress';
+import { fitsFieldLimit } from '../../../common/fieldLimits';
+import { messages } from '../../../common/validation';
 import {
   newSecret,
   RESEND_PATH,
   SIGN_IN_PATH,
   type AccountsRepository,
   type ServiceCookies,
-} from '../accounts/index';
-import { errorAnswer, type RaisedError } from '../http/errorAnswer';
-import { acceptFormBodies } from '../http/formBody';
+} from '../../accounts/index';
+import { errorAnswer, type RaisedError } from '../../http/errorAnswer';
+import { acceptFormBodies } from '../../http/formBody';
 import type { MailLinksRepository } from './mailLinks';
-import { LINK_PATH } from './mailMessages';
+import { LINK_PATH } from '../outbox/mailMessages';
 import {
   formErrorPage,
   linkContinuePage,
@@ -36,7 +36,7 @@ import {
   signInPage,
   signInSentPage,
 } from './mailPages';
-import type { MailOutboxRepository } from './mailOutbox';
+import type { MailOutboxRepository } from '../outbox/mailOutbox';
 
 /** The forms here hold one short field; anything near this is abuse. */
 const FORM_LIMIT_BYTES = 1024;
