@@ -10,10 +10,11 @@
  *   default state (no address parameters, no cookies);
  * - the stylesheet (about 2 KB compressed) is inlined as a `<style>`, so
  *   nothing blocks rendering;
- * - the module script is replaced by the inline early script
- *   (src/early/earlyScript.ts), which holds a submit made before the app runs
- *   and saves the sign-up draft (src/early/draft.ts); after the first paint it
- *   pushes the consent defaults, restores the draft and starts the app;
+ * - the module script is replaced by the inline early script (the entry
+ *   src/early/inlineScript.ts over src/early/earlyScript.ts), which holds
+ *   a submit made before the app runs and saves the sign-up draft
+ *   (src/early/draft.ts); after the first paint it pushes the consent
+ *   defaults, restores the draft and starts the app;
  * - the SHA-256 hashes of both inline blocks are written to
  *   {@link INLINE_HASHES_FILE}, from which the server builds its
  *   Content-Security-Policy (never `'unsafe-inline'`);
@@ -50,7 +51,6 @@ import {
 import { cookieNames } from '../common/cookieNames';
 import { GPC_ATTRIBUTE } from '../src/consent/consentSignals';
 import { draftKey } from '../src/early/draft';
-import { SIGN_UP_FORM_ID } from '../src/early/earlyScript';
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..');
 
@@ -178,37 +178,37 @@ export function hashSource(text: string): string {
   return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 }
 
+/** The build's values the early script reads (src/early/inlineScript.ts `EARLY`). */
+export interface EarlyScriptValues {
+  appScript: string;
+  draftKey: string;
+  consentCookie: string;
+  revisionCookie: string;
+  consentRevision: number;
+}
+
 /**
- * The early script (src/early/earlyScript.ts) as one minified classic script that
- * holds submits of the sign-up form and saves the draft under `draftKey`
- * (src/early/draft.ts); after the first paint, pushes the consent defaults
- * (D66), restores the draft and starts `appScript`.
+ * The early script's entry (src/early/inlineScript.ts) bundled into one
+ * minified classic script, with `values` written in for its `EARLY`
+ * constants (esbuild's `define`): it holds submits of the sign-up form and
+ * saves the draft; after the first paint, pushes the consent defaults
+ * (D66), restores the draft and starts the app's script.
  */
-export function earlyScript(
-  appScript: string,
-  draftKey: string,
-  consent: { cookie: string; revisionCookie: string; revision: number },
-): string {
+export function earlyScript(values: EarlyScriptValues): string {
   const { outputFiles } = buildSync({
-    stdin: {
-      // The ad networks' consent defaults (D66): granted only for an
-      // accept stored under the current policy (D67, read as the machine
-      // reads it), pushed before any other script can run: after the
-      // first paint, just before the app's script is added (reading the
-      // cookies would delay that paint, D102).
-      contents: `import { choiceIsCurrent, storedRevisionOf } from './machines/consentRevision';
-import { cookieValue, signalConsentDefault } from './src/consent/consentSignals';
-import { startEarlyScript } from './src/early/earlyScript';
-startEarlyScript(window, ${JSON.stringify(SIGN_UP_FORM_ID)}, ${JSON.stringify(appScript)}, ${JSON.stringify(draftKey)}, () => {
-  const cookies = document.cookie;
-  signalConsentDefault(window, cookieValue(cookies, ${JSON.stringify(consent.cookie)}) === '1' && choiceIsCurrent({ storedRevision: storedRevisionOf(cookieValue(cookies, ${JSON.stringify(consent.revisionCookie)})), revision: ${consent.revision} }) ? 'granted' : 'denied');
-});`,
-      resolveDir: PROJECT_ROOT,
-      loader: 'ts',
-    },
+    entryPoints: [resolve(PROJECT_ROOT, 'src/early/inlineScript.ts')],
+    define: Object.fromEntries(
+      Object.entries(values).map(([name, value]) => [
+        `EARLY.${name}`,
+        JSON.stringify(value),
+      ]),
+    ),
     bundle: true,
     format: 'iife',
     minify: true,
+    // Not the project's tsconfig.json, whose `strict` would add a
+    // "use strict" the classic script never had.
+    tsconfigRaw: {},
     // The same browsers as the bundle (package.json "browserslist").
     target: ['es2020'],
     write: false,
@@ -303,10 +303,12 @@ export function prerender(
     .trim();
   const { productName, consentRevision } = readConfig(env);
   const names = cookieNames(productName);
-  const script = earlyScript(appScript, draftKey(productName), {
-    cookie: names.consent,
+  const script = earlyScript({
+    appScript,
+    draftKey: draftKey(productName),
+    consentCookie: names.consent,
     revisionCookie: names.consentRevision,
-    revision: consentRevision,
+    consentRevision,
   });
   const page = renderDefaultPage(env);
   const output = spliced(html, [

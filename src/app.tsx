@@ -7,7 +7,6 @@
  */
 import type { ReactElement } from 'react';
 import { createActor, fromPromise, type InspectionEvent } from 'xstate';
-import { choiceIsCurrent } from '../machines/consentRevision';
 import {
   consentMachine,
   type ConsentSignal,
@@ -28,6 +27,7 @@ import type { AppConfig } from '../common/config';
 import { chunkLoader } from './platform/chunkLoader';
 import type * as HostRuleChunk from './signUp/hostRuleChunk';
 import type * as SubmitChunk from './signUp/submitChunk';
+import { consentDefaultFrom } from './consent/consentDefault';
 import { createConsentRecorder } from './consent/consentRecorder';
 import {
   sendsGpc,
@@ -139,10 +139,7 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   // early script, so the app pushes them there. A window-less document
   // (the prerender) has no queues.
   if (process.env.NODE_ENV !== 'production' && win) {
-    // D67: an accept stored under an older policy counts as none.
-    const granted =
-      stored.storedChoice === 'accepted' && choiceIsCurrent(stored);
-    signalConsentDefault(win, granted ? 'granted' : 'denied');
+    signalConsentDefault(win, consentDefaultFrom(stored));
   }
   // D68: each choice's proof goes to the service; one an earlier page could
   // not send goes now.

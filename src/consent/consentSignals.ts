@@ -79,6 +79,20 @@ function push(
 }
 
 /**
+ * Pushes the consent defaults. The early script calls this, before any
+ * other script has run (src/early/inlineScript.ts); the app calls
+ * {@link signalConsentDefault}.
+ *
+ * @param signal `granted` when a current accept is stored, else `denied`
+ */
+export function pushConsentDefault(
+  win: SignalWindow,
+  signal: ConsentSignal,
+): void {
+  push(win, 'default', signal);
+}
+
+/**
  * Pushes the consent defaults, once per page: a second call does nothing
  * (the early script pushes them; the app calls this too, for a page served
  * without the early script, as in `npm run dev`).
@@ -93,7 +107,7 @@ export function signalConsentDefault(
     const command = entry as ArrayLike<unknown> | null;
     return command?.[0] === 'consent' && command[1] === 'default';
   });
-  if (!pushed) push(win, 'default', signal);
+  if (!pushed) pushConsentDefault(win, signal);
 }
 
 /**

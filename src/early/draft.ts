@@ -66,14 +66,12 @@ export function readDraft(place: DraftPlace): Partial<SignUpValues> {
  * does nothing when storage throws.
  */
 export function writeDraft(place: DraftPlace, values: SignUpValues): void {
-  const { name, email, url, newsletter, tos } = values;
   try {
-    place
-      .storage()
-      .setItem(
-        place.key,
-        JSON.stringify({ name, email, url, newsletter, tos }),
-      );
+    place.storage().setItem(
+      place.key,
+      // The replacer keeps these keys only, in this order.
+      JSON.stringify(values, [...DRAFT_TEXT_FIELDS, ...DRAFT_CHECKBOX_FIELDS]),
+    );
   } catch {
     // No draft: the form works without one.
   }

@@ -1,7 +1,7 @@
 /**
- * The page's one inline script (scripts/build.ts bundles it into the
- * prerendered index.html's `<head>`; the Content-Security-Policy allows it
- * by its SHA-256 hash). It runs before any other script, while the visitor
+ * The page's one inline script (scripts/build.ts bundles it, from its
+ * entry ./inlineScript.ts, into the prerendered index.html's `<head>`; the
+ * Content-Security-Policy allows it by its SHA-256 hash). It runs before any other script, while the visitor
  * can already see and use the prerendered form:
  *
  * - A submit of the sign-up form before the app runs is held, not sent:
@@ -10,14 +10,14 @@
  *   (src/signUp/views/earlyInput.ts).
  * - The app's module script is started after the first contentful paint,
  *   so its download and evaluation never compete with it.
- * - With a draft key (D55, src/early/draft.ts): once the first paint is recorded,
- *   the stored draft fills the prerendered inputs the visitor has not typed
+ * - With a draft key (D55, src/early/draft.ts): once the first paint is
+ *   recorded, the stored draft fills the prerendered inputs the visitor has not typed
  *   into and the address does not prefill; until the app takes over, every
  *   edit of the form is saved as the draft.
  *
  * Before the first paint it does only what cannot wait: it installs the
  * submit hold, the draft's saving and the paint observer. Whatever reads
- * storage (the draft, the consent cookies the build's `beforeApp` reads)
+ * storage (the draft, the consent cookies its entry's `beforeApp` reads)
  * runs once the first paint is recorded, just before the app's script is
  * added, so no other script runs before it (issue 38, D102).
  */

@@ -1,0 +1,29 @@
+/**
+ * The ad networks' consent default ([D66](../../docs/decisions.md#D66)):
+ * granted only for an accept stored under the current policy
+ * ([D67](../../docs/decisions.md#D67)), denied otherwise. One rule for the
+ * built page's early script (src/early/inlineScript.ts), which pushes the
+ * default before any other script runs, and for the app, which pushes it
+ * where there is no early script (`npm run dev`). Small and free of the
+ * machine: the early script carries it.
+ */
+import type { ConsentRecordChoice } from '../../contract/consentChoice';
+import { choiceIsCurrent } from '../../machines/consentRevision';
+import type { ConsentSignal } from './consentSignals';
+
+/** A stored choice as the consent machine reads it (its input). */
+export interface StoredConsent {
+  /** The decoded consent cookie (contract/consentChoice.ts); none: unset. */
+  storedChoice: ConsentRecordChoice | 'unset' | undefined;
+  /** The revision it was stored under (`storedRevisionOf`). */
+  storedRevision: number | undefined;
+  /** `CONSENT_REVISION`, the policy's revision now. */
+  revision: number;
+}
+
+/** @returns `granted` for a current accept, else `denied` */
+export function consentDefaultFrom(stored: StoredConsent): ConsentSignal {
+  return stored.storedChoice === 'accepted' && choiceIsCurrent(stored)
+    ? 'granted'
+    : 'denied';
+}

@@ -1,0 +1,50 @@
+/**
+ * The inline early script's entry ([D116](../../docs/decisions.md#D116)):
+ * scripts/build.ts bundles this module with esbuild into one minified
+ * classic script, with the build's values for {@link EARLY} (esbuild's
+ * `define`), and inlines it in the prerendered index.html. It starts the
+ * early script (./earlyScript.ts) on the sign-up form; the work that waits
+ * for the first paint but must run before any other script is the ad
+ * networks' consent default ([D66](../../docs/decisions.md#D66),
+ * [D102](../../docs/decisions.md#D102)), read from the consent cookies as
+ * the consent machine reads them.
+ */
+import { decodeChoice } from '../../contract/consentChoice';
+import { storedRevisionOf } from '../../machines/consentRevision';
+import { consentDefaultFrom } from '../consent/consentDefault';
+import { cookieValue, pushConsentDefault } from '../consent/consentSignals';
+import { SIGN_UP_FORM_ID, startEarlyScript } from './earlyScript';
+
+/** The build's values, written in by esbuild's `define` (scripts/build.ts). */
+declare const EARLY: {
+  /** The URL of the app's module script. */
+  appScript: string;
+  /** The draft's `sessionStorage` key (./draft.ts `draftKey`). */
+  draftKey: string;
+  /** `{product}_COOKIE_CONSENT` and `{product}_CONSENT_REVISION`. */
+  consentCookie: string;
+  revisionCookie: string;
+  /** `CONSENT_REVISION`. */
+  consentRevision: number;
+};
+
+startEarlyScript(
+  window,
+  SIGN_UP_FORM_ID,
+  EARLY.appScript,
+  EARLY.draftKey,
+  () => {
+    const cookies = document.cookie;
+    // No other script has run: the queues hold no default yet.
+    pushConsentDefault(
+      window,
+      consentDefaultFrom({
+        storedChoice: decodeChoice(cookieValue(cookies, EARLY.consentCookie)),
+        storedRevision: storedRevisionOf(
+          cookieValue(cookies, EARLY.revisionCookie),
+        ),
+        revision: EARLY.consentRevision,
+      }),
+    );
+  },
+);
