@@ -2,6 +2,8 @@
 import js from '@eslint/js';
 import jsxA11y from 'eslint-plugin-jsx-a11y';
 import reactHooks from 'eslint-plugin-react-hooks';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -15,6 +17,30 @@ function layer(files, patterns) {
   ];
 }
 
+/**
+ * The service's features (docs/architecture.md): each is a folder whose
+ * index.ts is its one door. Another feature, and the service's top files,
+ * import a feature only through that index; http/ and db/ are the floors
+ * every feature stands on, and import none.
+ */
+const SERVER_FEATURES = ['accounts', 'signUp', 'consent', 'mail', 'monitor'];
+
+/** `import-x/no-restricted-paths` zones: one door per feature. */
+function featureZones(root, features, floors) {
+  const doors = features.map((feature) => ({
+    target: [`./${root}/*.{ts,tsx}`, `./${root}/!(${feature})/**/*`],
+    from: `./${root}/${feature}`,
+    except: ['./index.ts'],
+    message: `Another feature imports ${root}/${feature}/ only through its index.ts.`,
+  }));
+  const floorZones = floors.map((floor) => ({
+    target: `./${root}/${floor}`,
+    from: features.map((feature) => `./${root}/${feature}`),
+    message: `${root}/${floor}/ is a floor under the features: it imports none of them.`,
+  }));
+  return [...doors, ...floorZones];
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -25,6 +51,8 @@ export default tseslint.config(
       // StrykerJS's reports and sandboxes (npm run mutation).
       'reports/',
       '.stryker-tmp/',
+      // A circle of imports on purpose, for the lint rules' own test.
+      'tests/unit/fixtures/importCycle/',
     ],
   },
   js.configs.recommended,
@@ -92,6 +120,26 @@ export default tseslint.config(
       message: 'harness/ is shared by scripts/ and tests/: it imports neither.',
     },
   ]),
+  // No circle of imports anywhere, and each feature entered by its door.
+  {
+    files: ['**/*.{ts,tsx}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // import-x reads a dependency only with these (its typescript preset).
+      'import-x/extensions':
+        importX.flatConfigs.typescript.settings['import-x/extensions'],
+      'import-x/parsers':
+        importX.flatConfigs.typescript.settings['import-x/parsers'],
+      'import-x/resolver-next': [createTypeScriptImportResolver()],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': [
+        'error',
+        { zones: featureZones('server', SERVER_FEATURES, ['http', 'db']) },
+      ],
+    },
+  },
   {
     rules: {
       '@typescript-eslint/no-unused-vars': [

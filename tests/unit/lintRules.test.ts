@@ -1,0 +1,134 @@
+/**
+ * The lint rules that keep the house as docs/architecture.md draws it
+ * (issue 47): no circle of imports anywhere (import-x/no-cycle), and a
+ * feature of the service entered only through its door, its `index.ts`
+ * (import-x/no-restricted-paths), with http/ and db/ floors that import no
+ * feature. Each rule is shown refusing what it must refuse and letting the
+ * door through, on code linted as if it stood in the tree.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ESLint, type Linter } from 'eslint';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../harness/page/paths';
+
+let eslint: ESLint;
+
+beforeAll(() => {
+  // `ignore: false`: the circle's fixtures are ignored by `npm run lint`.
+  eslint = new ESLint({ cwd: PROJECT_ROOT, ignore: false });
+});
+
+/** The messages of one rule for `code` linted as the file at `path`. */
+async function messagesOf(
+  rule: string,
+  path: string,
+  code: string,
+): Promise<Linter.LintMessage[]> {
+  const [result] = await eslint.lintText(code, {
+    filePath: resolve(PROJECT_ROOT, path),
+  });
+  return (result?.messages ?? []).filter(({ ruleId }) => ruleId === rule);
+}
+
+/** The service's features: the folders of server/ with a door (index.ts). */
+const FEATURES = readdirSync(resolve(PROJECT_ROOT, 'server'), {
+  withFileTypes: true,
+})
+  .filter(
+    (entry) =>
+      entry.isDirectory() &&
+      existsSync(resolve(PROJECT_ROOT, 'server', entry.name, 'index.ts')),
+  )
+  .map((entry) => entry.name);
+
+/** A module of `feature` other than its door. */
+function roomOf(feature: string): string {
+  const room = readdirSync(resolve(PROJECT_ROOT, 'server', feature)).find(
+    (name) => name.endsWith('.ts') && name !== 'index.ts',
+  );
+  if (!room)
+    throw new Error(`server/${feature}/ has no module besides its index`);
+  return room.replace(/\.ts$/, '');
+}
+
+describe('import-x/no-cycle', () => {
+  it('refuses a circle of two files', async () => {
+    const path = 'tests/unit/fixtures/importCycle/first.ts';
+    const code =
+      "import { second } from './second';\nexport const first = second;\n";
+    expect(await messagesOf('import-x/no-cycle', path, code)).toHaveLength(1);
+  });
+
+  it('lets a file import one that does not import it back', async () => {
+    const path = 'tests/unit/fixtures/importCycle/third.ts';
+    const code =
+      "import { second } from './second';\nexport const third = second;\n";
+    expect(await messagesOf('import-x/no-cycle', path, code)).toEqual([]);
+  });
+});
+
+describe('a feature of the service is entered through its index.ts', () => {
+  it('the service has features with doors', () => {
+    expect(FEATURES.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it.each(FEATURES)(
+    '%s: another feature may not import a room behind the door',
+    async (feature) => {
+      const other = FEATURES.find((name) => name !== feature) ?? '';
+      const code = `export * from '../${feature}/${roomOf(feature)}';\n`;
+      const messages = await messagesOf(
+        'import-x/no-restricted-paths',
+        `server/${other}/probe.ts`,
+        code,
+      );
+      expect(messages).toHaveLength(1);
+    },
+  );
+
+  it.each(FEATURES)(
+    '%s: another feature may import its index.ts',
+    async (feature) => {
+      const other = FEATURES.find((name) => name !== feature) ?? '';
+      const code = `export * from '../${feature}';\n`;
+      expect(
+        await messagesOf(
+          'import-x/no-restricted-paths',
+          `server/${other}/probe.ts`,
+          code,
+        ),
+      ).toEqual([]);
+    },
+  );
+
+  it.each(FEATURES)(
+    "%s: the service's top files use the door too",
+    async (feature) => {
+      const code = `export * from './${feature}/${roomOf(feature)}';\n`;
+      expect(
+        await messagesOf(
+          'import-x/no-restricted-paths',
+          'server/probe.ts',
+          code,
+        ),
+      ).toHaveLength(1);
+    },
+  );
+
+  it.each(['http', 'db'])(
+    '%s/ is a floor: it imports no feature, not even its door',
+    async (floor) => {
+      const code = FEATURES.map(
+        (feature) => `export * from '../${feature}';\n`,
+      ).join('');
+      expect(
+        await messagesOf(
+          'import-x/no-restricted-paths',
+          `server/${floor}/probe.ts`,
+          code,
+        ),
+      ).toHaveLength(FEATURES.length);
+    },
+  );
+});
