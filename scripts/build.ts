@@ -49,8 +49,8 @@ import {
   type ConfigEnvironment,
 } from '../common/config';
 import { cookieNames } from '../common/cookieNames';
-import { GPC_ATTRIBUTE } from '../src/consent/consentSignals';
-import { draftKey } from '../src/early/draft';
+import { GPC_ATTRIBUTE } from '../src/consent';
+import { draftKey } from '../src/early';
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..');
 

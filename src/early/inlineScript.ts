@@ -11,6 +11,9 @@
  */
 import { decodeChoice } from '../../contract/consentChoice';
 import { storedRevisionOf } from '../../machines/consentRevision';
+// Two small modules of consent/, not its index: esbuild, which bundles
+// this script on its own, would carry the index's wiring, React and xstate
+// with it (measured: 56 KB instead of 2.9 KB).
 import { consentDefaultFrom } from '../consent/consentDefault';
 import { cookieValue, pushConsentDefault } from '../consent/consentSignals';
 import { SIGN_UP_FORM_ID, startEarlyScript } from './earlyScript';

@@ -15,8 +15,7 @@ import {
   selectProgress,
   selectValues,
 } from '../../../machines/signUpSelectors';
-import type { DraftPlace } from '../../early/draft';
-import { SIGN_UP_FORM_ID } from '../../early/earlyScript';
+import { SIGN_UP_FORM_ID, type DraftPlace } from '../../early';
 import { useAfterPress } from './afterPress';
 import { CaptchaField } from './CaptchaField';
 import { CheckboxField } from './CheckboxField';

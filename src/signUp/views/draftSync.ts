@@ -9,7 +9,7 @@ import {
   selectProgress,
   selectValues,
 } from '../../../machines/signUpSelectors';
-import { deleteDraft, writeDraft, type DraftPlace } from '../../early/draft';
+import { deleteDraft, writeDraft, type DraftPlace } from '../../early';
 import type { SignUpActor } from './signUpActor';
 
 /**
