@@ -18,21 +18,50 @@ function layer(files, patterns) {
 }
 
 /**
- * The service's features (docs/architecture.md): each is a folder whose
- * index.ts is its one door. Another feature, and the service's top files,
- * import a feature only through that index; http/ and db/ are the floors
- * every feature stands on, and import none.
+ * The features of the service and of the page (docs/architecture.md): each
+ * is a folder whose index.ts is its one door, through which another feature
+ * imports it. Under them are floors that import no feature: the service's
+ * http/ and db/, the page's platform/.
  */
 const SERVER_FEATURES = ['accounts', 'signUp', 'consent', 'mail', 'monitor'];
+const PAGE_FEATURES = ['signUp', 'consent', 'early'];
 
-/** `import-x/no-restricted-paths` zones: one door per feature. */
-function featureZones(root, features, floors) {
-  const doors = features.map((feature) => ({
-    target: [`./${root}/*.{ts,tsx}`, `./${root}/!(${feature})/**/*`],
-    from: `./${root}/${feature}`,
-    except: ['./index.ts'],
-    message: `Another feature imports ${root}/${feature}/ only through its index.ts.`,
-  }));
+/**
+ * `import-x/no-restricted-paths` zones: one door per feature, and floors.
+ *
+ * @param root the folder (`server`, `src`)
+ * @param options.topUsesDoors whether the root's own files (the service's
+ *   app.ts; not the page's app.tsx, which wires each feature's modules and
+ *   renders its views) must use the doors too
+ * @param options.also more doors of a feature for one other feature:
+ *   `{ early: { consent: ['./consentDefault.ts'] } }`
+ */
+function featureZones(root, features, floors, { topUsesDoors, also = {} }) {
+  const doors = features.flatMap((feature) => {
+    const message = `Another feature imports ${root}/${feature}/ only through its index.ts.`;
+    const widened = features.filter((other) => also[other]?.[feature]);
+    const rest = features.filter(
+      (other) => other !== feature && !widened.includes(other),
+    );
+    return [
+      {
+        target: [
+          ...(topUsesDoors ? [`./${root}/*.{ts,tsx}`] : []),
+          ...rest.map((other) => `./${root}/${other}/**/*`),
+          ...floors.map((floor) => `./${root}/${floor}/**/*`),
+        ],
+        from: `./${root}/${feature}`,
+        except: ['./index.ts'],
+        message,
+      },
+      ...widened.map((other) => ({
+        target: `./${root}/${other}/**/*`,
+        from: `./${root}/${feature}`,
+        except: ['./index.ts', ...also[other][feature]],
+        message,
+      })),
+    ];
+  });
   const floorZones = floors.map((floor) => ({
     target: `./${root}/${floor}`,
     from: features.map((feature) => `./${root}/${feature}`),
@@ -136,7 +165,24 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-restricted-paths': [
         'error',
-        { zones: featureZones('server', SERVER_FEATURES, ['http', 'db']) },
+        {
+          zones: [
+            ...featureZones('server', SERVER_FEATURES, ['http', 'db'], {
+              topUsesDoors: true,
+            }),
+            ...featureZones('src', PAGE_FEATURES, ['platform'], {
+              topUsesDoors: false,
+              // The early script is bundled alone by esbuild, which cannot
+              // leave out an index's other exports (D116): it imports the
+              // two small consent modules it needs directly.
+              also: {
+                early: {
+                  consent: ['./consentDefault.ts', './consentSignals.ts'],
+                },
+              },
+            }),
+          ],
+        },
       ],
     },
   },

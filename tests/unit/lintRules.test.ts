@@ -132,3 +132,36 @@ describe('a feature of the service is entered through its index.ts', () => {
     },
   );
 });
+
+describe('a feature of the page is entered through its index.ts', () => {
+  const rule = 'import-x/no-restricted-paths';
+
+  it('another feature may not import a module behind the door', async () => {
+    const code = "export * from '../signUp/prefill';\n";
+    expect(await messagesOf(rule, 'src/consent/probe.ts', code)).toHaveLength(
+      1,
+    );
+  });
+
+  it('another feature may import its index.ts', async () => {
+    const code = "export * from '../early';\n";
+    expect(await messagesOf(rule, 'src/signUp/probe.ts', code)).toEqual([]);
+  });
+
+  it("the early script takes consent's default and signals directly, and nothing else of it", async () => {
+    const allowed =
+      "export * from '../consent/consentDefault';\nexport * from '../consent/consentSignals';\n";
+    expect(await messagesOf(rule, 'src/early/probe.ts', allowed)).toEqual([]);
+    const refused = "export * from '../consent/consentRecorder';\n";
+    expect(await messagesOf(rule, 'src/early/probe.ts', refused)).toHaveLength(
+      1,
+    );
+  });
+
+  it('platform/ is a floor: it imports no feature, not even its door', async () => {
+    const code = "export * from '../early';\nexport * from '../consent';\n";
+    expect(await messagesOf(rule, 'src/platform/probe.ts', code)).toHaveLength(
+      2,
+    );
+  });
+});
