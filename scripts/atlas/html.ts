@@ -8,10 +8,10 @@
  * it accepts and the path of events that reached it.
  */
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { mermaidId, stateNodesOf } from '../mermaid';
+import { mermaidId, stateNodesOf } from '../docs/mermaid';
 import type { Appearance, AtlasManifest, ShotRecord, Width } from './manifest';
 
-/** A machine's diagram as drawn for docs/diagrams (scripts/diagramFiles.ts). */
+/** A machine's diagram as drawn for docs/diagrams (scripts/docs/diagramFiles.ts). */
 export interface AtlasDiagram {
   name: string;
   machine: AnyStateMachine;

@@ -29,11 +29,11 @@ import {
   type ModelSpec,
   type PlannedPath,
 } from '../../harness/model/planner';
-import { eventLabel, stateNodesOf } from '../mermaid';
+import { eventLabel, stateNodesOf } from '../docs/mermaid';
 
 /** One machine of the atlas, with the model whose paths reach its states. */
 export interface AtlasMachine<TInput> {
-  /** The diagram's name (scripts/diagramFiles.ts `DIAGRAMS`). */
+  /** The diagram's name (scripts/docs/diagramFiles.ts `DIAGRAMS`). */
   name: string;
   model: ModelSpec<TInput>;
   /** The planned paths of `model` (harness/model/planner.ts `planPaths`). */

@@ -24,7 +24,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { diagramMermaid, renderSvg } from '../diagramFiles';
+import { diagramMermaid, renderSvg } from '../docs/diagramFiles';
 import { RECAPTCHA_SCRIPT_PATTERN } from '../../harness/page/fakeRecaptcha';
 import { TEST_TAG_URL } from '../../harness/page/paths';
 import { openSignUpPage } from '../../harness/page/signUpPage';

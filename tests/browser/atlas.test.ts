@@ -22,8 +22,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyStateNode } from 'xstate';
 import { monitorMachine } from '../../machines/monitorMachine';
-import { PAGE_DIAGRAMS } from '../../scripts/diagramFiles';
-import { eventLabel, stateNodesOf } from '../../scripts/mermaid';
+import { PAGE_DIAGRAMS } from '../../scripts/docs/diagramFiles';
+import { eventLabel, stateNodesOf } from '../../scripts/docs/mermaid';
 import {
   buildAtlas,
   DEFAULT_WIDTHS,

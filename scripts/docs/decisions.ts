@@ -1,6 +1,6 @@
 /**
  * `npm run decisions`: writes the index at the top of docs/decisions.md
- * from the decisions themselves (scripts/decisionsIndex.ts). With
+ * from the decisions themselves (scripts/docs/decisionsIndex.ts). With
  * `--check` it writes nothing and exits 1 when the index is stale (the
  * unit test `tests/unit/decisionsIndex.test.ts` checks the same).
  */
@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { withDecisionsIndex } from './decisionsIndex';
 
-const path = resolve(import.meta.dirname, '../docs/decisions.md');
+const path = resolve(import.meta.dirname, '../../docs/decisions.md');
 const committed = readFileSync(path, 'utf8');
 const fresh = withDecisionsIndex(committed);
 

@@ -1,6 +1,6 @@
 /**
  * `npm run diagrams`: draws the machines from their objects and writes
- * `docs/diagrams/<name>.mmd` and the README's diagram blocks (see `scripts/diagramFiles.ts`). Files already up to date
+ * `docs/diagrams/<name>.mmd` and the README's diagram blocks (see `scripts/docs/diagramFiles.ts`). Files already up to date
  * are left alone. With `--check` it writes nothing and exits 1 when any file
  * is stale (the unit test `tests/unit/diagrams.test.ts` checks the same).
  */
@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { diagramFiles } from './diagramFiles';
 
-const root = resolve(import.meta.dirname, '..');
+const root = resolve(import.meta.dirname, '../..');
 const check = process.argv.includes('--check');
 
 const read = (path: string) =>

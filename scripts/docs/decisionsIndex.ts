@@ -2,7 +2,7 @@
  * The index at the top of docs/decisions.md (issue 47): one row per
  * decision, in the order of its number, with its title, its status and
  * its area (the section it stands in). Written by `npm run decisions`
- * (scripts/decisions.ts) and checked by tests/unit/decisionsIndex.test.ts,
+ * (scripts/docs/decisions.ts) and checked by tests/unit/decisionsIndex.test.ts,
  * as the diagrams are. Pure: text from text.
  *
  * A decision is a list item that opens with its anchor and its bold title:

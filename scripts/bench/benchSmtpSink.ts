@@ -6,7 +6,7 @@
  * message). It prints `PORT <n>` when listening and, on SIGTERM, `MAILS
  * <count>`, then exits.
  *
- * Usage: `node --import tsx scripts/benchSmtpSink.ts`
+ * Usage: `node --import tsx scripts/bench/benchSmtpSink.ts`
  */
 import { SMTPServer } from 'smtp-server';
 

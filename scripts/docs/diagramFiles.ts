@@ -8,9 +8,9 @@
  */
 import { renderMermaidSVG } from 'beautiful-mermaid';
 import type { AnyStateMachine } from 'xstate';
-import { consentMachine } from '../machines/consentMachine';
-import { monitorMachine } from '../machines/monitorMachine';
-import { signUpMachine } from '../machines/signUpMachine';
+import { consentMachine } from '../../machines/consentMachine';
+import { monitorMachine } from '../../machines/monitorMachine';
+import { signUpMachine } from '../../machines/signUpMachine';
 import { toMermaid, type MermaidOptions } from './mermaid';
 
 /** Where the diagrams live, relative to the project root. */
@@ -18,7 +18,7 @@ export const DIAGRAM_DIR = 'docs/diagrams';
 
 /**
  * One machine to draw; `name` names its files and its README block;
- * `options` what its diagram shows (scripts/mermaid.ts); `page` whether the
+ * `options` what its diagram shows (scripts/docs/mermaid.ts); `page` whether the
  * page runs it, so that the state atlas pictures each of its states.
  */
 export interface Diagram {

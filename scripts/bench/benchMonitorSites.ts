@@ -8,7 +8,7 @@
  * prints `PORT <n>` when listening; `GET /stats` answers `{ "requests":
  * <count>, "cpuMs": <its CPU so far> }`. It exits on SIGTERM.
  *
- * Usage: `node --import tsx scripts/benchMonitorSites.ts`
+ * Usage: `node --import tsx scripts/bench/benchMonitorSites.ts`
  */
 import { createServer } from 'node:http';
 

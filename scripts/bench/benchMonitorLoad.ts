@@ -9,13 +9,13 @@
  * p99 in ms, and count. It exits 1, saying why, unless every answer was
  * 200 with `success`.
  *
- * Usage: `node --import tsx scripts/benchMonitorLoad.ts --origin
+ * Usage: `node --import tsx scripts/bench/benchMonitorLoad.ts --origin
  * http://127.0.0.1:<port> --sites http://site.test:<port>/site --run <id>
  * [--connections 8] [--warmup 3] [--duration 20]`
  */
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { SIGN_UP_PATH } from '../contract/signUp';
+import { SIGN_UP_PATH } from '../../contract/signUp';
 
 const { values: options } = parseArgs({
   options: {

@@ -1,7 +1,7 @@
 /**
  * What the built page's JavaScript is made of, in bytes: which scripts a
  * visit loads, and how much of them the libraries of the stack cost against
- * our own code. Used by `npm run bench` (scripts/bench.ts) and the byte
+ * our own code. Used by `npm run bench` (scripts/bench/bench.ts) and the byte
  * budgets (tests/browser/budgets.test.ts). Sizes are deterministic for a
  * given build: gzip at level 9 and Brotli at its highest quality, as the
  * build precompresses the files the server sends.
@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { eachMapping, TraceMap } from '@jridgewell/trace-mapping';
 
-const PROJECT_ROOT = resolve(import.meta.dirname, '..');
+const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
 
 /**
  * The libraries the page is built on. Their cost, with everything they

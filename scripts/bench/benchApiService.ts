@@ -1,6 +1,6 @@
 /**
  * The service `npm run bench:api` measures, in a process of its own
- * (scripts/benchApi.ts bundles it into `dist-server/bench-api.mjs`): the
+ * (scripts/bench/benchApi.ts bundles it into `dist-server/bench-api.mjs`): the
  * service `npm start` builds from the environment (server/environment.ts,
  * server/app.ts), logging as it does, with mail as the one argument says:
  *
@@ -14,9 +14,9 @@
  *
  * Usage: `node dist-server/bench-api.mjs send|queue|none`
  */
-import { WATCH_THE_SITE } from '../server/accounts/index';
-import { buildServer } from '../server/app';
-import { positiveInteger, serverOptionsFrom } from '../server/environment';
+import { WATCH_THE_SITE } from '../../server/accounts/index';
+import { buildServer } from '../../server/app';
+import { positiveInteger, serverOptionsFrom } from '../../server/environment';
 
 /** How the service under measure treats mail (see the module comment). */
 export type BenchMail = 'send' | 'queue' | 'none';

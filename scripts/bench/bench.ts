@@ -15,7 +15,7 @@
  * JS a visit transfers with gzip and with Brotli, and the JavaScript's
  * composition: the initial JS (what `/signup` loads before the visitor's
  * first interaction) against the stack floor (what the libraries the page
- * is built on cost in this build, scripts/bundleBytes.ts) and its budget
+ * is built on cost in this build, scripts/bench/bundleBytes.ts) and its budget
  * (D58), our own code, and each chunk loaded later with its trigger. The
  * table is also written to bench/results.md, with the machine's load
  * average when the runs started and ended: on a shared machine the other
@@ -39,15 +39,15 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import fastifyStatic from '@fastify/static';
 import { buildSync } from 'esbuild';
 import Fastify from 'fastify';
-import { buildServer } from '../server/app';
-import { securityHeadersHook } from '../server/http/securityHeaders';
-import { readConfig } from '../common/config';
-import { buildPage, hashSource } from './build';
+import { buildServer } from '../../server/app';
+import { securityHeadersHook } from '../../server/http/securityHeaders';
+import { readConfig } from '../../common/config';
+import { buildPage, hashSource } from '../build';
 import { jsComposition, STACK_PACKAGES } from './bundleBytes';
-import { findEngine } from '../harness/engines';
-import { scratchDatabase } from '../harness/page/scratchDatabase';
+import { findEngine } from '../../harness/engines';
+import { scratchDatabase } from '../../harness/page/scratchDatabase';
 
-const ROOT = resolve(import.meta.dirname, '..');
+const ROOT = resolve(import.meta.dirname, '../..');
 const DIST = join(ROOT, 'dist');
 const RESULTS = join(ROOT, 'bench/results.md');
 // Lighthouse's launcher reads CHROME_PATH; the binary is the one every tool uses.
