@@ -6,7 +6,7 @@
  * state, Firefox and WebKit) is a command of its own, which CI runs after
  * this one.
  *
- * Why one step at a time (D86): issue 36 ran the browser step beside the
+ * Why one step at a time ([D86](../docs/decisions.md#D86)): issue 36 ran the browser step beside the
  * node steps. On two cores that was no faster than one step after another
  * (665 to 730 s side by side), since the browsers and the node steps'
  * workers took the cores from each other: the unit step went from 45 s

@@ -72,14 +72,14 @@ export interface ServerOptions {
    */
   monitor?: MonitorOptions;
   /**
-   * `PUBLIC_URL`: the one host the service answers to ([D109](docs/decisions.md#D109)), whether its
+   * `PUBLIC_URL`: the one host the service answers to ([D109](../docs/decisions.md#D109)), whether its
    * cookies are Secure, and the origin the checks' User-Agent names
    * (default: the mail options', else `http://localhost:1234`).
    */
   publicUrl?: string;
   /**
    * `COOKIE_DOMAIN`: a planted login cookie is cleared with this `Domain=`
-   * too ([D110](docs/decisions.md#D110)). Undefined: host-only cookies only.
+   * too ([D110](../docs/decisions.md#D110)). Undefined: host-only cookies only.
    */
   cookieDomain?: string | undefined;
   /**
@@ -120,13 +120,13 @@ export interface ServerOptions {
 
 /**
  * The longest one request may take, from its first byte to its body's last
- * ([D111](docs/decisions.md#D111)): a sign-up's form is a few hundred bytes, so 30 s is generous on
+ * ([D111](../docs/decisions.md#D111)): a sign-up's form is a few hundred bytes, so 30 s is generous on
  * any link, and a body that drips a byte at a time cannot hold a socket
  * for longer. Fastify's default, 0, turns Node's own limit off.
  */
 export const REQUEST_TIMEOUT_MS = 30_000;
 /**
- * The longest a connection may stay silent ([D111](docs/decisions.md#D111)): longer than Fastify's
+ * The longest a connection may stay silent ([D111](../docs/decisions.md#D111)): longer than Fastify's
  * keep-alive of 72 s, so that an idle keep-alive connection is closed by
  * that rule, and a connection that never speaks by this one.
  */

@@ -1,5 +1,5 @@
 /**
- * Starts the page ([D116](docs/decisions.md#D116)): reads the address,
+ * Starts the page ([D116](../docs/decisions.md#D116)): reads the address,
  * makes the cookie jar and the error reporter, then wires each machine:
  * the consent's (src/consent/consentWiring.ts) and the sign-up's
  * (src/signUp/signUpWiring.tsx). The entry point (`src/main.tsx`) calls
@@ -44,7 +44,7 @@ export interface SignUpApp {
   /** The consent modal, after the page. */
   modal: ReactElement;
   consent: ConsentActor;
-  /** Where unexpected failures and exceptions go (R7.4; [D37](docs/decisions.md#D37)). */
+  /** Where unexpected failures and exceptions go (R7.4; [D37](../docs/decisions.md#D37)). */
   reporter: ErrorReporter;
 }
 
@@ -56,7 +56,7 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   const { config } = env;
   const reporter = createErrorReporter(config.sentryDsn, env.origin);
   const address = readAddressParameters(env.search);
-  // R2.6 (docs/requirements.md), [D8](docs/decisions.md#D8): once read, the
+  // R2.6 (docs/requirements.md), [D8](../docs/decisions.md#D8): once read, the
   // parameters leave the address bar.
   env.replaceAddress('/signup');
   const cookieScope = {

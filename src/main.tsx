@@ -52,7 +52,7 @@ const { form, settings, modal, reporter } = startSignUpApp({
   inspect: await developmentInspector(),
 });
 
-// R7.4 (docs/requirements.md), D37 (docs/decisions.md): exceptions nobody
+// R7.4 (docs/requirements.md), [D37](../docs/decisions.md#D37) (docs/decisions.md): exceptions nobody
 // handled are reported (when configured).
 window.addEventListener('error', (event) =>
   reporter.reportException(event.error),
@@ -74,7 +74,7 @@ const slot = (id: string) => {
 };
 
 if (process.env.NODE_ENV === 'production') {
-  // D72: the prerendered shell (scripts/build.ts) holds the form, which is
+  // [D72](../docs/decisions.md#D72): the prerendered shell (scripts/build.ts) holds the form, which is
   // hydrated, and two empty slots, which are rendered. Hydration scheduled
   // as a transition renders in slices of a few milliseconds and yields to
   // the browser between them, so adopting the prerendered form is no long

@@ -1,5 +1,5 @@
 /**
- * A browser that sends Global Privacy Control (D73, D74), for the browser
+ * A browser that sends Global Privacy Control ([D73](../../docs/decisions.md#D73), [D74](../../docs/decisions.md#D74)), for the browser
  * tests and the atlas: none of the engines here sends it by default.
  */
 

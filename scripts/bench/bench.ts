@@ -16,7 +16,7 @@
  * composition: the initial JS (what `/signup` loads before the visitor's
  * first interaction) against the stack floor (what the libraries the page
  * is built on cost in this build, scripts/bench/bundleBytes.ts) and its budget
- * (D58), our own code, and each chunk loaded later with its trigger. The
+ * ([D58](../../docs/decisions.md#D58)), our own code, and each chunk loaded later with its trigger. The
  * table is also written to bench/results.md, with the machine's load
  * average when the runs started and ended: on a shared machine the other
  * processes' CPU shows in every timing.
@@ -388,7 +388,7 @@ function byteRows(sizes: Record<'ours' | 'baseline', Sizes>): string[][] {
   return rows;
 }
 
-/** The floor + 7 KiB of D58 (docs/decisions.md), Brotli. */
+/** The floor + 7 KiB of [D58](../../docs/decisions.md#D58) (docs/decisions.md), Brotli. */
 const ABOVE_FLOOR_BUDGET = 7 * 1024;
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The accounts repository: every query about accounts, their one-time
- * sign-in tokens and the sessions that redeem them ([D44](docs/decisions.md#D44) to [D46](docs/decisions.md#D46)
+ * sign-in tokens and the sessions that redeem them ([D44](../../docs/decisions.md#D44) to [D46](../../docs/decisions.md#D46)
  * ). Routes call these functions and never write SQL.
  *
  * Secrets (the one-time token, the session cookie) leave this module only
@@ -22,9 +22,9 @@ import type { Schema } from '../db/schema';
 import { newSecret, secretHash } from './secrets';
 import { UUID_PATTERN } from '../../contract/formats';
 
-/** A one-time token lives this long ([D45](docs/decisions.md#D45)), in seconds. */
+/** A one-time token lives this long ([D45](../../docs/decisions.md#D45)), in seconds. */
 export const ONE_TIME_TOKEN_LIFETIME_S = 10 * 60;
-/** A session lives this long, like the cookie that carries it ([D46](docs/decisions.md#D46)). */
+/** A session lives this long, like the cookie that carries it ([D46](../../docs/decisions.md#D46)). */
 export const SESSION_LIFETIME_DAYS = 365;
 
 /** What the sign-up stores: the API's rules have already passed it. */
@@ -49,11 +49,11 @@ export interface AccountView {
   name: string;
   email: string;
   siteUrl: string | null;
-  /** Whether a mailed link has proved the address ([D98](docs/decisions.md#D98)). */
+  /** Whether a mailed link has proved the address ([D98](../../docs/decisions.md#D98)). */
   confirmed: boolean;
   /**
    * When the account is deleted unless its address is confirmed by then
-   * ([D98](docs/decisions.md#D98)); null once confirmed, and for accounts made before confirmation
+   * ([D98](../../docs/decisions.md#D98)); null once confirmed, and for accounts made before confirmation
    * existed, which are kept.
    */
   deletedUnconfirmedAt: Date | null;
@@ -140,7 +140,7 @@ async function query<T>(run: () => Promise<T>): Promise<T> {
 
 /**
  * Locks an account's row (`SELECT … FOR UPDATE`) inside a transaction, so
- * that the statements about its sessions run one after the other ([D113](docs/decisions.md#D113)):
+ * that the statements about its sessions run one after the other ([D113](../../docs/decisions.md#D113)):
  * on PostgreSQL every CTE of a statement shares one snapshot, so a link's
  * "end every other session" could not see a session that a simultaneous
  * redeem inserts. Whoever locks second starts its next statement after
@@ -229,7 +229,7 @@ export type SignUpWrite = (statement: QueryCreator<SignUpDatabase>) => unknown;
 
 /**
  * The watch the welcome page promises starts with the account: its first
- * check is due at once ([D103](docs/decisions.md#D103)).
+ * check is due at once ([D103](../../docs/decisions.md#D103)).
  */
 export const WATCH_THE_SITE: SignUpWrite = (statement) =>
   statement.with('watched', (cte) =>
@@ -244,7 +244,7 @@ export const WATCH_THE_SITE: SignUpWrite = (statement) =>
       ),
   );
 
-/** The mail that confirms the address, queued in the outbox ([D95](docs/decisions.md#D95)). */
+/** The mail that confirms the address, queued in the outbox ([D95](../../docs/decisions.md#D95)). */
 export const QUEUE_CONFIRMATION: SignUpWrite = (statement) =>
   statement.with('queued', (cte) =>
     cte
@@ -331,8 +331,8 @@ export function accountsRepository(
   return {
     /**
      * Creates the account, its one-time token, the mail that confirms its
-     * address (an outbox row, [D95](docs/decisions.md#D95)) and, with a site, its monitor, due at
-     * once ([D103](docs/decisions.md#D103)), in one statement: the unique index
+     * address (an outbox row, [D95](../../docs/decisions.md#D95)) and, with a site, its monitor, due at
+     * once ([D103](../../docs/decisions.md#D103)), in one statement: the unique index
      * on `lower(email)` decides between simultaneous sign-ups with one
      * address, so exactly one of them creates an account and queues a mail.
      *
@@ -380,7 +380,7 @@ export function accountsRepository(
       const tokenHash = secretHash(auth.token);
       const row = await query(() =>
         db.transaction().execute(async (trx) => {
-          // The account's row first ([D113](docs/decisions.md#D113)), as a mailed link takes it: the
+          // The account's row first ([D113](../../docs/decisions.md#D113)), as a mailed link takes it: the
           // link's "end the other sessions" then sees this one.
           const locked = await lockAccount(
             trx,
@@ -444,7 +444,7 @@ export function accountsRepository(
     },
 
     /**
-     * Deletes what can never sign anyone in again ([D89](docs/decisions.md#D89)): one-time tokens
+     * Deletes what can never sign anyone in again ([D89](../../docs/decisions.md#D89)): one-time tokens
      * past their 10 minutes (used or not), mailed links' tokens past their
      * expiry (used or not), and sessions that expired or were ended.
      * Nothing that still works is touched, so any instance may run it at
@@ -479,7 +479,7 @@ export function accountsRepository(
 
     /**
      * Deletes the accounts still unconfirmed 7 days after their sign-up
-     * (`confirm_by`, [D98](docs/decisions.md#D98)), with everything that is theirs (sessions,
+     * (`confirm_by`, [D98](../../docs/decisions.md#D98)), with everything that is theirs (sessions,
      * tokens, mails: the foreign keys cascade), so that their address is
      * free again for its owner. Accounts made before confirmation existed
      * have no `confirm_by` and stay. In batches (server/db/batchedWrites.ts):
@@ -500,7 +500,7 @@ export function accountsRepository(
 
     /**
      * Ends every session of the account that `session` is signed in to,
-     * `session` included ("Sign out everywhere", [D112](docs/decisions.md#D112)). An ended, expired
+     * `session` included ("Sign out everywhere", [D112](../../docs/decisions.md#D112)). An ended, expired
      * or unknown session ends nothing.
      *
      * @returns how many sessions it ended

@@ -1,6 +1,6 @@
 /**
- * Accounts, sessions, the service's cookies and the first sign-in ([D44](docs/decisions.md#D44) to
- * [D46](docs/decisions.md#D46), [D110](docs/decisions.md#D110), [D112](docs/decisions.md#D112)), as a Fastify plugin: it decorates
+ * Accounts, sessions, the service's cookies and the first sign-in ([D44](../../docs/decisions.md#D44) to
+ * [D46](../../docs/decisions.md#D46), [D110](../../docs/decisions.md#D110), [D112](../../docs/decisions.md#D112)), as a Fastify plugin: it decorates
  * the service with `accounts` (the repository, the cookies, the signed-in
  * account of a request, and the slot where the monitor shows the watched
  * site on `/`), registers `/`, the sign-outs and the account page's

@@ -1,5 +1,5 @@
 /**
- * `npm run consent:export -- <consent-id>`: one consent id's history ([D65](docs/decisions.md#D65)
+ * `npm run consent:export -- <consent-id>`: one consent id's history ([D65](../../docs/decisions.md#D65)
  * in docs/decisions.md), oldest first, one JSON object per line on stdout,
  * for an auditor or a data-subject request. It runs where the service runs,
  * with plain Node: `npm run build` bundles it beside the service

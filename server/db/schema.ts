@@ -23,24 +23,24 @@ export interface AccountsTable {
   /** With its protocol, ≤ 2,048 characters; null when none was given. */
   site_url: string | null;
   newsletter: boolean;
-  /** The kept campaign ([D10](docs/decisions.md#D10)), ≤ 200 characters; null when none. */
+  /** The kept campaign ([D10](../../docs/decisions.md#D10)), ≤ 200 characters; null when none. */
   campaign: string | null;
   created_at: CreatedAt;
-  /** When a mailed link proved the address ([D98](docs/decisions.md#D98)); null until then. */
+  /** When a mailed link proved the address ([D98](../../docs/decisions.md#D98)); null until then. */
   confirmed_at: Timestamp | null;
   /**
    * When the newsletter asked for took effect: the confirmation link's POST
-   * (double opt-in, [D99](docs/decisions.md#D99)); null while it has not, or none was asked for.
+   * (double opt-in, [D99](../../docs/decisions.md#D99)); null while it has not, or none was asked for.
    */
   newsletter_confirmed_at: Timestamp | null;
   /**
-   * An account still unconfirmed after this is deleted ([D98](docs/decisions.md#D98)); null for
+   * An account still unconfirmed after this is deleted ([D98](../../docs/decisions.md#D98)); null for
    * accounts made before confirmation existed, which are kept.
    */
   confirm_by: ColumnType<Date | null, never, Date | string | null>;
 }
 
-/** The one-time sign-in of a new account ([D45](docs/decisions.md#D45)): redeemed once at `/`. */
+/** The one-time sign-in of a new account ([D45](../../docs/decisions.md#D45)): redeemed once at `/`. */
 export interface OneTimeTokensTable {
   /** SHA-256 of the token; the token itself is never stored. */
   token_hash: Uint8Array;
@@ -51,7 +51,7 @@ export interface OneTimeTokensTable {
   used_at: Timestamp | null;
 }
 
-/** A signed-in browser (`{product}_SESSION`, [D46](docs/decisions.md#D46)). */
+/** A signed-in browser (`{product}_SESSION`, [D46](../../docs/decisions.md#D46)). */
 export interface SessionsTable {
   /** SHA-256 of the cookie's value. */
   session_hash: Uint8Array;
@@ -61,12 +61,12 @@ export interface SessionsTable {
   ended_at: Timestamp | null;
   /**
    * When a sign-in link opened it: its browser read the account's mail
-   * ([D112](docs/decisions.md#D112)). Null: unproven, ended by the account's next sign-in link.
+   * ([D112](../../docs/decisions.md#D112)). Null: unproven, ended by the account's next sign-in link.
    */
   proven_at: Timestamp | null;
 }
 
-/** One fixed window of the sign-up rate limit per client key ([D39](docs/decisions.md#D39)). */
+/** One fixed window of the sign-up rate limit per client key ([D39](../../docs/decisions.md#D39)). */
 export interface RateLimitWindowsTable {
   key: string;
   hits: number;
@@ -74,7 +74,7 @@ export interface RateLimitWindowsTable {
 }
 
 /**
- * One choice a visitor made ([D65](docs/decisions.md#D65)): appended by `POST /2/consent/`, never
+ * One choice a visitor made ([D65](../../docs/decisions.md#D65)): appended by `POST /2/consent/`, never
  * updated or deleted by the service.
  */
 export interface ConsentRecordsTable {
@@ -96,10 +96,10 @@ export interface ConsentRecordsTable {
   ip_network: string | null;
 }
 
-/** Why a link mail is sent: to confirm the address, or to sign in ([D96](docs/decisions.md#D96)). */
+/** Why a link mail is sent: to confirm the address, or to sign in ([D96](../../docs/decisions.md#D96)). */
 export type MailKind = 'confirm' | 'signin';
 
-/** An alert about the watched site: it went down, or came back up ([D105](docs/decisions.md#D105)). */
+/** An alert about the watched site: it went down, or came back up ([D105](../../docs/decisions.md#D105)). */
 export type AlertKind = 'down' | 'up';
 
 /** Every kind of mail the outbox carries. */
@@ -119,13 +119,13 @@ export interface AlertDetails {
   endedAt?: string;
 }
 
-/** One mail of the transactional outbox ([D95](docs/decisions.md#D95)). */
+/** One mail of the transactional outbox ([D95](../../docs/decisions.md#D95)). */
 export interface MailOutboxTable {
   /** An identity column; a bigint, read as text. */
   id: ColumnType<string, never, never>;
   kind: OutboxKind;
   account_id: string;
-  /** The address when queued; null once the copy is dropped ([D89](docs/decisions.md#D89)). */
+  /** The address when queued; null once the copy is dropped ([D89](../../docs/decisions.md#D89)). */
   recipient: string | null;
   state: ColumnType<
     'pending' | 'sending' | 'sent' | 'failed',
@@ -149,7 +149,7 @@ export interface MailOutboxTable {
    */
   subject: string | null;
   text_body: string | null;
-  /** An alert's details; null for link mails, and once dropped ([D89](docs/decisions.md#D89)). */
+  /** An alert's details; null for link mails, and once dropped ([D89](../../docs/decisions.md#D89)). */
   details: ColumnType<
     AlertDetails | null,
     AlertDetails | string | null | undefined,
@@ -157,7 +157,7 @@ export interface MailOutboxTable {
   >;
 }
 
-/** The token of a mailed link, made when the mail is sent ([D96](docs/decisions.md#D96)). */
+/** The token of a mailed link, made when the mail is sent ([D96](../../docs/decisions.md#D96)). */
 export interface LinkTokensTable {
   /** SHA-256 of the token; the token itself is never stored. */
   token_hash: Uint8Array;
@@ -170,7 +170,7 @@ export interface LinkTokensTable {
   used_at: Timestamp | null;
 }
 
-/** The watched site of an account ([D103](docs/decisions.md#D103)): its state and next check. */
+/** The watched site of an account ([D103](../../docs/decisions.md#D103)): its state and next check. */
 export interface MonitorsTable {
   /** An identity column; a bigint, read as text. */
   id: ColumnType<string, never, never>;
@@ -194,7 +194,7 @@ export interface MonitorsTable {
   /** The latest check's result (server/monitor/check/siteCheck.ts's CheckResult). */
   last_check: ColumnType<unknown, never, string | null>;
   checked_at: Timestamp | null;
-  /** The latest "check now" (one a minute, [D106](docs/decisions.md#D106)). */
+  /** The latest "check now" (one a minute, [D106](../../docs/decisions.md#D106)). */
   check_now_at: Timestamp | null;
   created_at: CreatedAt;
 }
@@ -202,7 +202,7 @@ export interface MonitorsTable {
 /** The state names of machines/monitorMachine.ts, as the table stores them. */
 export type MonitorStateName = 'pending' | 'up' | 'suspect' | 'down';
 
-/** One check, kept for a few hours ([D107](docs/decisions.md#D107)). */
+/** One check, kept for a few hours ([D107](../../docs/decisions.md#D107)). */
 export interface MonitorChecksTable {
   monitor_id: string;
   checked_at: Timestamp;
@@ -211,7 +211,7 @@ export interface MonitorChecksTable {
   total_ms: number;
 }
 
-/** One monitor's checks of one hour, rolled up ([D107](docs/decisions.md#D107)). */
+/** One monitor's checks of one hour, rolled up ([D107](../../docs/decisions.md#D107)). */
 export interface MonitorHoursTable {
   monitor_id: string;
   hour: Timestamp;
@@ -221,7 +221,7 @@ export interface MonitorHoursTable {
   slowest_ms: number | null;
 }
 
-/** From the first failed check to the check that found the site up ([D104](docs/decisions.md#D104)). */
+/** From the first failed check to the check that found the site up ([D104](../../docs/decisions.md#D104)). */
 export interface MonitorIncidentsTable {
   id: ColumnType<string, never, never>;
   monitor_id: string;

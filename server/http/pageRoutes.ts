@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
  * The built page's copy for a request that carries `Sec-GPC: 1`: the same
  * page with `data-gpc` on `<html>` (scripts/build.ts writes it beside
  * index.html), so a browser that sends the header without
- * `navigator.globalPrivacyControl` is honoured too ([D74](docs/decisions.md#D74)).
+ * `navigator.globalPrivacyControl` is honoured too ([D74](../../docs/decisions.md#D74)).
  */
 export const GPC_PAGE_FILE = 'index-gpc.html';
 
@@ -54,7 +54,7 @@ export async function registerPageRoutes(
     },
   });
 
-  // [D74](docs/decisions.md#D74): the page a GPC request gets is marked so; caches keep one copy
+  // [D74](../../docs/decisions.md#D74): the page a GPC request gets is marked so; caches keep one copy
   // per value of the header.
   app.get('/signup', (request, reply) =>
     reply

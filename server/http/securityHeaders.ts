@@ -54,7 +54,7 @@ export const RECAPTCHA_FRAME_SOURCES = [
 /**
  * Only the origin leaves the site, and nothing is sent from HTTPS to HTTP;
  * the page's own requests keep the full URL (docs/security.md, "Security
- * headers"; [D42](docs/decisions.md#D42)).
+ * headers"; [D42](../../docs/decisions.md#D42)).
  */
 export const REFERRER_POLICY = 'strict-origin-when-cross-origin';
 

@@ -1,5 +1,5 @@
 /**
- * Mail ([D95](docs/decisions.md#D95) to [D101](docs/decisions.md#D101)): the outbox every mail is queued
+ * Mail ([D95](../../docs/decisions.md#D95) to [D101](../../docs/decisions.md#D101)): the outbox every mail is queued
  * in, the sender that sends it (SMTP, or files without `SMTP_URL`), the
  * confirmation and sign-in links' pages, `/signin` and "Send the link
  * again". A Fastify plugin: it decorates the service with `mail` (wake the
@@ -79,7 +79,7 @@ async function mail(
   app.housekeeping.add('copies of mails past 7 days', () =>
     outbox.dropOldCopies(),
   );
-  // Without SMTP_URL, the mail files under DATA_DIR ([D89](docs/decisions.md#D89), [D100](docs/decisions.md#D100)).
+  // Without SMTP_URL, the mail files under DATA_DIR ([D89](../../docs/decisions.md#D89), [D100](../../docs/decisions.md#D100)).
   for (const [what, run] of sender?.housekeeping ?? []) {
     app.housekeeping.add(what, run);
   }

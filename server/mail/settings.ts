@@ -1,5 +1,5 @@
 /**
- * Where mail is written without `SMTP_URL` ([D100](docs/decisions.md#D100)), read from the
+ * Where mail is written without `SMTP_URL` ([D100](../../docs/decisions.md#D100)), read from the
  * environment as the service reads it, for `npm run mail`
  * (./mailCommand.ts) and the service's mail options
  * (server/environment.ts).

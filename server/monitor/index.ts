@@ -1,5 +1,5 @@
 /**
- * The watch the welcome page promises (issue 45; [D103](docs/decisions.md#D103) to [D108](docs/decisions.md#D108)
+ * The watch the welcome page promises (issue 45; [D103](../../docs/decisions.md#D103) to [D108](../../docs/decisions.md#D108)
  * ): every site checked every interval, safely (SSRF:
  * ./check/addressRule.ts, ./check/siteCheck.ts), its up/down machine moved by each
  * check (machines/monitorMachine.ts), and an alert mailed through the
@@ -40,7 +40,7 @@ export {
 } from './settings';
 export type { CheckObservation } from './scheduler';
 
-/** "Check now": at most one per account in this long ([D106](docs/decisions.md#D106)). */
+/** "Check now": at most one per account in this long ([D106](../../docs/decisions.md#D106)). */
 export const CHECK_NOW_LIMIT_MS = 60_000;
 
 /** What the plugin needs of the service. */
@@ -65,7 +65,7 @@ export interface MonitorFeature {
   repository: MonitorRepository;
   /** This instance's scheduler; undefined with `MONITOR=off`. */
   scheduler: MonitorScheduler | undefined;
-  /** The checks' User-Agent ([D103](docs/decisions.md#D103)). */
+  /** The checks' User-Agent ([D103](../../docs/decisions.md#D103)). */
   userAgent: string;
   /**
    * What `/` shows of an account's monitor.
@@ -89,7 +89,7 @@ declare module 'fastify' {
 }
 
 /**
- * The checks' User-Agent ([D103](docs/decisions.md#D103)): the product, the monitor's version, and
+ * The checks' User-Agent ([D103](../../docs/decisions.md#D103)): the product, the monitor's version, and
  * where to read about it, so that a site's owner can allow or refuse it.
  */
 export function monitorUserAgent(
@@ -186,7 +186,7 @@ async function monitor(
     repository.deleteOld(clock()),
   );
 
-  // "Check now" ([D106](docs/decisions.md#D106)): a form with no body; its origin is checked by the
+  // "Check now" ([D106](../../docs/decisions.md#D106)): a form with no body; its origin is checked by the
   // service's cross-origin hook like every POST.
   await app.register(async (forms) => {
     forms.removeAllContentTypeParsers();

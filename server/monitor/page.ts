@@ -1,5 +1,5 @@
 /**
- * What `/` shows of the watched site (issue 45; [D106](docs/decisions.md#D106)),
+ * What `/` shows of the watched site (issue 45; [D106](../../docs/decisions.md#D106)),
  * rendered on the server, without script: the state in words, the latest
  * check, the certificate, the last 24 hours as an inline SVG with its text
  * alternative, and "Check now". Pure: HTML from values. Its stylesheet is
@@ -22,7 +22,7 @@ function msOf(ms: number): string {
 /** Where "Check now" posts. */
 export const CHECK_NOW_PATH = '/check-now';
 
-/** What `/?check=` says after "Check now" ([D106](docs/decisions.md#D106)). */
+/** What `/?check=` says after "Check now" ([D106](../../docs/decisions.md#D106)). */
 export type CheckNowNote = 'checked' | 'limited' | 'running' | 'queued';
 
 /** A state in words, never by colour alone. */
@@ -104,7 +104,7 @@ function certificate(view: MonitorView): string {
 /**
  * The median of the hourly medians, each weighted by the checks that were
  * up in its hour: the exact median needs every raw check, which is kept
- * for a few hours only ([D107](docs/decisions.md#D107)).
+ * for a few hours only ([D107](../../docs/decisions.md#D107)).
  */
 function typicalMs(hours: readonly MonitorHour[]): number | null {
   const weighted = hours

@@ -1,14 +1,14 @@
 /**
  * The monitor's repository: every statement about `monitors`, their checks,
- * hours and incidents, and the alerts they queue in the mail outbox ([D103](docs/decisions.md#D103)
- * to [D107](docs/decisions.md#D107)). The scheduler (./scheduler.ts) claims and
+ * hours and incidents, and the alerts they queue in the mail outbox ([D103](../../docs/decisions.md#D103)
+ * to [D107](../../docs/decisions.md#D107)). The scheduler (./scheduler.ts) claims and
  * records here; `/` reads a monitor's view here; housekeeping rolls the raw
  * checks up and deletes what is past its retention here.
  *
  * Times come from the monitor's clock (`now`, a parameter of every
  * statement), not the database's, so that a test can hold the clock; the
  * instances on one database read their hosts' clocks, which NTP keeps
- * within far less than a lease ([D104](docs/decisions.md#D104)).
+ * within far less than a lease ([D104](../../docs/decisions.md#D104)).
  *
  * A result is written only by the claim that still holds its row (the
  * `claims` counter is a fencing token): a check that outlived its lease,
@@ -84,7 +84,7 @@ export interface MonitorView {
   downMs: number;
 }
 
-/** Where a "check now" stands ([D106](docs/decisions.md#D106)). */
+/** Where a "check now" stands ([D106](../../docs/decisions.md#D106)). */
 export type CheckNowClaim =
   | { kind: 'claimed'; monitor: ClaimedMonitor }
   /** One ran less than a minute ago. */
@@ -96,9 +96,9 @@ export type CheckNowClaim =
 
 /** The raw checks of an hour are rolled up once the hour ended this long ago. */
 export const RAW_CHECKS_KEPT_MS = 60 * 60 * 1000;
-/** Hourly aggregates are kept this long ([D107](docs/decisions.md#D107)). */
+/** Hourly aggregates are kept this long ([D107](../../docs/decisions.md#D107)). */
 export const HOURS_KEPT_DAYS = 90;
-/** Incidents are kept this long after they ended ([D107](docs/decisions.md#D107)). */
+/** Incidents are kept this long after they ended ([D107](../../docs/decisions.md#D107)). */
 export const INCIDENTS_KEPT_DAYS = 365;
 /** Monitors whose hour is rolled up per statement. */
 const ROLL_UP_BATCH = 500;
@@ -189,7 +189,7 @@ export function monitorRepository(db: Kysely<Schema>) {
     },
 
     /**
-     * Claims an account's monitor for a "check now" ([D106](docs/decisions.md#D106)): at most one a
+     * Claims an account's monitor for a "check now" ([D106](../../docs/decisions.md#D106)): at most one a
      * minute (`limitMs`), never while a check of it runs.
      */
     async claimNow(
@@ -254,7 +254,7 @@ export function monitorRepository(db: Kysely<Schema>) {
     /**
      * Writes finished checks, in one statement: each monitor's new state
      * and next check, its raw check, the incident it opens or closes and
-     * the alerts it queues (to confirmed addresses only, [D105](docs/decisions.md#D105)), for every
+     * the alerts it queues (to confirmed addresses only, [D105](../../docs/decisions.md#D105)), for every
      * check whose claim still holds its row.
      *
      * @returns the ids of the monitors written, and whether an alert was
@@ -369,7 +369,7 @@ export function monitorRepository(db: Kysely<Schema>) {
     },
 
     /**
-     * At the start of the embedded engine's one instance ([D48](docs/decisions.md#D48)): claims left
+     * At the start of the embedded engine's one instance ([D48](../../docs/decisions.md#D48)): claims left
      * by a process that died are released at once rather than after their
      * lease.
      */
@@ -466,7 +466,7 @@ export function monitorRepository(db: Kysely<Schema>) {
      * {@link RAW_CHECKS_KEPT_MS} ago into one row per monitor and hour
      * (count, count up, median and slowest time of the checks that were
      * up), deleting them in the same statement, a batch of monitors at a
-     * time ([D107](docs/decisions.md#D107)). An hour is rolled up whole: no check arrives for it
+     * time ([D107](../../docs/decisions.md#D107)). An hour is rolled up whole: no check arrives for it
      * later.
      *
      * @returns how many raw checks it rolled up

@@ -1,5 +1,5 @@
 /**
- * The monitor's scheduler ([D104](docs/decisions.md#D104)): one per instance
+ * The monitor's scheduler ([D104](../../docs/decisions.md#D104)): one per instance
  * that checks (`MONITOR` is not `off`). It claims due monitors with a lease
  * (./repository.ts, the due-row claim the mail outbox shares), runs up to
  * `concurrency` checks at once, each on its own, moves each site's machine
@@ -22,7 +22,7 @@ import type {
 } from './repository';
 import type { CheckResult } from './check/siteCheck';
 
-/** How the scheduler runs; the defaults are `MONITOR_*`'s ([D104](docs/decisions.md#D104)). */
+/** How the scheduler runs; the defaults are `MONITOR_*`'s ([D104](../../docs/decisions.md#D104)). */
 export interface SchedulerSettings {
   /** Between two checks of a site, in ms (`MONITOR_INTERVAL_SECONDS`). */
   intervalMs: number;
@@ -32,7 +32,7 @@ export interface SchedulerSettings {
   leaseMs: number;
   /** How often an idle instance looks for due sites, in ms. */
   pollMs: number;
-  /** "Check now": at most one per account in this long, in ms ([D106](docs/decisions.md#D106)). */
+  /** "Check now": at most one per account in this long, in ms ([D106](../../docs/decisions.md#D106)). */
   checkNowLimitMs: number;
   /** The clock every due time and lease is read on (the test's, in tests). */
   clock: () => Date;
@@ -60,7 +60,7 @@ export interface CheckObservation {
   alerts: readonly string[];
 }
 
-/** What a "check now" did ([D106](docs/decisions.md#D106)). */
+/** What a "check now" did ([D106](../../docs/decisions.md#D106)). */
 export type CheckNowOutcome = 'checked' | 'limited' | 'running' | 'none';
 
 /** The scheduler's controls. */

@@ -1,6 +1,6 @@
 /**
- * The monitor's configuration (docs/contract.md, "Configuration"; [D104](docs/decisions.md#D104) and
- * [D108](docs/decisions.md#D108)): `MONITOR`, `MONITOR_INTERVAL_SECONDS`,
+ * The monitor's configuration (docs/contract.md, "Configuration"; [D104](../../docs/decisions.md#D104) and
+ * [D108](../../docs/decisions.md#D108)): `MONITOR`, `MONITOR_INTERVAL_SECONDS`,
  * `MONITOR_CONCURRENCY`, `MONITOR_ALLOWED_NETWORKS` and `MONITOR_RESOLVE`,
  * read once at start, and what the start says about them.
  */

@@ -10,7 +10,7 @@
  *   (src/signUp/views/earlyInput.ts).
  * - The app's module script is started after the first contentful paint,
  *   so its download and evaluation never compete with it.
- * - With a draft key (D55, src/early/draft.ts): once the first paint is
+ * - With a draft key ([D55](../../docs/decisions.md#D55), src/early/draft.ts): once the first paint is
  *   recorded, the stored draft fills the prerendered inputs the visitor has not typed
  *   into and the address does not prefill; until the app takes over, every
  *   edit of the form is saved as the draft.
@@ -19,7 +19,7 @@
  * submit hold, the draft's saving and the paint observer. Whatever reads
  * storage (the draft, the consent cookies its entry's `beforeApp` reads)
  * runs once the first paint is recorded, just before the app's script is
- * added, so no other script runs before it (issue 38, D102).
+ * added, so no other script runs before it (issue 38, [D102](../../docs/decisions.md#D102)).
  */
 import {
   addressNames,
@@ -70,7 +70,7 @@ export const APP_START_FALLBACK_MS = 1000;
  * @param appScript the URL of the app's module script
  * @param draftKey the draft's `sessionStorage` key (src/early/draft.ts `draftKey`)
  * @param beforeApp work that may wait for the first paint but must run
- *   before any other script (the consent defaults, D66)
+ *   before any other script (the consent defaults, [D66](../../docs/decisions.md#D66))
  */
 export function startEarlyScript(
   win: Window,
@@ -152,7 +152,7 @@ export interface KeptDraft {
 }
 
 /**
- * The draft before the app runs (D55): saves the form's five values as the
+ * The draft before the app runs ([D55](../../docs/decisions.md#D55)): saves the form's five values as the
  * draft on every `input` or `change` event inside the form, from now on,
  * and restores the draft when asked (the early script asks once the first
  * paint is recorded, so reading `sessionStorage` never delays it). Storage

@@ -1,7 +1,7 @@
 /**
  * The one module that knows every cookie of the page: names (R3.7 to R3.11
- * in docs/requirements.md, `{product}` = `PRODUCT_NAME`: D6 in
- * docs/decisions.md) and attributes (R9.1 to R9.5, D27 to D29):
+ * in docs/requirements.md, `{product}` = `PRODUCT_NAME`: [D6](../../docs/decisions.md#D6)
+ * ) and attributes (R9.1 to R9.5, [D27](../../docs/decisions.md#D27) to [D29](../../docs/decisions.md#D29)):
  * `SameSite=Strict`, `Secure` except on localhost, 365 days by default and
  * 30 for the campaign, and the `COOKIE_DOMAIN` for the cookies required
  * "across all subdomains" (consent and campaign). Reads and writes go
@@ -34,7 +34,7 @@ export interface CookieJarOptions {
  * §5.3 step 6: a browser ignores a cookie whose Domain does not
  * domain-match the host); otherwise undefined, so that a page served on
  * another host (localhost in development) still keeps host-only cookies
- * (D29 in docs/decisions.md).
+ * ([D29](../../docs/decisions.md#D29)).
  */
 export function cookieDomainFor(options: CookieJarOptions): string | undefined {
   return cookieDomainWithin(options.cookieDomain, options.hostname);
@@ -95,7 +95,7 @@ export function createCookieJar(options: CookieJarOptions) {
     },
     /**
      * The policy revision the stored choice was made under
-     * (`{product}_CONSENT_REVISION`, D67): a positive integer; undefined
+     * (`{product}_CONSENT_REVISION`, [D67](../../docs/decisions.md#D67)): a positive integer; undefined
      * when there is none (a choice stored before revisions were: the
      * machine counts it as revision 1); 0, older than every revision, when
      * the cookie holds anything else, so that such a choice is asked again.
@@ -104,7 +104,7 @@ export function createCookieJar(options: CookieJarOptions) {
       return storedRevisionOf(Cookies.get(names.consentRevision));
     },
     /**
-     * The browser's consent id (`{product}_CONSENT_ID`, D68): the stored
+     * The browser's consent id (`{product}_CONSENT_ID`, [D68](../../docs/decisions.md#D68)): the stored
      * one when it is a UUID, else a new random one (`crypto.randomUUID`),
      * stored with the consent cookie's attributes. Called only for a
      * choice the visitor makes.
@@ -128,7 +128,7 @@ export function createCookieJar(options: CookieJarOptions) {
     /**
      * `{product}_COOKIE_CONSENT`, 365 days, across all subdomains (R9.3),
      * and beside it, with the same attributes, `{product}_CONSENT_REVISION`:
-     * the policy revision the choice was made under (D67).
+     * the policy revision the choice was made under ([D67](../../docs/decisions.md#D67)).
      */
     writeConsent(choice: 'accepted' | 'rejected', revision: number): void {
       const attributes = cookieAttributes(options, {
@@ -146,7 +146,7 @@ export function createCookieJar(options: CookieJarOptions) {
       return keptCampaign(Cookies.get(names.campaign));
     },
     /**
-     * `{product}_CAMPAIGN`, 30 days, across all subdomains (R9.1; D10):
+     * `{product}_CAMPAIGN`, 30 days, across all subdomains (R9.1; [D10](../../docs/decisions.md#D10)):
      * the value as the campaign rule keeps it (trimmed); a value it ignores
      * leaves the stored campaign as it was.
      */

@@ -7,8 +7,8 @@
  * the page is built on (scripts/bench/bundleBytes.ts, `STACK_PACKAGES`, with
  * their dependencies) cost in this very build. Everything else `/signup`
  * loads before the visitor's first interaction (our code, the bundler's
- * runtime) may add at most 7 KiB of Brotli to it (D58 in
- * docs/decisions.md). The chunks loaded later (`LAZY_CHUNKS`: the submit
+ * runtime) may add at most 7 KiB of Brotli to it ([D58](../../docs/decisions.md#D58)
+ * ). The chunks loaded later (`LAZY_CHUNKS`: the submit
  * chunk with the form's rules, the UTS #46 host rule with tr46, the e-mail
  * typo suggestions, the consent modal and its records' sender, Sentry) are
  * listed, not counted.
@@ -30,15 +30,15 @@ import {
 
 /** The budgets, in bytes (KiB = 1024 bytes). */
 export const BUDGETS = {
-  /** D58: the initial JS beyond the stack floor, Brotli. */
+  /** [D58](../../docs/decisions.md#D58): the initial JS beyond the stack floor, Brotli. */
   aboveStackFloorBrotli: 7 * 1024,
   /**
    * The HTML with its inline stylesheet and early script, gzip: 5 KiB
    * until the early script read a consent cookie without a revision as
-   * the machine does (D67: revision 1), measured at 74 B of gzip more
+   * the machine does ([D67](../../docs/decisions.md#D67): revision 1), measured at 74 B of gzip more
    * (1,318 → 1,392 B for the script alone), which put it at 5,171 B; then
    * 5,200 until the early script left its storage reads until after the
-   * first paint (D102), which put it at 5,211 B.
+   * first paint ([D102](../../docs/decisions.md#D102)), which put it at 5,211 B.
    */
   htmlGzip: 5_250,
 } as const;
@@ -142,9 +142,9 @@ describe('delivery', () => {
     // Parcel names the entry's bundles after the project's folder, which is
     // not always `main` (a CI clone): take the page's hashed JS.
     const assets = [...files(/^(?!sentry\.).+\.[0-9a-f]{8}\.js$/)];
-    // The page's script, the submit chunk (D71), the host rule's chunk
-    // (D58), the typo suggestions' chunk (D54), the consent modal's (D64),
-    // the consent records' sender (D68) and the tag's effects (D76).
+    // The page's script, the submit chunk ([D71](../../docs/decisions.md#D71)), the host rule's chunk
+    // ([D58](../../docs/decisions.md#D58)), the typo suggestions' chunk ([D54](../../docs/decisions.md#D54)), the consent modal's ([D64](../../docs/decisions.md#D64)),
+    // the consent records' sender ([D68](../../docs/decisions.md#D68)) and the tag's effects ([D76](../../docs/decisions.md#D76)).
     expect(assets.length).toBe(7);
     for (const asset of assets) {
       for (const encoding of ['br', 'gzip']) {

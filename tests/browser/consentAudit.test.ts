@@ -3,7 +3,7 @@
  * browser, in Chromium, Firefox and WebKit (one definition, run per engine
  * as tests/browser/engines.test.ts runs it):
  *
- * - Global Privacy Control (D73, D74), sent as `navigator.globalPrivacyControl`
+ * - Global Privacy Control ([D73](../../docs/decisions.md#D73), [D74](../../docs/decisions.md#D74)), sent as `navigator.globalPrivacyControl`
  *   (an init script) and as `Sec-GPC: 1` (a request header, without the
  *   property): the tag stays out and the modal closed, even for
  *   `utm_source=google`; nothing is stored or recorded; the settings link
@@ -11,7 +11,7 @@
  *   Accept then loads the tag and is stored and recorded as usual. A choice
  *   stored under the current revision wins over the signal; an outdated one
  *   does not make the signal ask again.
- * - A revision bump (D67): a choice stored under an older revision is asked
+ * - A revision bump ([D67](../../docs/decisions.md#D67)): a choice stored under an older revision is asked
  *   again, and the tag stays out until a new Accept. A choice stored without
  *   a revision (before revisions were stored) was made under revision 1: on
  *   a page built with `CONSENT_REVISION=1` (the default, built here once for
@@ -102,7 +102,7 @@ const SIGNAL_HONOURED =
 
 /**
  * The tag out of the page, and the ad networks' defaults denied with no
- * update after them: no choice has granted anything (D66).
+ * update after them: no choice has granted anything ([D66](../../docs/decisions.md#D66)).
  */
 const TAG_KEPT_OUT = {
   tag: false,
@@ -115,7 +115,7 @@ let firstRevisionServer: Promise<TestServer> | undefined;
 
 /**
  * The origin of the page built with `CONSENT_REVISION=1` (the default; the
- * tests' main pages have 2, D5), built the first time a test asks for it,
+ * tests' main pages have 2, [D5](../../docs/decisions.md#D5)), built the first time a test asks for it,
  * then served until the file ends.
  */
 function firstRevisionOrigin(): Promise<string> {
@@ -137,9 +137,9 @@ describe.each(enginesUnderTest())('%s', (engine) => {
 
   /**
    * Accepts in the open modal, which is the visitor's own choice: the tag
-   * loads once, after the update granting consent was queued (D66), and
+   * loads once, after the update granting consent was queued ([D66](../../docs/decisions.md#D66)), and
    * the choice is stored under the page's revision with a consent id
-   * (D67, D68).
+   * ([D67](../../docs/decisions.md#D67), [D68](../../docs/decisions.md#D68)).
    */
   async function acceptLoadsTheTag(
     page: EnginePage,
@@ -189,7 +189,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
 
   /**
    * A stored accept that stands: the tag loads once and the settings link
-   * shows, and the early script's default already granted (D66), before
+   * shows, and the early script's default already granted ([D66](../../docs/decisions.md#D66)), before
    * the tag ran, with no update after it.
    */
   async function expectStoredAcceptStands(page: EnginePage) {
@@ -202,7 +202,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
     });
   }
 
-  /** Proof-of-consent records that reached the service (D68). */
+  /** Proof-of-consent records that reached the service ([D68](../../docs/decisions.md#D68)). */
   const recordsSent = () =>
     suite.network.exchanges.filter(
       (exchange) =>

@@ -610,7 +610,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
           query: '?utm_source=google&utm_campaign=autumn',
         });
         await using(page, async () => {
-          // The modal's chunk arrives once it opens (D64): click what shows.
+          // The modal's chunk arrives once it opens ([D64](../../docs/decisions.md#D64)): click what shows.
           await waitFor(
             page,
             () =>
@@ -654,7 +654,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
             )
             .toEqual([
               `Vigil_CAMPAIGN@${TEST_COOKIE_DOMAIN}`,
-              // Issue 23 (D67, D68): with the consent cookie's attributes.
+              // Issue 23 ([D67](../../docs/decisions.md#D67), [D68](../../docs/decisions.md#D68)): with the consent cookie's attributes.
               `Vigil_CONSENT_ID@${TEST_COOKIE_DOMAIN}`,
               `Vigil_CONSENT_REVISION@${TEST_COOKIE_DOMAIN}`,
               `Vigil_COOKIE_CONSENT@${TEST_COOKIE_DOMAIN}`,

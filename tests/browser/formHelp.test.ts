@@ -3,14 +3,14 @@
  * (tests/browser/support/engines/: one definition run per engine, against
  * the built page and the local service):
  *
- * - the e-mail typo suggestion (D54): a misspelt common domain shows "Did
+ * - the e-mail typo suggestion ([D54](../../docs/decisions.md#D54)): a misspelt common domain shows "Did
  *   you mean …?" in a polite live region after the field loses focus and
  *   on submit (axe-core finds nothing while it shows); its button applies it; ignored, the sign-up goes through
  *   with the address as typed;
- * - the draft (D55): name, e-mail, URL and both boxes come back after a
+ * - the draft ([D55](../../docs/decisions.md#D55)): name, e-mail, URL and both boxes come back after a
  *   reload, the captcha does not (its token is never stored); a new link's
  *   prefill wins over the draft; the draft is gone after the sign-up;
- * - the mobile keyboard attributes (D56): `enterkeyhint` (`next`, then
+ * - the mobile keyboard attributes ([D56](../../docs/decisions.md#D56)): `enterkeyhint` (`next`, then
  *   `go` on the last input), `autocomplete`, `autocapitalize`,
  *   `spellcheck` and `inputmode`.
  *
@@ -34,7 +34,7 @@ const DRAFT_KEY = 'Vigil_SIGNUP_DRAFT';
 /** How long a page may take to show what is awaited: the machine is shared. */
 const POLL = { timeout: 10_000 };
 
-/** An address no earlier run has signed up with (D43: one account each). */
+/** An address no earlier run has signed up with ([D43](../../docs/decisions.md#D43): one account each). */
 function freshAddress(engine: Engine, domain: string): string {
   return `ada.${engine}.${Date.now().toString(36)}@${domain}`;
 }

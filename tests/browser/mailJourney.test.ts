@@ -1,5 +1,5 @@
 /**
- * The mailed links end to end (D96, D97 in docs/decisions.md): the built
+ * The mailed links end to end ([D96](../../docs/decisions.md#D96), [D97](../../docs/decisions.md#D97)): the built
  * page in headless Chromium, the real local service sending its mail to a
  * real SMTP server of the test's own (tests/server/support/smtpSink.ts),
  * with `PUBLIC_URL` the service's own origin so that the browser opens the

@@ -1,5 +1,5 @@
 /**
- * The submit chunk (D71 in docs/decisions.md), in Chromium against the
+ * The submit chunk ([D71](../../docs/decisions.md#D71)), in Chromium against the
  * built page: the form's rules and the API client are not part of the
  * page's first load; the first edit of a field fetches them, and the
  * sign-up goes on with them; a submit that finds them missing waits for

@@ -1,10 +1,10 @@
 /**
- * The consent machine's effects, in order (D66: the ad networks hear a
- * choice before the tag loads or goes; D68: each choice recorded with where
+ * The consent machine's effects, in order ([D66](../../docs/decisions.md#D66): the ad networks hear a
+ * choice before the tag loads or goes; [D68](../../docs/decisions.md#D68): each choice recorded with where
  * it was made), and the starts and events the model-based tests
  * (tests/machines/model.test.ts) do not walk: other `utm_source` values
  * and revisions, events the machine ignores, and the browser's Global
- * Privacy Control signal (D73) from other starts.
+ * Privacy Control signal ([D73](../../docs/decisions.md#D73)) from other starts.
  */
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
@@ -86,7 +86,7 @@ describe('consentMachine: where a visitor starts (R4.11, D31)', () => {
     expect(effects).toEqual([]);
   });
 
-  // D67: a revision the same as the policy's or later still stands; a
+  // [D67](../../docs/decisions.md#D67): a revision the same as the policy's or later still stands; a
   // choice stored without one was made under revision 1, the first policy.
   it.each([
     ['accepted', 1, 1, 'google', ['load tag']],
@@ -154,7 +154,7 @@ describe('consentMachine: choosing', () => {
       open: false,
       settingsLink: true,
     });
-    // D66: the ad networks hear "granted" before the tag loads.
+    // [D66](../../docs/decisions.md#D66): the ad networks hear "granted" before the tag loads.
     expect(effects).toEqual([
       'store accepted',
       'signal granted',
@@ -174,7 +174,7 @@ describe('consentMachine: choosing', () => {
       open: false,
       settingsLink: true,
     });
-    // D66: "denied" before the tag is removed.
+    // [D66](../../docs/decisions.md#D66): "denied" before the tag is removed.
     expect(effects).toEqual([
       'store rejected',
       'signal denied',
@@ -325,7 +325,7 @@ describe('consentMachine: Global Privacy Control (issue 23, D73)', () => {
   it.each([
     ['unset', undefined, 'microsoft'],
     ['unset', undefined, 'newsletter'],
-    // Outdated (D67): the signal answers instead of asking again.
+    // Outdated ([D67](../../docs/decisions.md#D67)): the signal answers instead of asking again.
     ['accepted', 1, 'google'],
     ['rejected', undefined, undefined],
   ] as const)(

@@ -136,7 +136,7 @@ describe('signUpMachine, machine level', () => {
         // a client-side error exists; a submit that waited for a chunk
         // sends when it arrives.
         expect(requests.length - before).toBe(sent ? 1 : 0);
-        // R4.1, D20, D58, D71: the controls locked, as the table says.
+        // R4.1, [D20](../../docs/decisions.md#D20), [D58](../../docs/decisions.md#D58), [D71](../../docs/decisions.md#D71): the controls locked, as the table says.
         expect(snapshot.hasTag('locked')).toBe(row.locked);
         // R4.2: the captcha is reset whatever the outcome.
         expect(harness.captchaResets).toBe(outcomes);
@@ -173,12 +173,12 @@ describe('consentMachine, machine level', () => {
       let tagLoaded = false;
       let tagLoads = 0;
       let cookieDeletions = 0;
-      // D66: the last consent update the ad networks heard; none at start
+      // [D66](../../docs/decisions.md#D66): the last consent update the ad networks heard; none at start
       // (the page pushed the default before the machine ran).
       let signal: ConsentSignal | undefined;
       let choices = 0;
       let signalledBeforeLoad = true;
-      // D68: one record per choice, naming where it was made.
+      // [D68](../../docs/decisions.md#D68): one record per choice, naming where it was made.
       const records: RecordedChoice[] = [];
       const expectedRecords: RecordedChoice[] = [];
       const actor = createActor(
@@ -215,7 +215,7 @@ describe('consentMachine, machine level', () => {
         expect(consentView(actor.getSnapshot()), step).toEqual(expected);
         const row = CONSENT_STATES[expected.state];
         // R4.8, R4.9: accept → cookie 1 and the tag; reject → cookie 0,
-        // no tag, and its cookies deleted (D33). D73: a rejection the
+        // no tag, and its cookies deleted ([D33](../../docs/decisions.md#D33)). [D73](../../docs/decisions.md#D73): a rejection the
         // browser's signal made writes no cookie; a start keeps the stored
         // one.
         expect(tagLoaded).toBe(row.tag);
@@ -224,7 +224,7 @@ describe('consentMachine, machine level', () => {
         if (expected.state === 'rejected') {
           expect(cookieDeletions).toBeGreaterThan(0);
         }
-        // D66: after a choice, the networks' last update says it; with
+        // [D66](../../docs/decisions.md#D66): after a choice, the networks' last update says it; with
         // none made on this page, nothing was updated.
         if (choices > 0) {
           expect(signal).toBe(
@@ -241,7 +241,7 @@ describe('consentMachine, machine level', () => {
           choices += 1;
           expectedRecords.push({ choice: made.choice, source: made.where });
         }
-        // D68: one record per choice, naming where it was made.
+        // [D68](../../docs/decisions.md#D68): one record per choice, naming where it was made.
         expect(records).toEqual(expectedRecords);
         check(`after step ${index + 1}`);
       });

@@ -70,7 +70,7 @@ afterEach(() => {
   delete window.dataLayer;
   delete window.uetq;
   localStorage.clear();
-  // The browser's Global Privacy Control, as a visit set it (D73).
+  // The browser's Global Privacy Control, as a visit set it ([D73](../../docs/decisions.md#D73)).
   Reflect.deleteProperty(navigator, 'globalPrivacyControl');
 });
 
@@ -86,7 +86,7 @@ async function renderPage(search: string) {
   const consent = recordTransitions(consentMachine.id);
   const network = heldNetwork();
   // The chunks are held like the network, until the path says whether
-  // they arrived (D58, D71) or not (D59).
+  // they arrived ([D58](../../docs/decisions.md#D58), [D71](../../docs/decisions.md#D71)) or not ([D59](../../docs/decisions.md#D59)).
   const chunkLoads: ChunkLoads = { submit: [], hostRule: [] };
   const navigations: string[] = [];
   const addresses: string[] = [];
@@ -324,7 +324,7 @@ describe('consentMachine, UI level (React in jsdom)', () => {
         path.input,
         path.events as ConsentEvent[],
       );
-      // The modal's component arrives as a chunk of its own (D64).
+      // The modal's component arrives as a chunk of its own ([D64](../../docs/decisions.md#D64)).
       await waitFor(() =>
         expect(readConsentView()).toEqual(
           expectedConsentView(model.initial, storedCookie),

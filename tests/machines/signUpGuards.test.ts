@@ -1,9 +1,9 @@
 /**
- * The sign-up machine's guard on leaving `failure` (D22): only typing in the
+ * The sign-up machine's guard on leaving `failure` ([D22](../../docs/decisions.md#D22)): only typing in the
  * name ends a refused-name failure; typing anywhere else, or typing in the
  * name after any other failure, leaves the failure shown until the next
  * submit (R4.4). Each case changes one of the guard's two conditions. And
- * how a rejection reads where it is logged (D37).
+ * how a rejection reads where it is logged ([D37](../../docs/decisions.md#D37)).
  */
 import { describe, expect, it } from 'vitest';
 import { SignUpRejection, type Failure } from '../../contract/signUp';

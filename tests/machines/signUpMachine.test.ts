@@ -157,7 +157,7 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', async () => {
 
   // The model tests (tests/machines/model.test.ts) check what each failure
   // shows and keeps; here, which failure an error stands for, and that it is
-  // reported (R7.4, D37).
+  // reported (R7.4, [D37](../../docs/decisions.md#D37)).
   it.each([
     [new SignUpRejection({ kind: 'rateLimited' }), { kind: 'rateLimited' }],
     [new SignUpRejection({ kind: 'invalidName' }), { kind: 'invalidName' }],
@@ -203,7 +203,7 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', async () => {
   });
 });
 
-// The model tests walk the waits for the chunks (D58, D71): a submit
+// The model tests walk the waits for the chunks ([D58](../../docs/decisions.md#D58), [D71](../../docs/decisions.md#D71)): a submit
 // locked until they arrive, then judged; a general failure when the rules
 // cannot be fetched, the site URL's message when the host rule cannot.
 describe('signUpMachine: the form’s rules arrive as chunks (D58, D71)', () => {
@@ -221,7 +221,7 @@ describe('signUpMachine: the form’s rules arrive as chunks (D58, D71)', () => 
     expect(snapshot.context.captchaToken).toBe('captcha-token');
     expect(harness.captchaResets).toBe(0);
     expect(harness.requests).toHaveLength(0);
-    // Nothing was sent, so there is nothing to report (D71).
+    // Nothing was sent, so there is nothing to report ([D71](../../docs/decisions.md#D71)).
     expect(harness.reports).toEqual([]);
 
     await harness.submit();

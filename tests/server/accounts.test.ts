@@ -1,6 +1,6 @@
 /**
- * The accounts repository on the run's engine (server/accounts/accounts.ts; D43 to
- * D46): one account per address in any case, decided by the database even
+ * The accounts repository on the run's engine (server/accounts/accounts.ts; [D43](../../docs/decisions.md#D43) to
+ * [D46](../../docs/decisions.md#D46)): one account per address in any case, decided by the database even
  * when sign-ups arrive together; the one-time token stored only as its
  * SHA-256, good once and for 10 minutes, with its sid; sessions; and the
  * field limits as CHECK constraints of the table itself.
@@ -229,7 +229,7 @@ describe('the one-time token (D45)', () => {
       name: record.name,
       email: record.email,
       siteUrl: record.siteUrl,
-      // A new account's address is proved only by its mailed link (D98),
+      // A new account's address is proved only by its mailed link ([D98](../../docs/decisions.md#D98)),
       // and it is deleted if not proved within 7 days.
       confirmed: false,
       deletedUnconfirmedAt: expect.any(Date) as Date,

@@ -1,5 +1,5 @@
 /**
- * Cross-site request forgery (issue 35; D88): a state-changing request that
+ * Cross-site request forgery (issue 35; [D88](../../docs/decisions.md#D88)): a state-changing request that
  * another site's page sent is refused with 403 before it changes anything,
  * by `Sec-Fetch-Site` (W3C Fetch Metadata) or, where a browser sends none,
  * by `Origin` (RFC 6454) against the request's own `Host`. Programs that

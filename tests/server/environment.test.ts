@@ -1,5 +1,5 @@
 /**
- * Defaults that are safe to deploy (issue 35; D90, D89; docs/contract.md
+ * Defaults that are safe to deploy (issue 35; [D90](../../docs/decisions.md#D90), [D89](../../docs/decisions.md#D89); docs/contract.md
  * "Configuration"): a configuration that would run unsafely stops the
  * service with a message naming its variables, one that runs but unsafely
  * says so at start, and the settings the service reads (PUBLIC_URL,

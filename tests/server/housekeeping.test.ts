@@ -1,5 +1,5 @@
 /**
- * What the service deletes once it has expired (issue 35; D89): one-time
+ * What the service deletes once it has expired (issue 35; [D89](../../docs/decisions.md#D89)): one-time
  * tokens past their 10 minutes, sessions that expired or were ended, and
  * consent records older than `CONSENT_RETENTION_DAYS`; never anything that
  * still signs someone in or still proves a choice in force. Ages are set in
@@ -64,7 +64,7 @@ async function newAccount(server: FastifyInstance = app) {
 async function newAccountWithAddress() {
   const { repository, auth } = await newAccount();
   const email = `housekeeping.${process.pid}.${accounts}@example.com`;
-  // Its one-time token, used, is kept for its 10 minutes (D89): it must
+  // Its one-time token, used, is kept for its 10 minutes ([D89](../../docs/decisions.md#D89)): it must
   // go with the account too.
   const session = newSecret();
   expect(await repository.redeem(auth, session)).not.toBeNull();

@@ -8,7 +8,7 @@
  * - `/signin` answers the same for every address, mails only a known one,
  *   and holds its limits per address and per client;
  * - the owner's address wins: signing in by link ends a squatter's
- *   session; the newsletter waits for the confirmation link (D96 to D99).
+ *   session; the newsletter waits for the confirmation link ([D96](../../docs/decisions.md#D96) to [D99](../../docs/decisions.md#D99)).
  */
 import type { ParsedMail } from 'mailparser';
 import { sql } from 'kysely';
@@ -69,7 +69,7 @@ const tokenRow = (token: string) =>
 
 /** Asks for a sign-in link at `/signin`, as the page's form does. */
 /**
- * Moves an address's one-a-minute cooldown (D97) into the past, as a
+ * Moves an address's one-a-minute cooldown ([D97](../../docs/decisions.md#D97)) into the past, as a
  * minute passing would.
  */
 async function passCooldown(email: string): Promise<void> {
@@ -438,7 +438,7 @@ describe('sending the confirmation again', () => {
     const home = await get('/', cookie);
     expect(hook(home.body, 'address-unconfirmed')).toContain(email);
     expect(hook(home.body, 'resend-confirmation')).toBe('Send the link again');
-    // The day it is deleted unless confirmed: 7 days after the sign-up (D98).
+    // The day it is deleted unless confirmed: 7 days after the sign-up ([D98](../../docs/decisions.md#D98)).
     const { rows } = await sql<{ day: string }>`
       select to_char((created_at + interval '7 days') at time zone 'UTC', 'FMDD FMMonth YYYY') as day
         from accounts where email = ${email}`.execute(service.app.database.db);

@@ -4,7 +4,7 @@
  * 37 asks (multipart, named after the product, `Auto-Submitted`, no remote
  * resource, links only on `PUBLIC_URL`); 4xx replies retried, a 5xx reply
  * to the recipient final and stored without the address; copies dropped
- * after 7 days (D89, D95, D101).
+ * after 7 days ([D89](../../docs/decisions.md#D89), [D95](../../docs/decisions.md#D95), [D101](../../docs/decisions.md#D101)).
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { sql } from 'kysely';

@@ -1,6 +1,6 @@
 /**
  * Mail from the built service as a process (`npm run serve`), on the run's
- * engine, to a real SMTP server of the test's own (issue 37; D95, D100):
+ * engine, to a real SMTP server of the test's own (issue 37; [D95](../../docs/decisions.md#D95), [D100](../../docs/decisions.md#D100)):
  *
  * - SMTP down for 30 s, with a SIGKILL and a restart in the middle, after
  *   acknowledged sign-ups: once SMTP answers, every mail arrives, once;
@@ -63,7 +63,7 @@ async function stop(service: ServiceProcess, signal: NodeJS.Signals) {
 
 /**
  * Signs up, as the proxy in front of the service forwards it: with
- * `PUBLIC_URL`'s host in `Host`, the one host the service answers (D109).
+ * `PUBLIC_URL`'s host in `Host`, the one host the service answers ([D109](../../docs/decisions.md#D109)).
  *
  * @param host `PUBLIC_URL`'s host (default: the service's own origin's,
  *   its development default)

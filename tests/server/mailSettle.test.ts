@@ -1,6 +1,6 @@
 /**
  * The sender's marks and lease, and the file transport's retention, as
- * issue 46 asks (D95, D89):
+ * issue 46 asks ([D95](../../docs/decisions.md#D95), [D89](../../docs/decisions.md#D89)):
  *
  * - a mark that fails for one mail leaves the batch's other mails marked
  *   sent (a mail left `sending` goes out again after the lease, with a new

@@ -1,6 +1,6 @@
 /**
- * Sessions and links that an attacker cannot borrow (issue 46; D109 to
- * D113), through HTTP:
+ * Sessions and links that an attacker cannot borrow (issue 46; [D109](../../docs/decisions.md#D109) to
+ * [D113](../../docs/decisions.md#D113)), through HTTP:
  *
  * - the service answers only `PUBLIC_URL`'s host, and its cookies are
  *   Secure by `PUBLIC_URL`, whatever `Host` a proxy sends;
@@ -161,7 +161,7 @@ describe('the host the service answers (D109)', () => {
   it('sets every cookie Secure and __Host- by PUBLIC_URL, over plain http behind a TLS proxy', async () => {
     const host = 'vigil.example';
     const { login } = await signUpForLogin(app, {}, host);
-    // The sign-up's answer: the login binding (D110).
+    // The sign-up's answer: the login binding ([D110](../../docs/decisions.md#D110)).
     expect(login).toMatch(/__Host-Vigil_LOGIN_BINDING=[A-Za-z0-9_-]{43}/);
     const page = await app.inject({
       method: 'GET',

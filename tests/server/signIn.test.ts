@@ -1,5 +1,5 @@
 /**
- * `/` as the first sign-in (docs/contract.md "HTTP"; D45, D46), through
+ * `/` as the first sign-in (docs/contract.md "HTTP"; [D45](../../docs/decisions.md#D45), [D46](../../docs/decisions.md#D46)), through
  * HTTP: the cookies a sign-up leaves are redeemed once for an HttpOnly
  * session; the account shows, with the welcome while
  * `{product}_WELCOME_MESSAGE=1`; later visits show it from the session;
@@ -93,7 +93,7 @@ describe('the first sign-in', () => {
     expect(session?.attributes.get('samesite')).toBe('Strict');
     expect(session?.attributes.get('path')).toBe('/');
     expect(session?.attributes.get('max-age')).toBe(String(365 * 24 * 3600));
-    // Host-only (D28), and not Secure on localhost (R9.5).
+    // Host-only ([D28](../../docs/decisions.md#D28)), and not Secure on localhost (R9.5).
     expect(session?.attributes.has('domain')).toBe(false);
     expect(session?.attributes.has('secure')).toBe(false);
 

@@ -1,5 +1,5 @@
 /**
- * The local API's sign-up rules (D38 to D40) in detail: each refused name
+ * The local API's sign-up rules ([D38](../../docs/decisions.md#D38) to [D40](../../docs/decisions.md#D40)) in detail: each refused name
  * says why, and a field present with no value counts as absent.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,9 +1,9 @@
 /**
- * The local API's length limits (D44, docs/contract.md "The local API's
+ * The local API's length limits ([D44](../../docs/decisions.md#D44), docs/contract.md "The local API's
  * answers"): a name over 200 characters, an e-mail address over 254, a URL
  * over 2,048 are refused with `CSAPI_INVALID_PARAMETER` naming the field;
  * characters are code points, counted after trimming; a campaign over 200
- * is ignored and the sign-up accepted (D10).
+ * is ignored and the sign-up accepted ([D10](../../docs/decisions.md#D10)).
  */
 import { describe, expect, it } from 'vitest';
 import { readSignUp } from '../../server/signUp/signUpRules';

@@ -1,5 +1,5 @@
 /**
- * The page's loading of its chunks (src/platform/chunkLoader.ts; D58, D59, D71):
+ * The page's loading of its chunks (src/platform/chunkLoader.ts; [D58](../../docs/decisions.md#D58), [D59](../../docs/decisions.md#D59), [D71](../../docs/decisions.md#D71)):
  * one load shared by the prefetch and the submit, and a new load after a
  * failed one; and the import made only once the chunk's file has been
  * fetched, so that a failed fetch leaves no failed import behind. The

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 /**
  * Sending the proof of a consent choice (src/consent/consentRecorder.ts with its
- * sender, src/consent/consentSender.ts; issue 23, D68, issue 35): with `fetch` and
+ * sender, src/consent/consentSender.ts; issue 23, [D68](../../docs/decisions.md#D68), issue 35): with `fetch` and
  * `keepalive` to the page's own origin; a record is forgotten only once
  * the service answered 2xx (or refused it for good with a 4xx that a
  * repeat cannot change); one the service did not store, or whose sender

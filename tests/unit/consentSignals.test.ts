@@ -1,11 +1,11 @@
 // @vitest-environment jsdom
 /**
- * The ad networks' consent signals (src/consent/consentSignals.ts; issue 23, D66):
+ * The ad networks' consent signals (src/consent/consentSignals.ts; issue 23, [D66](../../docs/decisions.md#D66)):
  * Google Consent Mode v2 commands on `dataLayer` as `gtag()` pushes them
  * (an Arguments object), Microsoft UET's on `uetq` as its documentation
  * pushes them (three values), defaults once, updates after each choice;
  * and the browser's Global Privacy Control signal as the page reads it
- * (D73, D74).
+ * ([D73](../../docs/decisions.md#D73), [D74](../../docs/decisions.md#D74)).
  */
 import { describe, expect, it } from 'vitest';
 import {

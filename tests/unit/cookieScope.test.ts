@@ -1,5 +1,5 @@
 /**
- * Where the page's cookies apply (D27 to D29): the login cookies stay
+ * Where the page's cookies apply ([D27](../../docs/decisions.md#D27) to [D29](../../docs/decisions.md#D29)): the login cookies stay
  * host-only even where `COOKIE_DOMAIN` applies, `Secure` is left out on
  * every name under localhost, and an empty cookie domain is no domain.
  */

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 /**
- * The sign-up draft (src/early/draft.ts, D55), from issue 22: the five values
+ * The sign-up draft (src/early/draft.ts, [D55](../../docs/decisions.md#D55)), from issue 22: the five values
  * kept in the tab's sessionStorage under `{product}_SIGNUP_DRAFT`, never
  * the captcha token; a field the address names is the link's, not the
  * draft's (the early script's use: tests/unit/earlyScript.test.ts); storage

@@ -1,11 +1,11 @@
 /**
- * The e-mail typo suggestion (src/signUp/emailSuggestion.ts, D54). The expected
+ * The e-mail typo suggestion (src/signUp/emailSuggestion.ts, [D54](../../docs/decisions.md#D54)). The expected
  * pairs of the first block are the spell checker's own cases, from its
  * repository's test suite (ZooTools/email-spell-checker, test/index.spec.ts:
  * `run`, `parseEmail`, `findClosestDomain`) and its README, with the
  * library's default domains (the suite's custom lists are left out where
  * the defaults lack the domain); the second block is the issue's example
- * and what D54 adds: the local part as typed, no suggestion for a known
+ * and what [D54](../../docs/decisions.md#D54) adds: the local part as typed, no suggestion for a known
  * domain in any case, and no exception for any text.
  */
 import { describe, expect, it } from 'vitest';

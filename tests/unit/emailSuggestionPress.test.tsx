@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 /**
  * The e-mail suggestion held while a pointer press is under way
- * (src/signUp/views/afterPress.ts, D54: advice, never in the way of a sign-up).
+ * (src/signUp/views/afterPress.ts, [D54](../../docs/decisions.md#D54): advice, never in the way of a sign-up).
  * The field's blur checks the address; when a press caused the blur, the
  * suggestion must appear only after that press's `click`, whose target the
  * release fixed, so that the control pressed is still under the pointer.

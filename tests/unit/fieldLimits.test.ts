@@ -1,5 +1,5 @@
 /**
- * The field length limits (D44): name 200, e-mail 254 (RFC 5321
+ * The field length limits ([D44](../../docs/decisions.md#D44)): name 200, e-mail 254 (RFC 5321
  * §4.5.3.1.3), site URL 2,048, counted in Unicode code points as
  * PostgreSQL's `char_length` counts them, and the one place the page's and
  * the API's rules take them from; the campaign rule's own 200, counted

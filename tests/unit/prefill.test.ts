@@ -4,7 +4,7 @@ import { readAddressParameters } from '../../src/signUp/prefill';
 
 /**
  * What the page prefills (R2.3 to R2.7): the name at once, the e-mail and
- * the site URL once the form's rules have judged them (D71).
+ * the site URL once the form's rules have judged them ([D71](../../docs/decisions.md#D71)).
  */
 function read(search: string) {
   const { values, unchecked, utmSource, utmCampaign } =

@@ -1,6 +1,6 @@
 /**
  * The API client's request and its decision on a request that gets no
- * answer (docs/contract.md "HTTP", D25, D37): what it asks the network for,
+ * answer (docs/contract.md "HTTP", [D25](../../docs/decisions.md#D25), [D37](../../docs/decisions.md#D37)): what it asks the network for,
  * and which general failure (time-out or network) an error stands for,
  * whatever the network rejects with.
  */

@@ -3,7 +3,7 @@
  * (`tests/oracles/urlOracle.ts`, built from validator and the WHATWG URL
  * parser): property tests over generated inputs in every category the
  * decisions name, and a table of named adversarial cases with the verdict
- * R5.2 to R5.7 (docs/requirements.md) and D13 to D16 (docs/decisions.md)
+ * R5.2 to R5.7 (docs/requirements.md) and [D13](../../docs/decisions.md#D13) to [D16](../../docs/decisions.md#D16) (docs/decisions.md)
  * call for, and the problem (so the message) docs/url-and-email-rules.md
  * gives where the oracle's reason does not name it.
  */

@@ -1,6 +1,6 @@
 /**
  * Edges of the site-URL rule (docs/url-and-email-rules.md, "Site URL" and
- * "Host"; R5.4 to R5.7, D12 to D14) that the wider tables do not reach:
+ * "Host"; R5.4 to R5.7, [D12](../../docs/decisions.md#D12) to [D14](../../docs/decisions.md#D14)) that the wider tables do not reach:
  * the order of the checks where two could answer, the A-label and Bidi
  * details of a host, and hosts long enough to break Punycode.
  */

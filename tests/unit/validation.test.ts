@@ -273,7 +273,7 @@ describe('validateSignUp', () => {
   });
 });
 
-// D44: name 200, e-mail 254, site URL 2,048 characters (code points), each
+// [D44](../../docs/decisions.md#D44): name 200, e-mail 254, site URL 2,048 characters (code points), each
 // counted on the value as it is sent: trimmed, the URL with the https:// the
 // page adds. Over a limit, the field's own message; a value both malformed
 // and too long hears about its format.

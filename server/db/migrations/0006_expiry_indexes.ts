@@ -1,5 +1,5 @@
 /**
- * Indexes for deleting what has expired (issue 35; [D89](docs/decisions.md#D89)
+ * Indexes for deleting what has expired (issue 35; [D89](../../../docs/decisions.md#D89)
  * ): one-time tokens and sessions past `expires_at`, and
  * consent records past their retention (`recorded_at`). The service deletes
  * them every few minutes; without these indexes each run would read the

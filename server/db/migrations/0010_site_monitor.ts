@@ -1,5 +1,5 @@
 /**
- * The watch the welcome page promises (issue 45; [D103](docs/decisions.md#D103) to [D108](docs/decisions.md#D108)
+ * The watch the welcome page promises (issue 45; [D103](../../../docs/decisions.md#D103) to [D108](../../../docs/decisions.md#D108)
  * ): one monitor per account with a site, its up/down
  * state (machines/monitorMachine.ts) and when its next check is due; the
  * raw checks of the last hours, their hourly aggregates, and the
@@ -59,7 +59,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .column('next_check_at')
     .execute();
 
-  // The raw checks, kept for a few hours ([D107](docs/decisions.md#D107)); no key: rows are read
+  // The raw checks, kept for a few hours ([D107](../../../docs/decisions.md#D107)); no key: rows are read
   // and deleted by monitor and time.
   await db.schema
     .createTable('monitor_checks')
@@ -82,7 +82,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .column('checked_at')
     .execute();
 
-  // One row per monitor and hour, rolled up from the raw checks ([D107](docs/decisions.md#D107)).
+  // One row per monitor and hour, rolled up from the raw checks ([D107](../../../docs/decisions.md#D107)).
   await db.schema
     .createTable('monitor_hours')
     .addColumn('monitor_id', 'bigint', (column) =>
@@ -103,7 +103,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 
   // An incident: from the first failed check to the check that found the
-  // site up again ([D104](docs/decisions.md#D104)), kept for a year.
+  // site up again ([D104](../../../docs/decisions.md#D104)), kept for a year.
   await db.schema
     .createTable('monitor_incidents')
     .addColumn('id', 'bigint', (column) =>

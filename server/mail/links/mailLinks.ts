@@ -1,5 +1,5 @@
 /**
- * What a mailed link does ([D96](docs/decisions.md#D96), [D98](docs/decisions.md#D98), [D99](docs/decisions.md#D99)): reading it
+ * What a mailed link does ([D96](../../../docs/decisions.md#D96), [D98](../../../docs/decisions.md#D98), [D99](../../../docs/decisions.md#D99)): reading it
  * changes nothing; its POST spends its token once and confirms the
  * address, or signs in.
  *
@@ -35,8 +35,8 @@ export function isLinkToken(token: unknown): token is string {
  * (the token, spent if unused, unexpired and of this purpose), `was` (its
  * account as it was before the statement), and `ended`: if that account
  * was unconfirmed, its sessions but `keep`, and its unused one-time tokens
- * (`revoked`): the owner's address wins ([D98](docs/decisions.md#D98)); with `endUnproven`, its
- * unproven sessions too, confirmed or not (a sign-in link, [D112](docs/decisions.md#D112)).
+ * (`revoked`): the owner's address wins ([D98](../../../docs/decisions.md#D98)); with `endUnproven`, its
+ * unproven sessions too, confirmed or not (a sign-in link, [D112](../../../docs/decisions.md#D112)).
  */
 function spendLink(
   token: string,
@@ -72,7 +72,7 @@ revoked as (
 
 /**
  * Runs a link's statement in a transaction that first locks the link's
- * account ([D113](docs/decisions.md#D113); server/accounts/accounts.ts `lockAccount`), so that a first
+ * account ([D113](../../../docs/decisions.md#D113); server/accounts/accounts.ts `lockAccount`), so that a first
  * sign-in's redeem running at the same moment either commits before it
  * (and its session is seen and ended) or after it (and finds its one-time
  * token revoked).
@@ -101,7 +101,7 @@ export function mailLinksRepository(db: Kysely<Schema>) {
      *
      * @returns while it is unused and unexpired, its purpose and the
      *   address of its account (which the continue page shows masked,
-     *   [D112](docs/decisions.md#D112)); undefined for a used, expired or unknown token
+     *   [D112](../../../docs/decisions.md#D112)); undefined for a used, expired or unknown token
      */
     async linkOf(
       token: string,
@@ -120,8 +120,8 @@ export function mailLinksRepository(db: Kysely<Schema>) {
     },
 
     /**
-     * Confirms the address of a confirmation link's account ([D98](docs/decisions.md#D98)), and the
-     * newsletter it asked for (double opt-in, [D99](docs/decisions.md#D99)). If the account was
+     * Confirms the address of a confirmation link's account ([D98](../../../docs/decisions.md#D98)), and the
+     * newsletter it asked for (double opt-in, [D99](../../../docs/decisions.md#D99)). If the account was
      * unconfirmed until now, every session but the posting browser's ends:
      * whoever else holds one may have signed up with this address without
      * owning it.
@@ -163,12 +163,12 @@ select exists (select 1 from confirmed) as confirmed,
 
     /**
      * Signs in with a sign-in link: opens a session, as the first sign-in
-     * does ([D46](docs/decisions.md#D46)). An unconfirmed account is confirmed by it (the link
+     * does ([D46](../../../docs/decisions.md#D46)). An unconfirmed account is confirmed by it (the link
      * reached the address), and every other session of it ends, with its
-     * unused one-time tokens ([D98](docs/decisions.md#D98)). A confirmed account's other sessions
+     * unused one-time tokens ([D98](../../../docs/decisions.md#D98)). A confirmed account's other sessions
      * stay: signing in on a phone does not sign the laptop out. The
      * newsletter is not confirmed: whoever asked for it may not own the
-     * address ([D99](docs/decisions.md#D99)).
+     * address ([D99](../../../docs/decisions.md#D99)).
      *
      * @param token the link's token
      * @param session the new session's secret (the cookie's value)

@@ -1,6 +1,6 @@
 /**
  * The pages of sign-in by e-mail and of mailed links (docs/contract.md
- * "HTTP"; [D96](docs/decisions.md#D96), [D97](docs/decisions.md#D97)): `/signin`, the page a sign-in
+ * "HTTP"; [D96](../../../docs/decisions.md#D96), [D97](../../../docs/decisions.md#D97)): `/signin`, the page a sign-in
  * request answers with, the continue page a mailed link opens, and what a
  * used, expired or forged link shows. Server-rendered in the account page's
  * layout and stylesheet, and usable without JavaScript. Pure: HTML from
@@ -50,7 +50,7 @@ ${invalid ? `<p id="email-error" class="field__error">${escapeHtml(problem.messa
 }
 
 /**
- * What every sign-in request is answered with ([D97](docs/decisions.md#D97)): the same words
+ * What every sign-in request is answered with ([D97](../../../docs/decisions.md#D97)): the same words
  * whether or not an account has the address, and whether or not it was
  * over its limit; it never repeats the address.
  */
@@ -67,7 +67,7 @@ export function signInSentPage(productName: string): string {
 }
 
 /**
- * An address as the continue page names it ([D112](docs/decisions.md#D112)): the first character of
+ * An address as the continue page names it ([D112](../../../docs/decisions.md#D112)): the first character of
  * its local part, three dots, and its domain (`j•••@example.com`), so that
  * its owner recognises it and a passer-by learns little.
  *
@@ -81,11 +81,11 @@ export function maskedAddress(email: string): string {
 }
 
 /**
- * The page a mailed link opens ([D96](docs/decisions.md#D96)): it changes nothing itself, and holds
+ * The page a mailed link opens ([D96](../../../docs/decisions.md#D96)): it changes nothing itself, and holds
  * one form whose POST confirms the address or signs in, once. Mail
  * scanners that fetch every link therefore spend nothing. It names the
  * account's address, masked, so that a link someone else planted shows
- * ([D112](docs/decisions.md#D112)).
+ * ([D112](../../../docs/decisions.md#D112)).
  *
  * @param purpose what the link was mailed for
  * @param token the link's token, sent back by the form

@@ -1,6 +1,6 @@
 /**
  * The routes of confirmed addresses and sign-in by e-mail (docs/contract.md
- * "HTTP"; [D96](docs/decisions.md#D96) to [D99](docs/decisions.md#D99)):
+ * "HTTP"; [D96](../../../docs/decisions.md#D96) to [D99](../../../docs/decisions.md#D99)):
  *
  * - `GET /signin`, and `POST /signin`, which queues a sign-in link and
  *   answers the same page whatever the address;
@@ -72,7 +72,7 @@ function page(reply: FastifyReply, status: number, html: string) {
 
 /**
  * A mailed link's pages: besides `no-store`, no `Referer` carries the
- * token to another site ([D96](docs/decisions.md#D96)), and search engines keep none of them.
+ * token to another site ([D96](../../../docs/decisions.md#D96)), and search engines keep none of them.
  */
 function linkPage(reply: FastifyReply, status: number, html: string) {
   return page(
@@ -139,7 +139,7 @@ export async function registerMailRoutes(
       });
       if (queued) wakeSender();
       // The same page for a known address, an unknown one, and one over
-      // its limit ([D97](docs/decisions.md#D97)).
+      // its limit ([D97](../../../docs/decisions.md#D97)).
       return page(reply, 200, signInSentPage(productName));
     });
 

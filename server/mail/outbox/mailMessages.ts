@@ -2,7 +2,7 @@
  * The service's mails: the two transactional ones (the address
  * confirmation after a sign-up, and the sign-in link), each with one link,
  * to the continue page; and the monitor's two alerts (the site is down, it
- * is back up; [D105](docs/decisions.md#D105)), each with one link, to `/`. Nothing else reaches out:
+ * is back up; [D105](../../../docs/decisions.md#D105)), each with one link, to `/`. Nothing else reaches out:
  * no image, no stylesheet, no tracking. The HTML part uses tables and inline styles only, because mail
  * clients drop `<style>` and most CSS layout; its colours are those of
  * common/theme.css's light scheme. Pure: mails from values.
@@ -13,7 +13,7 @@ import type { AlertDetails, AlertKind, MailKind } from '../../db/schema';
 export type { AlertKind, MailKind };
 
 /**
- * How long a mailed link works ([D96](docs/decisions.md#D96)): as an SQL interval (server/mail/outbox/mailOutbox.ts
+ * How long a mailed link works ([D96](../../../docs/decisions.md#D96)): as an SQL interval (server/mail/outbox/mailOutbox.ts
  * stores it so) and in the mail's words.
  */
 export const LINK_LIFETIMES: Readonly<
@@ -298,7 +298,7 @@ export function redactedCopy(
   };
 }
 
-/** What an alert is made from ([D105](docs/decisions.md#D105)). */
+/** What an alert is made from ([D105](../../../docs/decisions.md#D105)). */
 export interface AlertInput {
   kind: AlertKind;
   /** `PRODUCT_NAME`, e.g. "Vigil". */
@@ -398,7 +398,7 @@ function alertWording(input: AlertInput): Wording {
 }
 
 /**
- * One alert mail ([D105](docs/decisions.md#D105)): the site went down (the reason in plain words,
+ * One alert mail ([D105](../../../docs/decisions.md#D105)): the site went down (the reason in plain words,
  * when it started), or came back up (how long it was down).
  *
  * @param input the alert's kind and details, the product, the recipient

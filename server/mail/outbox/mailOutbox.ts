@@ -1,5 +1,5 @@
 /**
- * The transactional outbox's repository ([D95](docs/decisions.md#D95)): every
+ * The transactional outbox's repository ([D95](../../../docs/decisions.md#D95)): every
  * statement about `mail_outbox` and the mailed links' tokens they carry
  * (`link_tokens`). Routes queue mails here; the sender
  * (server/mail/outbox/mailSender.ts) claims, sends and marks them.
@@ -24,7 +24,7 @@ import type {
 } from '../../db/schema';
 
 /**
- * The limits on mails someone can ask for ([D97](docs/decisions.md#D97)), sign-in requests and
+ * The limits on mails someone can ask for ([D97](../../../docs/decisions.md#D97)), sign-in requests and
  * resends together, counted in the database (`rate_limit_windows`, by the
  * database's clock) so that every instance on it shares them. The
  * confirmation that a sign-up queues is not counted: an address has one
@@ -58,7 +58,7 @@ export interface ClaimedMail {
   kind: OutboxKind;
   accountId: string;
   recipient: string;
-  /** An alert's details ([D105](docs/decisions.md#D105)); null for a link mail. */
+  /** An alert's details ([D105](../../../docs/decisions.md#D105)); null for a link mail. */
   details: AlertDetails | null;
   /** Sends tried, this one included. */
   attempts: number;
@@ -91,7 +91,7 @@ export interface SentCopy {
 }
 
 /**
- * The rate-limit keys of an address ([D97](docs/decisions.md#D97)): its cooldown's and its day's,
+ * The rate-limit keys of an address ([D97](../../../docs/decisions.md#D97)): its cooldown's and its day's,
  * each with the address's SHA-256, so the address never sits in the
  * counters' table in clear, under a prefix no route's key has.
  *
@@ -109,7 +109,7 @@ export function addressKeys(email: string): { cooldown: string; day: string } {
 }
 
 /**
- * The rate-limit key of a client ([D97](docs/decisions.md#D97)): an IPv4 address as it is (an
+ * The rate-limit key of a client ([D97](../../../docs/decisions.md#D97)): an IPv4 address as it is (an
  * IPv4-mapped IPv6 address as its IPv4 address, RFC 4291 §2.5.5.2), an
  * IPv6 address by its /64, the smallest network one subscriber is given
  * (RFC 6177), so that a client cannot step through its own addresses.
@@ -144,7 +144,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
      * addresses; issue 46), the address's cooldown (one mail a minute),
      * the address's day (10 mails), and the `INSERT … SELECT` that queues
      * the mail. A known and an unknown address cost the same statements
-     * ([D97](docs/decisions.md#D97)): none of them asks whether the account exists before the last.
+     * ([D97](../../../docs/decisions.md#D97)): none of them asks whether the account exists before the last.
      *
      * @param request the address as typed, and the client's `request.ip`
      * @returns whether a mail was queued
@@ -257,7 +257,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
     /**
      * Stores the tokens of claimed mails, one live token per mail: a retry
      * replaces the token of an attempt that never arrived, but never one
-     * that was spent ([D96](docs/decisions.md#D96)). Each token expires {@link LINK_LIFETIMES} after
+     * that was spent ([D96](../../../docs/decisions.md#D96)). Each token expires {@link LINK_LIFETIMES} after
      * this statement.
      *
      * @returns the ids of the mails whose token is now the one given; a
@@ -375,7 +375,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
      * At a sender's start: mails waiting for their next attempt are due now
      * (a restart retries what waits). With `orphaned`, mails left `sending`
      * are due too: on the embedded engine one process holds the data
-     * directory ([D48](docs/decisions.md#D48)), so such a mail's sender is dead.
+     * directory ([D48](../../../docs/decisions.md#D48)), so such a mail's sender is dead.
      */
     async retryNow(orphaned: boolean): Promise<void> {
       await unlessUnavailable(() =>
@@ -401,7 +401,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
 
     /**
      * Drops the address, the copy and an alert's details of mails sent or
-     * given up more than 7 days ago ([D89](docs/decisions.md#D89)); the row stays, as the record that a mail of its
+     * given up more than 7 days ago ([D89](../../../docs/decisions.md#D89)); the row stays, as the record that a mail of its
      * kind went to its account.
      *
      * In batches (server/db/batchedWrites.ts).

@@ -1,5 +1,5 @@
 /**
- * The outbox's sender ([D95](docs/decisions.md#D95)): one per instance. It
+ * The outbox's sender ([D95](../../../docs/decisions.md#D95)): one per instance. It
  * claims due mails (server/mail/outbox/mailOutbox.ts), makes each one's link token,
  * sends it, and marks it sent, to be retried, or failed.
  *
@@ -129,7 +129,7 @@ export interface MailSender {
    */
   stop(): Promise<void>;
   /**
-   * What housekeeping deletes of the transport's own ([D89](docs/decisions.md#D89)): with the file
+   * What housekeeping deletes of the transport's own ([D89](../../../docs/decisions.md#D89)): with the file
    * transport, its mails after 7 days; nothing with SMTP. Each entry names
    * what it deletes and deletes it, resolving to how many.
    */
@@ -275,7 +275,7 @@ export function mailSender(
    * that a mark failing for one mail leaves none of the others `sending`
    * (issue 46), to be sent again with a new token after the lease. A mail
    * whose own mark fails is logged by id and kind, and goes out again
-   * after its lease (at least once, [D95](docs/decisions.md#D95)). Raises nothing.
+   * after its lease (at least once, [D95](../../../docs/decisions.md#D95)). Raises nothing.
    */
   async function settle(
     sent: readonly { mail: ClaimedMail; copy: SentCopy | undefined }[],

@@ -1,5 +1,5 @@
 /**
- * Where mail goes ([D95](docs/decisions.md#D95), [D100](docs/decisions.md#D100)): over SMTP with
+ * Where mail goes ([D95](../../../docs/decisions.md#D95), [D100](../../../docs/decisions.md#D100)): over SMTP with
  * nodemailer (`SMTP_URL`, DKIM-signed when configured), or, without
  * `SMTP_URL`, into files a person running the service reads with
  * `npm run mail`. Nothing here pretends to have sent: a file transport
@@ -28,7 +28,7 @@ export type MailTransportSettings =
 export interface MailTransport {
   via: 'smtp' | 'file';
   /**
-   * What housekeeping deletes of the transport's own ([D89](docs/decisions.md#D89)): the file
+   * What housekeeping deletes of the transport's own ([D89](../../../docs/decisions.md#D89)): the file
    * transport's mails after 7 days ({@link deleteOldMailFiles}); nothing
    * for SMTP, which keeps nothing.
    */
@@ -72,7 +72,7 @@ const REPLIES_PER_SEND = 10;
  * keeps a reply coming one byte at a time restarts the socket's timeout
  * and could take longer: that would be a fault of the relay we are
  * configured with, not of a recipient, and the cost is a mail sent twice
- * ([D95](docs/decisions.md#D95)'s at least once). The file transport takes milliseconds.
+ * ([D95](../../../docs/decisions.md#D95)'s at least once). The file transport takes milliseconds.
  */
 export const LONGEST_SEND_MS =
   SMTP_TIMEOUTS.connectionTimeout +
@@ -80,9 +80,9 @@ export const LONGEST_SEND_MS =
 
 /**
  * How long the file transport's mails are kept (ms): 7 days, as the copies
- * of sent mails in the outbox ([D89](docs/decisions.md#D89), `dropOldCopies` in
+ * of sent mails in the outbox ([D89](../../../docs/decisions.md#D89), `dropOldCopies` in
  * server/mail/outbox/mailOutbox.ts). A sign-in link in one has long expired by then
- * (15 minutes), a confirmation link just so (7 days, [D96](docs/decisions.md#D96)).
+ * (15 minutes), a confirmation link just so (7 days, [D96](../../../docs/decisions.md#D96)).
  */
 export const MAIL_FILE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -97,7 +97,7 @@ const MAIL_FILE_NAME =
 /**
  * Deletes the file transport's mails last written more than 7 days ago
  * ({@link MAIL_FILE_RETENTION_MS}), for housekeeping: the links they hold
- * must not be kept longer than the outbox keeps its copies ([D89](docs/decisions.md#D89)).
+ * must not be kept longer than the outbox keeps its copies ([D89](../../../docs/decisions.md#D89)).
  *
  * It reads the directory entry by entry (never the whole listing at
  * once), deletes at most `limit` files per call (the next call goes on),

@@ -64,7 +64,7 @@ export const VALID_FORM = {
  * @param input the machine's input
  * @param options.rules `given` (the default): the form's rules' chunk has
  *   arrived; `held`: each fetch of it waits in `rulesLoads` for the test
- *   (D71). The host rule's fetches always wait in `hostRuleLoads` (D58).
+ *   ([D71](../../../docs/decisions.md#D71)). The host rule's fetches always wait in `hostRuleLoads` ([D58](../../../docs/decisions.md#D58)).
  *   As on the page, a chunk that arrived is kept, and one that failed is
  *   fetched again by the next submit (src/platform/chunkLoader.ts).
  */
@@ -74,12 +74,12 @@ export function startSignUp(
   options: { rules: 'given' | 'held' } = { rules: 'given' },
 ) {
   const requests: { request: SignUpRequest; answer: Deferred<Session> }[] = [];
-  /** Each fetch of the form's rules' chunk (D71). */
+  /** Each fetch of the form's rules' chunk ([D71](../../../docs/decisions.md#D71)). */
   const rulesLoads: Deferred<void>[] = [];
-  /** Each fetch of the host rule's chunk (D58). */
+  /** Each fetch of the host rule's chunk ([D58](../../../docs/decisions.md#D58)). */
   const hostRuleLoads: Deferred<HostRule>[] = [];
   const cookies: Session[] = [];
-  /** Each failure the machine reported (R7.4, D37). */
+  /** Each failure the machine reported (R7.4, [D37](../../../docs/decisions.md#D37)). */
   const reports: Failure[] = [];
   let navigations = 0;
   let captchaResets = 0;
