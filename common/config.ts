@@ -139,7 +139,7 @@ export const PAGE_CONFIG_VARIABLE = 'VIGIL_PAGE_CONFIG';
 /**
  * The environment a Parcel build of the page needs beside `env`: the
  * configuration read and checked from `env`, as JSON in
- * {@link PAGE_CONFIG_VARIABLE} (src/env.ts).
+ * {@link PAGE_CONFIG_VARIABLE} (src/platform/env.ts).
  *
  * @throws Error naming the variable when a setting is invalid
  */

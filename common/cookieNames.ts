@@ -1,5 +1,5 @@
 /**
- * The product's cookie names and the rules both the page (src/cookies.ts)
+ * The product's cookie names and the rules both the page (src/platform/cookies.ts)
  * and the sign-up service (server/accounts/signInRoutes.ts) apply to them: R3.7 to
  * R3.11 and R9.1 to R9.5 in docs/requirements.md, [D6](../docs/decisions.md#D6) and [D27](../docs/decisions.md#D27) to [D29](../docs/decisions.md#D29) and
  * [D46](../docs/decisions.md#D46). `{product}` is `PRODUCT_NAME`.

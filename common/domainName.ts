@@ -6,7 +6,7 @@
  * is built on). The page and the sign-up API pin the same `tr46`, so its
  * Unicode data, not the engine's, decides ([D58](../docs/decisions.md#D58)). The
  * page loads this module as a chunk of its own, only when such a host
- * appears (src/hostRuleChunk.ts); the API imports it directly.
+ * appears (src/signUp/hostRuleChunk.ts); the API imports it directly.
  */
 import { toASCII, toUnicode } from 'tr46';
 import {

@@ -1,7 +1,7 @@
 /**
  * The e-mail rule (R5.2 in docs/requirements.md, [D15](../docs/decisions.md#D15),
  * docs/url-and-email-rules.md "E-mail"): one function the form's rules
- * (common/validation.ts), the address prefill (src/prefill.ts) and the
+ * (common/validation.ts), the address prefill (src/signUp/prefill.ts) and the
  * sign-up API (server/signUp/signUpRules.ts) share. It imports nothing, so the
  * page's first load can carry it without the rest of the rules ([D71](../docs/decisions.md#D71)).
  */

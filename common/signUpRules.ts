@@ -3,7 +3,7 @@
  * `checkForm` actor asks them: one verdict per submit, the field errors or
  * the form to send (`FormVerdict` of machines/signUpTypes.ts), so that the
  * machine imports no rule. The page loads this module in its submit chunk
- * once the visitor starts typing (src/submitChunk.ts, [D71](../docs/decisions.md#D71)
+ * once the visitor starts typing (src/signUp/submitChunk.ts, [D71](../docs/decisions.md#D71)
  * ); the tests judge forms with the same rules.
  */
 import type { SignUpRequest } from '../contract/signUp';

@@ -213,7 +213,7 @@ export function checkSiteUrl(raw: string, idnRule?: HostRule): SiteUrlCheck {
   return { ok: true, url };
 }
 
-/** The e-mail and site URL an address names, trimmed (src/prefill.ts). */
+/** The e-mail and site URL an address names, trimmed (src/signUp/prefill.ts). */
 export type AddressPrefill = Partial<Record<'email' | 'url', string>>;
 
 /**

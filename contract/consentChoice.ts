@@ -1,6 +1,6 @@
 /**
  * The consent choice on the wire and in the cookie: its one codec. Small,
- * so that the page's cookie jar (src/cookies.ts) imports it without the
+ * so that the page's cookie jar (src/platform/cookies.ts) imports it without the
  * rest of the consent record's contract, which only the record's chunk
  * needs.
  */

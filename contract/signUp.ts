@@ -4,7 +4,7 @@
  * codes the page decides on; every code is contract/apiCodes.ts's), and
  * the failure kinds the page tells apart. One module for the
  * three parties that speak it: the sign-up machine (its actor's input and
- * output), the page's API client (src/signUpClient.ts) and the service
+ * output), the page's API client (src/signUp/signUpClient.ts) and the service
  * (server/). It lives in contract/, the floor of the house, and imports
  * nothing, so each of them can.
  */

@@ -147,18 +147,18 @@ export const consentMachine = setup({
     noteChoiceSource: assign((_, choiceSource: ChoiceSource) => ({
       choiceSource,
     })),
-    // Implemented by the page with the cookie module (src/cookies.ts).
+    // Implemented by the page with the cookie module (src/platform/cookies.ts).
     storeChoice: (_, _choice: StoredChoice) => {},
-    // Implemented by the page (src/consentSignals.ts): Consent Mode v2 and
+    // Implemented by the page (src/consent/consentSignals.ts): Consent Mode v2 and
     // UET `update` commands.
     signalConsent: (_, _signal: ConsentSignal) => {},
-    // Implemented by the page (src/consentRecorder.ts): never blocks.
+    // Implemented by the page (src/consent/consentRecorder.ts): never blocks.
     recordChoice: (_, _recorded: RecordedChoice) => {},
-    // Implemented by the page (src/trackingTag.ts): idempotent.
+    // Implemented by the page (src/consent/trackingTag.ts): idempotent.
     loadTag: () => {},
-    // Implemented by the page (src/trackingTag.ts).
+    // Implemented by the page (src/consent/trackingTag.ts).
     removeTag: () => {},
-    // Implemented by the page with the cookie module (src/cookies.ts).
+    // Implemented by the page with the cookie module (src/platform/cookies.ts).
     deleteTagCookies: () => {},
   },
   guards: {

@@ -114,7 +114,7 @@ export const signUpMachine = setup({
     markNameRefused: assign(({ context }) => ({
       errors: { name: acceptedOf(context).nameRefused },
     })),
-    // Heard by the view (src/views/SignUpForm.tsx).
+    // Heard by the view (src/signUp/views/SignUpForm.tsx).
     resetCaptcha: emit({ type: 'captcha.reset' } as const),
     announceErrors: emit({ type: 'errors.shown' } as const),
     // The page's (src/app.tsx): it fetches the chunks a submit will need

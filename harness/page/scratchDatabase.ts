@@ -3,7 +3,7 @@
  * the engine the run asks for:
  *
  * - with `TEST_DATABASE_URL` (a PostgreSQL server's admin URL, which the
- *   test projects on PostgreSQL set: harness/page/databaseSetup.ts): a new
+ *   test projects on PostgreSQL set: harness/page/postgresSetup.ts): a new
  *   database on that server;
  * - otherwise the embedded default: a new `DATA_DIR` under the OS temp
  *   dir, holding a copy of an initialised PGlite directory (creating one

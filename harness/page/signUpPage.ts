@@ -153,7 +153,7 @@ export function validEntry(overrides: FormEntry = {}): Required<FormEntry> {
 
 /**
  * The page's fetches of files matching `pattern` from now on, in order. A
- * chunk is fetched, then imported (src/chunkLoader.ts): from the HTTP
+ * chunk is fetched, then imported (src/platform/chunkLoader.ts): from the HTTP
  * cache, or, where routing turns the cache off as here, by a request of
  * its own, which is not a fetch and is not counted.
  */

@@ -39,7 +39,7 @@ export async function registerConsentApi(
 ): Promise<void> {
   await app.register(async (api) => {
     // Form encoding only, as the sign-up API (server/signUp/signUpApi.ts): what
-    // the page's fetch sends for URLSearchParams (src/consentSender.ts).
+    // the page's fetch sends for URLSearchParams (src/consent/consentSender.ts).
     await acceptFormBodies(api, CONSENT_BODY_LIMIT_BYTES);
 
     api.post(
