@@ -8,13 +8,17 @@
  */
 import type { ReactElement } from 'react';
 import type { AppConfig } from '../common/config';
-import { startConsent, type ConsentEnvironment } from './consent/consentWiring';
-import { createCookieJar } from './platform/cookies';
+// The order of these imports is the first load's module order, and Brotli
+// reads the bundle as one text: this order measured 7,049 B above the
+// stack floor in a clean build, others up to 7,206 B against D58's 7,168
+// (tests/browser/budgets.test.ts). Measure before reordering.
 import {
   createErrorReporter,
   type ErrorReporter,
 } from './platform/errorReporting';
+import { createCookieJar } from './platform/cookies';
 import { readAddressParameters } from './signUp/prefill';
+import { startConsent, type ConsentEnvironment } from './consent/consentWiring';
 import { wireSignUp, type SignUpEnvironment } from './signUp/signUpWiring';
 import {
   ConsentModal,

@@ -190,14 +190,17 @@ async function answerOf(exchange: SeenExchange): Promise<SeenResponse> {
  * Stores a cookie from the page's own script, as the sign-up page stored
  * the login cookies (js-cookie: host-only, `Path=/`, SameSite=Strict,
  * Secure over HTTPS); the same in every engine, unlike the drivers'
- * cookie commands.
+ * cookie commands. Resolves once the engine's cookie store holds it: a
+ * script's write reaches the store that navigations read asynchronously
+ * (Chromium's network service), and a navigation started at once could
+ * go without it.
  */
-function storeCookieAsThePageDoes(
+async function storeCookieAsThePageDoes(
   page: EnginePage,
   name: string,
   value: string,
 ) {
-  return page.evaluate(
+  await page.evaluate(
     (cookieName: string, cookieValue: string) => {
       const secure = location.protocol === 'https:' ? '; Secure' : '';
       document.cookie = `${cookieName}=${cookieValue}; Path=/; SameSite=Strict${secure}`;
@@ -205,6 +208,15 @@ function storeCookieAsThePageDoes(
     name,
     value,
   );
+  await expect
+    .poll(
+      async () =>
+        (await page.cookies()).some(
+          (cookie) => cookie.name === name && cookie.value === value,
+        ),
+      { ...POLL, message: `${name} in the engine's cookie store` },
+    )
+    .toBe(true);
 }
 
 describe.each(enginesUnderTest())('%s', (engine) => {
