@@ -115,6 +115,16 @@ export async function axeViolations(page: AxePage): Promise<string[]> {
     const { axe } = window as unknown as {
       axe: { run: (context: Document, options: object) => Promise<AxeResults> };
     };
+    // Axe measures the laid-out page (target sizes, contrast): a page
+    // whose stylesheet is still on its way would be judged unstyled. Only
+    // the stylesheets are awaited: a test may hold a script on purpose.
+    const styled = () =>
+      [...document.querySelectorAll('link[rel~="stylesheet"]')].every(
+        (link) => (link as HTMLLinkElement).sheet !== null,
+      );
+    while (!styled()) {
+      await new Promise((next) => setTimeout(next, 20));
+    }
     const results = await axe.run(document, {
       runOnly: { type: 'tag', values: tags },
     });
