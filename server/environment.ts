@@ -13,7 +13,11 @@ import {
 import { createPrivateKey } from 'node:crypto';
 import { isValidEmail } from '../common/emailAddress';
 import { redactedUrl } from './db/database';
-import { databaseSettingsFrom, type ServerEnvironment } from './db/settings';
+import {
+  databaseSettingsFrom,
+  protocolOf,
+  type ServerEnvironment,
+} from './db/settings';
 import { isLoopbackHost } from './http/hostCheck';
 import { mailDirFrom, type DkimSettings, type MailOptions } from './mail/index';
 import { monitorOptionsFrom, monitorWarnings } from './monitor/index';
@@ -215,12 +219,7 @@ export function mailOptionsFrom(env: ServerEnvironment): MailOptions {
       transport: { kind: 'file', dir: mailDirFrom(env) },
     };
   }
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(smtpUrl).protocol;
-  } catch {
-    protocol = undefined;
-  }
+  const protocol = protocolOf(smtpUrl);
   if (protocol !== 'smtp:' && protocol !== 'smtps:') {
     throw new Error(
       `SMTP_URL must be an smtp:// or smtps:// URL like smtps://user:password@smtp.example:465; got "${redactedUrl(smtpUrl, 'SMTP_URL')}"`,

@@ -14,6 +14,18 @@ export type ServerEnvironment = Partial<Record<string, string | undefined>>;
 export const DEFAULT_DATA_DIR = 'data';
 
 /**
+ * A URL's scheme as WHATWG URL reads it (`postgres:`), or undefined when
+ * the text is no URL: what the variables naming a server are checked by.
+ */
+export function protocolOf(url: string): string | undefined {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Where the accounts live: a PostgreSQL server when `DATABASE_URL` is set,
  * otherwise the embedded database in `DATA_DIR` (default `./data`,
  * relative to the working directory).
@@ -24,12 +36,7 @@ export const DEFAULT_DATA_DIR = 'data';
 export function databaseSettingsFrom(env: ServerEnvironment): DatabaseSettings {
   const url = env.DATABASE_URL?.trim();
   if (url) {
-    let protocol: string | undefined;
-    try {
-      protocol = new URL(url).protocol;
-    } catch {
-      protocol = undefined;
-    }
+    const protocol = protocolOf(url);
     if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
       throw new Error(
         'DATABASE_URL must be a PostgreSQL URL like postgres://user:password@host:5432/vigil',
