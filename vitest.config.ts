@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import SlowestFirst from './harness/run/slowestFirst';
 
 /**
  * The projects, and the command that runs each (docs/testing.md):
@@ -81,7 +82,37 @@ const RUN_ONCE = [
  * data directory's lock take 30 s or more each on an idle machine, and
  * more than 60 s on a loaded one.
  */
+/**
+ * The first global setup of every project: the run's own temporary
+ * directory, removed whole at its end (harness/run/runTempDir.ts).
+ */
+const RUN_TEMP_DIR = 'harness/run/runTempDir.ts';
+
 const SERVER_LIMITS = { testTimeout: 180_000, hookTimeout: 180_000 } as const;
+
+/**
+ * How long SMTP is down in tests/server/mailProcess.test.ts, in ms: the
+ * issue's 30 s in `npm run test:engines`, which CI runs before anything
+ * lands; a few seconds in `npm test`, where the same scenario (sign-ups
+ * acknowledged while SMTP is down, a SIGKILL, a restart) still meets a
+ * closed port on every mail's first attempts and waits for the production
+ * backoff's retries, without 25 s of waiting per engine.
+ */
+const SMTP_OUTAGE = {
+  full: { smtpOutageMs: 30_000 },
+  short: { smtpOutageMs: 3_000 },
+} as const;
+
+/** The outage's scenario at its full length (`npm run test:engines`). */
+const MAIL_OUTAGE = {
+  environment: 'node',
+  include: ['tests/server/mailProcess.test.ts'],
+  provide: SMTP_OUTAGE.full,
+  ...SERVER_LIMITS,
+  // Beside `browser-postgres`, last: the outage mostly waits.
+  maxWorkers: 2,
+  sequence: { groupOrder: 3 },
+};
 
 /**
  * Which engine a project's scratch databases are on
@@ -102,6 +133,7 @@ const BROWSER = {
   // the machine more.
   fileParallelism: true,
   maxWorkers: 2,
+  isolate: false,
   // How long `expect.poll` waits for what a page does: a limit for a hang,
   // not a timing. vitest's 1 s default failed a wait for the error report
   // (the reporting chunk fetched, parsed and sent) on a loaded machine.
@@ -112,11 +144,18 @@ const BROWSER = {
 const BROWSER_ON_PGLITE = {
   ...BROWSER,
   ...ON_PGLITE,
-  globalSetup: ['harness/page/buildPage.ts', 'harness/page/pgliteSetup.ts'],
+  globalSetup: [
+    RUN_TEMP_DIR,
+    'harness/page/buildPage.ts',
+    'harness/page/pgliteSetup.ts',
+  ],
 };
 
 export default defineConfig({
   test: {
+    // The slowest files first, every project of a group together
+    // (harness/run/slowestFirst.ts).
+    sequence: { sequencer: SlowestFirst },
     projects: [
       {
         test: {
@@ -127,6 +166,7 @@ export default defineConfig({
             'tests/machines/**/*.test.{ts,tsx}',
           ],
           setupFiles: ['tests/unit/support/setupDom.ts'],
+          globalSetup: [RUN_TEMP_DIR],
           // The files share each worker's modules (React, xstate, yup,
           // tr46, jsdom's window) instead of importing them again per file:
           // measured, this halves the project's time (docs/testing.md).
@@ -148,9 +188,12 @@ export default defineConfig({
           // Several instances on one database need a PostgreSQL server.
           exclude: ['tests/server/**/*.postgres.test.ts'],
           globalSetup: [
+            RUN_TEMP_DIR,
             'tests/server/support/serverBundleSetup.ts',
             'harness/page/pgliteSetup.ts',
           ],
+          provide: SMTP_OUTAGE.short,
+          isolate: false,
           ...SERVER_LIMITS,
         },
       },
@@ -164,9 +207,12 @@ export default defineConfig({
           // once (in `server`).
           exclude: ['tests/server/**/*.pglite.test.ts', ...RUN_ONCE],
           globalSetup: [
+            RUN_TEMP_DIR,
             'tests/server/support/serverBundleSetup.ts',
             'harness/page/postgresSetup.ts',
           ],
+          provide: SMTP_OUTAGE.short,
+          isolate: false,
           ...SERVER_LIMITS,
         },
       },
@@ -194,6 +240,7 @@ export default defineConfig({
           ],
           provide: { engines: ['chromium'] },
           globalSetup: [
+            RUN_TEMP_DIR,
             'harness/page/buildPage.ts',
             'harness/page/postgresSetup.ts',
           ],
@@ -219,6 +266,32 @@ export default defineConfig({
           include: EVERY_ENGINE,
           provide: { engines: ['firefox', 'webkit'] },
           sequence: { groupOrder: 2 },
+        },
+      },
+      {
+        test: {
+          // `npm run test:engines`: the mail's outage at its full length,
+          // on each engine.
+          ...MAIL_OUTAGE,
+          ...ON_PGLITE,
+          name: 'mail-outage',
+          globalSetup: [
+            RUN_TEMP_DIR,
+            'tests/server/support/serverBundleSetup.ts',
+            'harness/page/pgliteSetup.ts',
+          ],
+        },
+      },
+      {
+        test: {
+          ...MAIL_OUTAGE,
+          ...ON_POSTGRES,
+          name: 'mail-outage-postgres',
+          globalSetup: [
+            RUN_TEMP_DIR,
+            'tests/server/support/serverBundleSetup.ts',
+            'harness/page/postgresSetup.ts',
+          ],
         },
       },
     ],

@@ -1,71 +1,164 @@
 /**
- * `npm test`: everything a change needs (docs/testing.md), one step after
- * another, stopping at the first that fails: the type check, lint, the
- * `unit` and `server` projects, then the browser tests in Chromium
- * (`npm run test:browser`). `npm run test:engines` (the sweeps of every
- * state, Firefox and WebKit) is a command of its own, which CI runs after
- * this one.
+ * `npm test` and `npm run test:quick` (docs/testing.md).
  *
- * Why one step at a time ([D86](../docs/decisions.md#D86)): issue 36 ran the browser step beside the
- * node steps. On two cores that was no faster than one step after another
- * (665 to 730 s side by side), since the browsers and the node steps'
- * workers took the cores from each other: the unit step went from 45 s
- * alone to over 190 s. Loaded that way, limits meant for a hang failed
- * twice. Each step alone uses both cores: the node projects one file per
- * core, the browser project two files at a time.
+ * `npm test`: everything a change needs, stopping at the first step that
+ * fails:
+ *
+ * 1. the prelude, side by side: the type check, lint, and the builds of the
+ *    test pages (harness/page/buildPage.ts, all three configurations). Each
+ *    is mostly one process on one core; one after another they took about
+ *    a minute in a fresh clone, and the third build ran inside the browser
+ *    step, beside a test file;
+ * 2. the `unit` project, then `server` and `server-postgres` (one
+ *    vitest run each: a run that mixed them made a worker of each file,
+ *    harness/run/slowestFirst.ts);
+ * 3. the browser tests in Chromium (`npm run test:browser`), which build
+ *    nothing again.
+ *
+ * `npm run test:quick` (`--quick`), the inner loop: the type check beside
+ * the two test pages the browser project builds, then the `unit` and
+ * `server` (PGlite) projects in one run, then the sign-up journey in
+ * Chromium.
+ *
+ * `npm run test:engines` (the sweeps of every state, Firefox and WebKit,
+ * the full mail outage) is a command of its own, which CI runs after this
+ * one.
+ *
+ * Why the test steps run one at a time ([D86](../docs/decisions.md#D86)):
+ * issue 36 ran the browser step beside the node steps. On two cores that
+ * was no faster (665 to 730 s side by side), since the browsers and the
+ * node steps' workers took the cores from each other, and loaded that way,
+ * limits meant for a hang failed twice. Each test step alone uses both
+ * cores: the node projects one file per core, the browser project two
+ * files at a time.
  *
  * At its end it prints each step's time and the total (wall clock). Exits
  * with the failing step's code, or 0.
  */
 import { spawn } from 'node:child_process';
-
-const STEPS = [
-  'typecheck',
-  'lint',
-  'test:unit',
-  'test:server',
-  'test:browser',
-] as const;
+import { parseArgs } from 'node:util';
+import { buildTestPages, TEST_PAGES_BUILT } from '../harness/page/buildPage';
+import { TEST_BUILDS, type TestBuild } from '../harness/page/paths';
 
 interface StepResult {
-  step: (typeof STEPS)[number];
+  step: string;
   seconds: number;
   status: number;
-  signal: NodeJS.Signals | null;
+  signal?: NodeJS.Signals | null;
 }
 
-/** Runs `npm run <step>`, its output going to the terminal as it comes. */
-function run(step: StepResult['step']): Promise<StepResult> {
+/**
+ * Runs a command, its output going to the terminal as it comes, or, when
+ * `quiet`, kept and printed whole when it ends (side by side, the outputs
+ * would interleave line by line).
+ */
+function run(
+  step: string,
+  command: string[],
+  {
+    env = {},
+    quiet = false,
+  }: { env?: NodeJS.ProcessEnv; quiet?: boolean } = {},
+): Promise<StepResult> {
   const started = performance.now();
-  const child = spawn('npm', ['run', step], { stdio: 'inherit' });
+  const [file = 'npm', ...args] = command;
+  const child = spawn(file, args, {
+    stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    env: { ...process.env, ...env },
+  });
+  const output: Buffer[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk));
   return new Promise((resolve) => {
-    child.on('close', (status, signal) =>
+    child.on('close', (status, signal) => {
+      if (quiet) process.stdout.write(`\n> ${step}\n${Buffer.concat(output)}`);
       resolve({
         step,
         seconds: (performance.now() - started) / 1000,
         status: status ?? 1,
         signal,
-      }),
-    );
+      });
+    });
   });
 }
 
+/** Builds the named test pages; their output is printed when they end. */
+async function buildPages(names: TestBuild[]): Promise<StepResult> {
+  const started = performance.now();
+  const seconds = () => (performance.now() - started) / 1000;
+  try {
+    const { output } = await buildTestPages(names);
+    process.stdout.write(`\n> test pages (${names.join(', ')})\n${output}`);
+    return { step: 'test pages', seconds: seconds(), status: 0 };
+  } catch (error) {
+    console.error('\n> test pages: the build failed\n', error);
+    return { step: 'test pages', seconds: seconds(), status: 1 };
+  }
+}
+
+const { values } = parseArgs({ options: { quick: { type: 'boolean' } } });
+const quick = values.quick ?? false;
+/** The pages the prelude builds: `npm test` all, `--quick` the setup's. */
+const pages = (Object.keys(TEST_BUILDS) as TestBuild[]).filter(
+  (name) => !quick || !('onDemand' in TEST_BUILDS[name]),
+);
+const afterPrelude = { env: { [TEST_PAGES_BUILT]: pages.join(',') } };
+
 const started = performance.now();
 const results: StepResult[] = [];
-for (const step of STEPS) {
-  const result = await run(step);
-  results.push(result);
-  if (result.status !== 0) break;
+const failed = () => results.some((result) => result.status !== 0);
+
+const prelude = await Promise.all([
+  run('typecheck', ['npm', 'run', 'typecheck'], { quiet: true }),
+  ...(quick ? [] : [run('lint', ['npm', 'run', 'lint'], { quiet: true })]),
+  buildPages(pages),
+]);
+results.push(...prelude);
+const preludeSeconds = (performance.now() - started) / 1000;
+
+const steps: [string, string[]][] = quick
+  ? [
+      [
+        'unit + server',
+        [
+          'npx',
+          'vitest',
+          'run',
+          '--project',
+          'unit',
+          '--project',
+          'server',
+          '--maxWorkers=100%',
+        ],
+      ],
+      [
+        'journey',
+        ['npm', 'run', 'test:browser', '--', 'tests/browser/journey.test.ts'],
+      ],
+    ]
+  : [
+      ['test:unit', ['npm', 'run', 'test:unit']],
+      ['test:server', ['npm', 'run', 'test:server']],
+      ['test:browser', ['npm', 'run', 'test:browser']],
+    ];
+for (const [step, command] of steps) {
+  if (failed()) break;
+  results.push(await run(step, command, afterPrelude));
 }
 const total = (performance.now() - started) / 1000;
 
 const seconds = (value: number) => `${value.toFixed(0).padStart(5)} s`;
-const lines = results.map(
-  ({ step, seconds: time, status, signal }) =>
-    `  ${step.padEnd(18)} ${seconds(time)}${status === 0 ? '' : `  (failed${signal ? ` on ${signal}` : ''})`}`,
-);
+const line = ({ step, seconds: time, status, signal }: StepResult) =>
+  `  ${step.padEnd(20)} ${seconds(time)}${status === 0 ? '' : `  (failed${signal ? ` on ${signal}` : ''})`}`;
+const preludeLines = prelude.map((result) => `  ${line(result)}`);
 console.log(
-  `\nnpm test, by step:\n${lines.join('\n')}\n  ${'total (wall clock)'.padEnd(18)} ${seconds(total)}`,
+  [
+    `\nnpm ${quick ? 'run test:quick' : 'test'}, by step:`,
+    `  ${'prelude, side by side'.padEnd(20)} ${seconds(preludeSeconds)}`,
+    ...preludeLines,
+    ...results.slice(prelude.length).map(line),
+    `  ${'total (wall clock)'.padEnd(20)} ${seconds(total)}`,
+  ].join('\n'),
 );
-const failed = results.find((result) => result.status !== 0);
-process.exit(failed ? failed.status : 0);
+const failure = results.find((result) => result.status !== 0);
+process.exit(failure ? failure.status : 0);

@@ -5,28 +5,46 @@
  * tests' environment, so the tests drive what visitors get. The tagged
  * build keeps its source maps: the byte budgets (tests/browser/budgets.test.ts)
  * read them to tell our code from the libraries'.
+ *
+ * `npm test` builds every configuration before its first test step, beside
+ * the type check and lint (scripts/test.ts, {@link buildTestPages}), and
+ * names them in {@link TEST_PAGES_BUILT}: the setup then builds nothing
+ * again, nor does a file that asks for an on-demand build.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { PROJECT_ROOT, TEST_BUILDS, type TestBuild } from './paths';
 
-/** Set once this run has built the pages: a second project skips it. */
-const BUILT = 'VIGIL_TEST_PAGES_BUILT';
+/**
+ * The variable naming the builds of {@link TEST_BUILDS} that this run has
+ * made, comma-separated (e.g. `tagged,untagged`): a second project's setup,
+ * or a file's {@link buildTestPage}, skips them.
+ */
+export const TEST_PAGES_BUILT = 'VIGIL_TEST_PAGES_BUILT';
 
-export default function buildPage(): void {
-  if (process.env[BUILT]) return;
-  for (const name of Object.keys(TEST_BUILDS) as TestBuild[]) {
-    if (!('onDemand' in TEST_BUILDS[name])) buildTestPage(name);
-  }
-  process.env[BUILT] = '1';
+/** @returns the builds {@link TEST_PAGES_BUILT} names */
+function builtPages(): Set<string> {
+  return new Set((process.env[TEST_PAGES_BUILT] ?? '').split(','));
 }
 
-/** Builds one configuration of {@link TEST_BUILDS} into its directory. */
-export function buildTestPage(name: TestBuild): void {
+export default function buildPage(): void {
+  const built = builtPages();
+  for (const name of Object.keys(TEST_BUILDS) as TestBuild[]) {
+    if (!('onDemand' in TEST_BUILDS[name]) && !built.has(name)) {
+      buildTestPage(name);
+      built.add(name);
+    }
+  }
+  process.env[TEST_PAGES_BUILT] = [...built].filter(Boolean).join(',');
+}
+
+/** The command and options that build one configuration. */
+function buildCommand(name: TestBuild) {
   const { distDir, env } = TEST_BUILDS[name];
-  execFileSync(
-    resolve(PROJECT_ROOT, 'node_modules/.bin/tsx'),
-    [
+  return {
+    file: resolve(PROJECT_ROOT, 'node_modules/.bin/tsx'),
+    args: [
       'scripts/build.ts',
       '--dist-dir',
       distDir,
@@ -35,11 +53,46 @@ export function buildTestPage(name: TestBuild): void {
       '--cache-dir',
       resolve(PROJECT_ROOT, `.parcel-cache/test-${name}`),
     ],
-    {
+    options: {
       cwd: PROJECT_ROOT,
-      stdio: 'inherit',
       // Vitest sets NODE_ENV=test, which would build React's development copy.
       env: { ...process.env, ...env, NODE_ENV: 'production' },
     },
+  };
+}
+
+/**
+ * Builds one configuration of {@link TEST_BUILDS} into its directory,
+ * unless {@link TEST_PAGES_BUILT} names it. Its output goes to the terminal.
+ *
+ * @throws Error when the build fails
+ */
+export function buildTestPage(name: TestBuild): void {
+  if (builtPages().has(name)) return;
+  const { file, args, options } = buildCommand(name);
+  execFileSync(file, args, { ...options, stdio: 'inherit' });
+}
+
+/**
+ * Builds configurations of {@link TEST_BUILDS}, on-demand ones too, side
+ * by side.
+ *
+ * @param names the builds to make (default: all of them)
+ * @returns the builds' output, in the order of `names`
+ * @throws Error with the failing build's output
+ */
+export async function buildTestPages(
+  names = Object.keys(TEST_BUILDS) as TestBuild[],
+): Promise<{ output: string }> {
+  const outputs = await Promise.all(
+    names.map(async (name) => {
+      const { file, args, options } = buildCommand(name);
+      const { stdout, stderr } = await promisify(execFile)(file, args, {
+        ...options,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      return `${name}:\n${stdout}${stderr}`;
+    }),
   );
+  return { output: outputs.join('\n') };
 }

@@ -14,7 +14,7 @@
  * production. A PGlite directory is deleted when the process exits; a
  * database on the server goes with the server.
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -23,6 +23,7 @@ import {
   PGLITE_DIR,
   type DatabaseSettings,
 } from '../../server/db/database';
+import { removeAtExit } from '../run/removeAtExit';
 
 /** The variable that switches the tests to a PostgreSQL server. */
 export const TEST_DATABASE_URL = 'TEST_DATABASE_URL';
@@ -46,8 +47,9 @@ export const TEST_PGLITE_TEMPLATE = 'TEST_PGLITE_TEMPLATE';
  * @returns its path
  */
 export async function makePgliteTemplate(): Promise<string> {
-  const parent = mkdtempSync(join(tmpdir(), 'vigil-pglite-template-'));
-  process.once('exit', () => rmSync(parent, { recursive: true, force: true }));
+  const parent = removeAtExit(
+    mkdtempSync(join(tmpdir(), 'vigil-pglite-template-')),
+  );
   const directory = join(parent, PGLITE_DIR);
   await createPgliteDir(directory);
   return directory;
@@ -91,8 +93,7 @@ export async function scratchDatabase(
   }
   const template =
     env[TEST_PGLITE_TEMPLATE] ?? (await (ownTemplate ??= makePgliteTemplate()));
-  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-data-'));
+  const dataDir = removeAtExit(mkdtempSync(join(tmpdir(), 'vigil-data-')));
   cpSync(template, join(dataDir, PGLITE_DIR), { recursive: true });
-  process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
   return { engine: 'pglite', dataDir };
 }

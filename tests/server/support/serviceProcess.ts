@@ -6,12 +6,13 @@
  * signals, kill it and read what it logs.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SERVER_BUNDLE } from '../../../scripts/buildServer';
 import { freePort } from '../../../harness/page/embeddedPostgres';
 import { PROJECT_ROOT } from '../../../harness/page/paths';
+import { removeAtExit } from '../../../harness/run/removeAtExit';
 import type { DatabaseSettings } from '../../../server/db/database';
 
 export interface ServiceProcess {
@@ -25,9 +26,7 @@ export interface ServiceProcess {
 
 /** A directory under the OS temp dir, deleted when this process exits. */
 function scratchDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'vigil-service-'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
+  return removeAtExit(mkdtempSync(join(tmpdir(), 'vigil-service-')));
 }
 
 /** The environment variables that put a service on a database. */
