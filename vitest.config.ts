@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
-import SlowestFirst from './harness/run/slowestFirst';
+import SlowestFirst from './harness/run/slowestFirst.ts';
 
 /**
  * The projects, and the command that runs each (docs/testing.md):
@@ -133,7 +133,6 @@ const BROWSER = {
   // the machine more.
   fileParallelism: true,
   maxWorkers: 2,
-  isolate: false,
   // How long `expect.poll` waits for what a page does: a limit for a hang,
   // not a timing. vitest's 1 s default failed a wait for the error report
   // (the reporting chunk fetched, parsed and sent) on a loaded machine.
@@ -224,6 +223,13 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, ...STATE_SWEEPS],
           provide: { engines: ['chromium'] },
           sequence: { groupOrder: 0 },
+          // The files share their worker's modules (playwright-core,
+          // puppeteer-core, mockttp, Fastify, PGlite): each starts and
+          // closes its own browser, proxy and services. Measured, the step
+          // took 151 s against 173 s (docs/testing.md). `test:engines`
+          // keeps a fresh worker per file: its WebKit and Firefox drivers
+          // hold more state, and it has no time target.
+          isolate: false,
         },
       },
       {

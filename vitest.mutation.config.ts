@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import base, { NO_DATABASE } from './vitest.config';
+import base, { NO_DATABASE } from './vitest.config.ts';
 
 /**
  * The test projects StrykerJS runs against each mutant (stryker.config.mjs,

