@@ -15,10 +15,10 @@
  * 3. the browser tests in Chromium (`npm run test:browser`), which build
  *    nothing again.
  *
- * `npm run test:quick` (`--quick`), the inner loop: the type check beside
- * the two test pages the browser project builds, then the `unit` and
- * `server` (PGlite) projects in one run, then the sign-up journey in
- * Chromium.
+ * `npm run test:quick` (`--quick`), the inner loop: the type check
+ * (incremental: a second run checks what changed) beside the one test page
+ * the journey needs, then the `unit` project, then the `server` project
+ * (PGlite) and, beside it, the sign-up journey in Chromium.
  *
  * `npm run test:engines` (the sweeps of every state, Firefox and WebKit,
  * the full mail outage) is a command of its own, which CI runs after this
@@ -37,7 +37,11 @@
  */
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { buildTestPages, TEST_PAGES_BUILT } from '../harness/page/buildPage';
+import {
+  buildTestPages,
+  TEST_PAGES_BUILT,
+  TEST_PAGES_NEEDED,
+} from '../harness/page/buildPage';
 import { TEST_BUILDS, type TestBuild } from '../harness/page/paths';
 
 interface StepResult {
@@ -98,11 +102,16 @@ async function buildPages(names: TestBuild[]): Promise<StepResult> {
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' } } });
 const quick = values.quick ?? false;
-/** The pages the prelude builds: `npm test` all, `--quick` the setup's. */
-const pages = (Object.keys(TEST_BUILDS) as TestBuild[]).filter(
-  (name) => !quick || !('onDemand' in TEST_BUILDS[name]),
-);
-const afterPrelude = { env: { [TEST_PAGES_BUILT]: pages.join(',') } };
+/** The pages the prelude builds: `npm test` all, `--quick` the journey's. */
+const pages: TestBuild[] = quick
+  ? ['tagged']
+  : (Object.keys(TEST_BUILDS) as TestBuild[]);
+const afterPrelude = {
+  env: {
+    [TEST_PAGES_BUILT]: pages.join(','),
+    ...(quick && { [TEST_PAGES_NEEDED]: pages.join(',') }),
+  },
+};
 
 const started = performance.now();
 const results: StepResult[] = [];
@@ -116,34 +125,41 @@ const prelude = await Promise.all([
 results.push(...prelude);
 const preludeSeconds = (performance.now() - started) / 1000;
 
-const steps: [string, string[]][] = quick
-  ? [
-      [
-        'unit + server',
-        [
-          'npx',
-          'vitest',
-          'run',
-          '--project',
-          'unit',
-          '--project',
-          'server',
-          '--maxWorkers=100%',
-        ],
-      ],
-      [
-        'journey',
-        ['npm', 'run', 'test:browser', '--', 'tests/browser/journey.test.ts'],
-      ],
-    ]
-  : [
-      ['test:unit', ['npm', 'run', 'test:unit']],
-      ['test:server', ['npm', 'run', 'test:server']],
-      ['test:browser', ['npm', 'run', 'test:browser']],
-    ];
-for (const [step, command] of steps) {
-  if (failed()) break;
-  results.push(await run(step, command, afterPrelude));
+/**
+ * Runs one step, or several side by side (their output kept and printed
+ * when each ends), unless an earlier step failed.
+ */
+async function step(...commands: [string, string[]][]): Promise<void> {
+  if (failed()) return;
+  const quiet = commands.length > 1;
+  results.push(
+    ...(await Promise.all(
+      commands.map(([name, command]) =>
+        run(name, command, { ...afterPrelude, quiet }),
+      ),
+    )),
+  );
+}
+
+await step(['test:unit', ['npm', 'run', 'test:unit']]);
+if (quick) {
+  // The `server` project alone (PGlite) on three workers, since its
+  // process files mostly wait (on the monitor's interval, on a service's
+  // start) and two left a core idle meanwhile; and beside it the journey,
+  // one browser file that mostly waits on its page.
+  await step(
+    [
+      'test:server',
+      ['npx', 'vitest', 'run', '--project', 'server', '--maxWorkers=3'],
+    ],
+    [
+      'journey',
+      ['npm', 'run', 'test:browser', '--', 'tests/browser/journey.test.ts'],
+    ],
+  );
+} else {
+  await step(['test:server', ['npm', 'run', 'test:server']]);
+  await step(['test:browser', ['npm', 'run', 'test:browser']]);
 }
 const total = (performance.now() - started) / 1000;
 

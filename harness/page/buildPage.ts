@@ -23,15 +23,34 @@ import { PROJECT_ROOT, TEST_BUILDS, type TestBuild } from './paths';
  */
 export const TEST_PAGES_BUILT = 'VIGIL_TEST_PAGES_BUILT';
 
+/**
+ * The variable naming the builds the setup makes, comma-separated, when a
+ * run needs fewer than every build that is not on demand
+ * (`npm run test:quick`: its one browser file needs `tagged` alone).
+ */
+export const TEST_PAGES_NEEDED = 'VIGIL_TEST_PAGES_NEEDED';
+
 /** @returns the builds {@link TEST_PAGES_BUILT} names */
 function builtPages(): Set<string> {
   return new Set((process.env[TEST_PAGES_BUILT] ?? '').split(','));
 }
 
+/**
+ * @returns the builds the setup makes: those {@link TEST_PAGES_NEEDED}
+ *   names, else every build of {@link TEST_BUILDS} not on demand
+ */
+export function neededPages(): TestBuild[] {
+  const names = Object.keys(TEST_BUILDS) as TestBuild[];
+  const needed = process.env[TEST_PAGES_NEEDED]?.split(',');
+  return needed
+    ? names.filter((name) => needed.includes(name))
+    : names.filter((name) => !('onDemand' in TEST_BUILDS[name]));
+}
+
 export default function buildPage(): void {
   const built = builtPages();
-  for (const name of Object.keys(TEST_BUILDS) as TestBuild[]) {
-    if (!('onDemand' in TEST_BUILDS[name]) && !built.has(name)) {
+  for (const name of neededPages()) {
+    if (!built.has(name)) {
       buildTestPage(name);
       built.add(name);
     }

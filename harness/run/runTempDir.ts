@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** The variable naming the run's directory, once it is made. */
-export const RUN_TEMP_DIR = 'VIGIL_RUN_TEMP_DIR';
+export const RUN_TEMP_DIR = 'VIGIL_RUN_TEMP_DIR' as const;
 
 export default function runTempDir(): (() => void) | undefined {
   if (process.env[RUN_TEMP_DIR]) return undefined;
@@ -37,7 +37,7 @@ export default function runTempDir(): (() => void) | undefined {
   return () => {
     if (previous === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previous;
-    delete process.env[RUN_TEMP_DIR];
+    delete process.env.VIGIL_RUN_TEMP_DIR;
     rmSync(directory, { recursive: true, force: true });
   };
 }

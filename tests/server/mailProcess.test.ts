@@ -220,6 +220,10 @@ describe('without SMTP_URL', () => {
   it('says at start where mail goes, writes each mail to a file only its owner reads, and npm run mail shows the link', async () => {
     const settings = await scratchDatabase();
     const service = await start(databaseEnv(settings));
+    // What the start logged may still be in the pipe when /healthz answers.
+    await expect
+      .poll(() => service.output.some((line) => line.startsWith('Mail: ')))
+      .toBe(true);
     const dataDir =
       settings.engine === 'pglite'
         ? settings.dataDir

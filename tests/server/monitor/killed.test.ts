@@ -74,10 +74,13 @@ describe('a SIGKILL in the middle of a pass', () => {
     };
     let service = await startService(env);
     running.add(service);
-    expect(service.output).toContain('Checks: every 5 s, up to 50 at once');
-    expect(service.output.join('\n')).toMatch(
-      /Warning: MONITOR_ALLOWED_NETWORKS is set/,
-    );
+    // What the start logged may still be in the pipe when /healthz answers.
+    await expect
+      .poll(() => service.output)
+      .toContain('Checks: every 5 s, up to 50 at once');
+    await expect
+      .poll(() => service.output.join('\n'))
+      .toMatch(/Warning: MONITOR_ALLOWED_NETWORKS is set/);
 
     // Three confirmed accounts, each watching its own path of the site.
     const emails: string[] = [];

@@ -18,9 +18,14 @@ import type { DatabaseSettings } from '../../../server/db/database';
 export interface ServiceProcess {
   pid: number;
   origin: string;
-  /** Everything it wrote to stdout and stderr so far, line by line. */
+  /**
+   * Everything it wrote to stdout and stderr so far, line by line: a line
+   * written before `/healthz` answered may still be in the pipe when the
+   * start returns (wait for it with `expect.poll`); once `exited` settles,
+   * every line is here.
+   */
   output: string[];
-  /** Settles when it exits. */
+  /** Settles when it has exited and its output is read to the end. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -96,7 +101,9 @@ export async function startService(
     code: number | null;
     signal: NodeJS.Signals | null;
   }>((resolveExit) =>
-    child.once('exit', (code, signal) => resolveExit({ code, signal })),
+    // `close`, not `exit`: by then its stdout and stderr are read to their
+    // end, so `output` holds every line it wrote.
+    child.once('close', (code, signal) => resolveExit({ code, signal })),
   );
   const service: ServiceProcess = {
     pid: child.pid ?? 0,
