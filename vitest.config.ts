@@ -78,25 +78,47 @@ const RUN_ONCE = [
 ];
 
 /**
- * Limits for a hang, not timings: the service's processes, the fuzz and the
- * data directory's lock take 30 s or more each on an idle machine, and
- * more than 60 s on a loaded one.
- */
-/**
  * The first global setup of every project: the run's own temporary
  * directory, removed whole at its end (harness/run/runTempDir.ts).
  */
 const RUN_TEMP_DIR = 'harness/run/runTempDir.ts';
 
-const SERVER_LIMITS = { testTimeout: 180_000, hookTimeout: 180_000 } as const;
+/**
+ * What the server projects share. Limits for a hang, not timings: the
+ * service's processes, the fuzz and the data directory's lock take 30 s or
+ * more each on an idle machine, and more than 60 s on a loaded one.
+ */
+const SERVER = {
+  environment: 'node',
+  testTimeout: 180_000,
+  hookTimeout: 180_000,
+} as const;
 
 /**
- * How long SMTP is down in tests/server/mailProcess.test.ts, in ms: the
- * issue's 30 s in `npm run test:engines`, which CI runs before anything
- * lands; a few seconds in `npm test`, where the same scenario (sign-ups
- * acknowledged while SMTP is down, a SIGKILL, a restart) still meets a
- * closed port on every mail's first attempts and waits for the production
- * backoff's retries, without 25 s of waiting per engine.
+ * The server projects' global setups: the service's bundle, which the
+ * process tests run, and the run's database engine.
+ */
+const SERVER_SETUP = {
+  pglite: [
+    RUN_TEMP_DIR,
+    'tests/server/support/serverBundleSetup.ts',
+    'harness/page/pgliteSetup.ts',
+  ],
+  postgres: [
+    RUN_TEMP_DIR,
+    'tests/server/support/serverBundleSetup.ts',
+    'harness/page/postgresSetup.ts',
+  ],
+};
+
+/**
+ * How long SMTP is down at least in tests/server/mailProcess.test.ts, in
+ * ms (it comes back only after the last sign-up): the issue's 30 s in
+ * `npm run test:engines`, which CI runs before anything lands; 3 s in
+ * `npm test`, where the same scenario (sign-ups acknowledged while SMTP is
+ * down, a SIGKILL, a restart) still meets a closed port on every mail's
+ * first attempt and waits for the production backoff's retries, without
+ * 25 s of waiting per engine.
  */
 const SMTP_OUTAGE = {
   full: { smtpOutageMs: 30_000 },
@@ -105,10 +127,9 @@ const SMTP_OUTAGE = {
 
 /** The outage's scenario at its full length (`npm run test:engines`). */
 const MAIL_OUTAGE = {
-  environment: 'node',
+  ...SERVER,
   include: ['tests/server/mailProcess.test.ts'],
   provide: SMTP_OUTAGE.full,
-  ...SERVER_LIMITS,
   // Beside `browser-postgres`, last: the outage mostly waits.
   maxWorkers: 2,
   sequence: { groupOrder: 3 },
@@ -152,7 +173,7 @@ const BROWSER_ON_PGLITE = {
 
 export default defineConfig({
   test: {
-    // The slowest files first, every project of a group together
+    // Project by project, the slowest files first
     // (harness/run/slowestFirst.ts).
     sequence: { sequencer: SlowestFirst },
     projects: [
@@ -180,39 +201,32 @@ export default defineConfig({
       },
       {
         test: {
-          name: 'server',
-          environment: 'node',
+          ...SERVER,
           ...ON_PGLITE,
+          name: 'server',
           include: ['tests/server/**/*.test.ts'],
           // Several instances on one database need a PostgreSQL server.
           exclude: ['tests/server/**/*.postgres.test.ts'],
-          globalSetup: [
-            RUN_TEMP_DIR,
-            'tests/server/support/serverBundleSetup.ts',
-            'harness/page/pgliteSetup.ts',
-          ],
+          globalSetup: SERVER_SETUP.pglite,
           provide: SMTP_OUTAGE.short,
+          // The files share their worker's modules, as `unit`'s do: each
+          // starts and closes its own services and databases. Measured,
+          // the two server projects took 114 s against 148 s.
           isolate: false,
-          ...SERVER_LIMITS,
         },
       },
       {
         test: {
-          name: 'server-postgres',
-          environment: 'node',
+          ...SERVER,
           ...ON_POSTGRES,
+          name: 'server-postgres',
           include: ['tests/server/**/*.test.ts'],
           // The embedded data directory's own tests, and those that run
           // once (in `server`).
           exclude: ['tests/server/**/*.pglite.test.ts', ...RUN_ONCE],
-          globalSetup: [
-            RUN_TEMP_DIR,
-            'tests/server/support/serverBundleSetup.ts',
-            'harness/page/postgresSetup.ts',
-          ],
+          globalSetup: SERVER_SETUP.postgres,
           provide: SMTP_OUTAGE.short,
           isolate: false,
-          ...SERVER_LIMITS,
         },
       },
       {
@@ -281,11 +295,7 @@ export default defineConfig({
           ...MAIL_OUTAGE,
           ...ON_PGLITE,
           name: 'mail-outage',
-          globalSetup: [
-            RUN_TEMP_DIR,
-            'tests/server/support/serverBundleSetup.ts',
-            'harness/page/pgliteSetup.ts',
-          ],
+          globalSetup: SERVER_SETUP.pglite,
         },
       },
       {
@@ -293,11 +303,7 @@ export default defineConfig({
           ...MAIL_OUTAGE,
           ...ON_POSTGRES,
           name: 'mail-outage-postgres',
-          globalSetup: [
-            RUN_TEMP_DIR,
-            'tests/server/support/serverBundleSetup.ts',
-            'harness/page/postgresSetup.ts',
-          ],
+          globalSetup: SERVER_SETUP.postgres,
         },
       },
     ],

@@ -38,11 +38,15 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import {
-  buildTestPages,
   TEST_PAGES_BUILT,
   TEST_PAGES_NEEDED,
+  testPageBuild,
 } from '../harness/page/buildPage';
-import { TEST_BUILDS, type TestBuild } from '../harness/page/paths';
+import {
+  PROJECT_ROOT,
+  TEST_BUILDS,
+  type TestBuild,
+} from '../harness/page/paths';
 
 interface StepResult {
   step: string;
@@ -67,6 +71,7 @@ function run(
   const started = performance.now();
   const [file = 'npm', ...args] = command;
   const child = spawn(file, args, {
+    cwd: PROJECT_ROOT,
     stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
     env: { ...process.env, ...env },
   });
@@ -84,20 +89,6 @@ function run(
       });
     });
   });
-}
-
-/** Builds the named test pages; their output is printed when they end. */
-async function buildPages(names: TestBuild[]): Promise<StepResult> {
-  const started = performance.now();
-  const seconds = () => (performance.now() - started) / 1000;
-  try {
-    const { output } = await buildTestPages(names);
-    process.stdout.write(`\n> test pages (${names.join(', ')})\n${output}`);
-    return { step: 'test pages', seconds: seconds(), status: 0 };
-  } catch (error) {
-    console.error('\n> test pages: the build failed\n', error);
-    return { step: 'test pages', seconds: seconds(), status: 1 };
-  }
 }
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' } } });
@@ -120,7 +111,10 @@ const failed = () => results.some((result) => result.status !== 0);
 const prelude = await Promise.all([
   run('typecheck', ['npm', 'run', 'typecheck'], { quiet: true }),
   ...(quick ? [] : [run('lint', ['npm', 'run', 'lint'], { quiet: true })]),
-  buildPages(pages),
+  ...pages.map((name) => {
+    const { command, env } = testPageBuild(name);
+    return run(`page ${name}`, command, { env, quiet: true });
+  }),
 ]);
 results.push(...prelude);
 const preludeSeconds = (performance.now() - started) / 1000;

@@ -7,13 +7,12 @@
  * read them to tell our code from the libraries'.
  *
  * `npm test` builds every configuration before its first test step, beside
- * the type check and lint (scripts/test.ts, {@link buildTestPages}), and
+ * the type check and lint (scripts/test.ts, {@link testPageBuild}), and
  * names them in {@link TEST_PAGES_BUILT}: the setup then builds nothing
  * again, nor does a file that asks for an on-demand build.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { PROJECT_ROOT, TEST_BUILDS, type TestBuild } from './paths';
 
 /**
@@ -39,7 +38,7 @@ function builtPages(): Set<string> {
  * @returns the builds the setup makes: those {@link TEST_PAGES_NEEDED}
  *   names, else every build of {@link TEST_BUILDS} not on demand
  */
-export function neededPages(): TestBuild[] {
+function neededPages(): TestBuild[] {
   const names = Object.keys(TEST_BUILDS) as TestBuild[];
   const needed = process.env[TEST_PAGES_NEEDED]?.split(',');
   return needed
@@ -58,12 +57,21 @@ export default function buildPage(): void {
   process.env[TEST_PAGES_BUILT] = [...built].filter(Boolean).join(',');
 }
 
-/** The command and options that build one configuration. */
-function buildCommand(name: TestBuild) {
+/**
+ * The command that builds one configuration of {@link TEST_BUILDS} into
+ * its directory (`npm test` runs each beside the type check and lint,
+ * scripts/test.ts), to run from {@link PROJECT_ROOT}.
+ *
+ * @returns the program and its arguments, and the environment to add
+ */
+export function testPageBuild(name: TestBuild): {
+  command: [string, ...string[]];
+  env: NodeJS.ProcessEnv;
+} {
   const { distDir, env } = TEST_BUILDS[name];
   return {
-    file: resolve(PROJECT_ROOT, 'node_modules/.bin/tsx'),
-    args: [
+    command: [
+      resolve(PROJECT_ROOT, 'node_modules/.bin/tsx'),
       'scripts/build.ts',
       '--dist-dir',
       distDir,
@@ -72,11 +80,8 @@ function buildCommand(name: TestBuild) {
       '--cache-dir',
       resolve(PROJECT_ROOT, `.parcel-cache/test-${name}`),
     ],
-    options: {
-      cwd: PROJECT_ROOT,
-      // Vitest sets NODE_ENV=test, which would build React's development copy.
-      env: { ...process.env, ...env, NODE_ENV: 'production' },
-    },
+    // Vitest sets NODE_ENV=test, which would build React's development copy.
+    env: { ...env, NODE_ENV: 'production' },
   };
 }
 
@@ -88,30 +93,13 @@ function buildCommand(name: TestBuild) {
  */
 export function buildTestPage(name: TestBuild): void {
   if (builtPages().has(name)) return;
-  const { file, args, options } = buildCommand(name);
-  execFileSync(file, args, { ...options, stdio: 'inherit' });
-}
-
-/**
- * Builds configurations of {@link TEST_BUILDS}, on-demand ones too, side
- * by side.
- *
- * @param names the builds to make (default: all of them)
- * @returns the builds' output, in the order of `names`
- * @throws Error with the failing build's output
- */
-export async function buildTestPages(
-  names = Object.keys(TEST_BUILDS) as TestBuild[],
-): Promise<{ output: string }> {
-  const outputs = await Promise.all(
-    names.map(async (name) => {
-      const { file, args, options } = buildCommand(name);
-      const { stdout, stderr } = await promisify(execFile)(file, args, {
-        ...options,
-        maxBuffer: 64 * 1024 * 1024,
-      });
-      return `${name}:\n${stdout}${stderr}`;
-    }),
-  );
-  return { output: outputs.join('\n') };
+  const {
+    command: [file, ...args],
+    env,
+  } = testPageBuild(name);
+  execFileSync(file, args, {
+    cwd: PROJECT_ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
 }

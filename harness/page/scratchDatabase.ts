@@ -8,7 +8,7 @@
  * - otherwise the embedded default: a new `DATA_DIR` under the OS temp
  *   dir, holding a copy of an initialised PGlite directory (creating one
  *   costs seconds, copying it a fraction of one): `TEST_PGLITE_TEMPLATE`'s,
- *   or one made once per process.
+ *   or {@link cachedPgliteTemplate}.
  *
  * The service runs its migrations on either when it starts, as in
  * production. A PGlite directory is deleted when the process exits; a
@@ -20,7 +20,6 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
-  rmSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -47,21 +46,6 @@ export const TEST_DATABASE_URL = 'TEST_DATABASE_URL';
 export const TEST_DATABASE_ENGINE = 'TEST_DATABASE_ENGINE';
 /** The variable naming an initialised PGlite directory to copy. */
 export const TEST_PGLITE_TEMPLATE = 'TEST_PGLITE_TEMPLATE';
-
-/**
- * Creates an initialised (not migrated) PGlite directory under the OS temp
- * dir, deleted when this process exits.
- *
- * @returns its path
- */
-export async function makePgliteTemplate(): Promise<string> {
-  const parent = removeAtExit(
-    mkdtempSync(join(tmpdir(), 'vigil-pglite-template-')),
-  );
-  const directory = join(parent, PGLITE_DIR);
-  await createPgliteDir(directory);
-  return directory;
-}
 
 /**
  * The initialised (not migrated) PGlite directory that a test run's
@@ -91,18 +75,12 @@ export async function cachedPgliteTemplate(): Promise<string> {
     try {
       await createPgliteDir(directory);
     } catch (error) {
-      // Another run moved its copy into place first.
-      rmSync(`${directory}.creating-${process.pid}`, {
-        recursive: true,
-        force: true,
-      });
+      // Unless another run moved its copy into place first.
       if (!made()) throw error;
     }
   }
   return directory;
 }
-
-let ownTemplate: Promise<string> | undefined;
 
 let created = 0;
 
@@ -138,8 +116,7 @@ export async function scratchDatabase(
     url.pathname = `/${name}`;
     return { engine: 'postgres', url: url.toString() };
   }
-  const template =
-    env[TEST_PGLITE_TEMPLATE] ?? (await (ownTemplate ??= makePgliteTemplate()));
+  const template = env[TEST_PGLITE_TEMPLATE] ?? (await cachedPgliteTemplate());
   const dataDir = removeAtExit(mkdtempSync(join(tmpdir(), 'vigil-data-')));
   cpSync(template, join(dataDir, PGLITE_DIR), { recursive: true });
   return { engine: 'pglite', dataDir };

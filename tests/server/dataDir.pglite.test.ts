@@ -4,16 +4,24 @@
  * instance. A second instance on it exits non-zero within 10 s, naming the
  * directory and the way out (`DATABASE_URL`), and neither it nor the
  * corruption two writers would cause touches the first, which keeps
- * serving. Embedded database only: a PostgreSQL server takes any number of
+ * serving. Creating the directory is all or nothing: a start that loses
+ * the race to another leaves no half-made copy. Embedded database only: a PostgreSQL server takes any number of
  * instances (tests/server/instances.postgres.test.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FORM, validSignUp } from './support/apiServer';
 import { startService, type ServiceProcess } from './support/serviceProcess';
 import { SIGN_UP_PATH } from '../../contract/signUp';
+import { createPgliteDir } from '../../server/db/database';
 
 const parent = mkdtempSync(join(tmpdir(), 'vigil-datadir-'));
 const dataDir = join(parent, 'data');
@@ -72,5 +80,19 @@ describe('DATA_DIR', () => {
     started.push(after);
     expect(await signUp(after.origin, body)).toBe(409);
     expect((await fetch(`${after.origin}/healthz`)).status).toBe(200);
+  });
+});
+
+describe('creating the database directory', () => {
+  it('leaves no half-made copy behind when the directory appeared meanwhile', async () => {
+    // Another process finished first: the target exists, not empty.
+    const target = join(parent, 'raced');
+    mkdirSync(target);
+    writeFileSync(join(target, 'PG_VERSION'), '18\n');
+    await expect(createPgliteDir(target)).rejects.toThrow();
+    expect(
+      readdirSync(parent).filter((name) => name.startsWith('raced')),
+    ).toEqual(['raced']);
+    expect(readdirSync(target)).toEqual(['PG_VERSION']);
   });
 });

@@ -4,11 +4,10 @@
  *
  * - SMTP down, with a SIGKILL and a restart in the middle, after
  *   acknowledged sign-ups: once SMTP answers, every mail arrives, once.
- *   The outage lasts what the project provides (`smtpOutageMs` in
- *   vitest.config.ts): the issue's 30 s in `npm run test:engines`, and in
- *   `npm test` a few seconds, still long enough that every mail's first
- *   attempt and the production backoff's first retries meet a closed
- *   port;
+ *   The outage lasts at least what the project provides (`smtpOutageMs`
+ *   in vitest.config.ts: the issue's 30 s in `npm run test:engines`, 3 s
+ *   in `npm test`), and until the last sign-up: every mail's first
+ *   attempt meets a closed port and waits for the production backoff;
  * - a 5xx refusal is logged without the address, and no log line carries
  *   an address, a name, a token or a link;
  * - without `SMTP_URL`, the start says where mail goes, nothing claims to
