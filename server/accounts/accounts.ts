@@ -17,7 +17,7 @@ import {
   type Transaction,
 } from 'kysely';
 import { deleteInBatches, type BatchOptions } from '../db/batchedWrites';
-import { DatabaseUnavailableError } from '../db/database';
+import { DatabaseUnavailableError } from '../db/unavailable';
 import type { Schema } from '../db/schema';
 import { newSecret, secretHash } from './secrets';
 import { UUID_PATTERN } from '../../contract/formats';

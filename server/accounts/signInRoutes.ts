@@ -25,7 +25,7 @@ import {
   type AccountView,
   type OneTimeAuth,
 } from './accounts';
-import { DatabaseUnavailableError } from '../db/database';
+import { DatabaseUnavailableError } from '../db/unavailable';
 import { newSecret } from './secrets';
 import { loginBindingOf, type ServiceCookies } from './sessionCookies';
 import { ACCOUNT_STYLESHEET } from '../stylesheets';

@@ -7,7 +7,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { ConsentRecordRequest } from '../../contract/consentRecord';
 import { deleteInBatches, type BatchOptions } from '../db/batchedWrites';
-import { unlessUnavailable } from '../db/database';
+import { unlessUnavailable } from '../db/unavailable';
 import type { ConsentRecordsTable, Schema } from '../db/schema';
 
 /**

@@ -19,7 +19,7 @@
  * next pass takes the rest.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { unlessUnavailable } from './database';
+import { unlessUnavailable } from './unavailable';
 import type { Schema } from './schema';
 
 /**
@@ -75,7 +75,7 @@ async function untilShort(
  * @param options.batchRows rows per statement (default {@link BATCH_ROWS})
  * @returns how many rows it deleted
  * @throws RangeError when `batchRows` is not a whole number ≥ 1;
- *   DatabaseUnavailableError (server/db/database.ts) when the database fails,
+ *   DatabaseUnavailableError (server/db/unavailable.ts) when the database fails,
  *   the batches before it staying deleted
  */
 export function deleteInBatches(
@@ -101,7 +101,7 @@ export function deleteInBatches(
  * @param options.batchRows rows per statement (default {@link BATCH_ROWS})
  * @returns how many rows it updated
  * @throws RangeError when `batchRows` is not a whole number ≥ 1;
- *   DatabaseUnavailableError (server/db/database.ts) when the database fails,
+ *   DatabaseUnavailableError (server/db/unavailable.ts) when the database fails,
  *   the batches before it staying updated
  */
 export function updateInBatches(

@@ -22,6 +22,7 @@ import pg from 'pg';
 import { lockDataDir, type DataDirLock } from './dataDirLock';
 import { migrateToLatest } from './migrations/index';
 import type { Schema } from './schema';
+import { unlessUnavailable } from './unavailable';
 
 /** Where the accounts live: `DATA_DIR` or `DATABASE_URL` (docs/contract.md). */
 export type DatabaseSettings =
@@ -46,7 +47,7 @@ export interface Database {
    * end (`npm run bench:monitor`). Does nothing on a PostgreSQL server,
    * whose autovacuum does it.
    *
-   * @throws DatabaseUnavailableError when the database fails
+   * @throws DatabaseUnavailableError (./unavailable.ts) when the database fails
    */
   vacuum(): Promise<void>;
   /** Closes the connections (or PGlite) and releases the data directory. */
@@ -68,33 +69,6 @@ const CHURNING_TABLES = [
   'one_time_tokens',
   'accounts',
 ] as const;
-
-/**
- * The database failed or could not be reached during a query. The driver's
- * error is its `cause`: never log the cause's `detail`, which may quote a
- * row.
- */
-export class DatabaseUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super('the database did not complete the query', { cause });
-    this.name = 'DatabaseUnavailableError';
-  }
-}
-
-/**
- * Runs a query, raising {@link DatabaseUnavailableError} (the driver's
- * error as its cause) when the database fails or cannot be reached.
- *
- * @param run the query
- * @returns what it returns
- */
-export async function unlessUnavailable<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw new DatabaseUnavailableError(error);
-  }
-}
 
 /**
  * A read-only open found no database where it was told to look: nothing

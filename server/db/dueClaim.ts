@@ -13,7 +13,7 @@
  * every request meanwhile.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { unlessUnavailable } from './database';
+import { unlessUnavailable } from './unavailable';
 import type { Schema } from './schema';
 
 /** One claim: which rows are due, in which order, and how to hold them. */
@@ -45,7 +45,7 @@ export interface DueClaim {
  *
  * @returns the claimed rows, as `returning` names them; none when nothing
  *   is due
- * @throws DatabaseUnavailableError (server/db/database.ts) when the database
+ * @throws DatabaseUnavailableError (server/db/unavailable.ts) when the database
  *   fails
  */
 export async function claimDue<Row>(

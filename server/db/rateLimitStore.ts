@@ -24,7 +24,7 @@ import { sql, type Kysely } from 'kysely';
 import './housekeeping';
 import './plugin';
 import { deleteInBatches, type BatchOptions } from './batchedWrites';
-import { unlessUnavailable } from './database';
+import { unlessUnavailable } from './unavailable';
 import type { Schema } from './schema';
 
 type IncrCallback = Parameters<FastifyRateLimitStore['incr']>[1];

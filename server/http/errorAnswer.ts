@@ -7,7 +7,7 @@ import type { FastifyError } from 'fastify';
 import { type SignUpAnswer } from '../../contract/signUp';
 import { API_CODES, type ApiCode } from '../../contract/apiCodes';
 import { CrossOriginRequestError } from './crossOrigin';
-import { DatabaseUnavailableError } from '../db/database';
+import { DatabaseUnavailableError } from '../db/unavailable';
 import { FormBodyError } from './formBody';
 
 /**

@@ -24,7 +24,7 @@ import type {
   MonitorState,
 } from '../../machines/monitorMachine';
 import { deleteInBatches, type BatchOptions } from '../db/batchedWrites';
-import { unlessUnavailable } from '../db/database';
+import { unlessUnavailable } from '../db/unavailable';
 import { claimDue } from '../db/dueClaim';
 import type { AlertDetails, Schema } from '../db/schema';
 import type { CheckResult } from './check/siteCheck';
@@ -159,7 +159,7 @@ const clipped = (text: string) => text.slice(0, 500);
 
 /**
  * The repository over one database. Every function raises
- * DatabaseUnavailableError (server/db/database.ts) when the database fails.
+ * DatabaseUnavailableError (server/db/unavailable.ts) when the database fails.
  */
 export function monitorRepository(db: Kysely<Schema>) {
   const due = (now: Date) => sql`(monitors.next_check_at <= ${at(now)}

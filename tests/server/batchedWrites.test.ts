@@ -14,11 +14,8 @@ import {
   deleteInBatches,
   updateInBatches,
 } from '../../server/db/batchedWrites';
-import {
-  DatabaseUnavailableError,
-  openDatabase,
-  type Database,
-} from '../../server/db/database';
+import { openDatabase, type Database } from '../../server/db/database';
+import { DatabaseUnavailableError } from '../../server/db/unavailable';
 import { scratchDatabase } from '../../harness/page/scratchDatabase';
 import { affectedRowsLog } from './support/affectedRows';
 

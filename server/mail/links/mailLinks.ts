@@ -19,7 +19,7 @@ import {
   type AccountRow,
   type AccountView,
 } from '../../accounts/index';
-import { unlessUnavailable } from '../../db/database';
+import { unlessUnavailable } from '../../db/unavailable';
 import type { MailKind, Schema } from '../../db/schema';
 
 /** A link's token as mailed: 32 random bytes, base64url (43 characters). */

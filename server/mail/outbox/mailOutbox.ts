@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { sql, type Kysely } from 'kysely';
 import { updateInBatches, type BatchOptions } from '../../db/batchedWrites';
-import { unlessUnavailable } from '../../db/database';
+import { unlessUnavailable } from '../../db/unavailable';
 import { claimDue } from '../../db/dueClaim';
 import { LINK_LIFETIMES } from './mailMessages';
 import { countRequests } from '../../db/rateLimitStore';
