@@ -17,8 +17,8 @@
  *
  * `npm run test:quick` (`--quick`), the inner loop: the type check
  * (incremental: a second run checks what changed) beside the one test page
- * the journey needs, then the `unit` project, then the `server` project
- * (PGlite) and, beside it, the sign-up journey in Chromium.
+ * the journey needs, then, side by side, the `unit` project on one worker,
+ * the `server` project (PGlite) and the sign-up journey in Chromium.
  *
  * `npm run test:engines` (the sweeps of every state, Firefox and WebKit,
  * the full mail outage) is a command of its own, which CI runs after this
@@ -135,16 +135,22 @@ async function step(...commands: [string, string[]][]): Promise<void> {
   );
 }
 
-await step(['test:unit', ['npm', 'run', 'test:unit']]);
 if (quick) {
-  // The `server` project alone (PGlite) on three workers, since its
+  // Three side by side, since each mostly leaves a core idle: `unit` on
+  // one worker (on two it took as long, each worker importing every
+  // module again: docs/testing.md), the `server` project (PGlite), whose
   // process files mostly wait (on the monitor's interval, on a service's
-  // start) and two left a core idle meanwhile; and beside it the journey,
-  // one browser file that mostly waits on its page.
+  // start), and the journey, one browser file that mostly waits on its
+  // page. (`unit` from the start, beside the prelude, was no faster: 129
+  // and 130 s, against 123 to 128 s.)
   await step(
     [
+      'test:unit',
+      ['npx', 'vitest', 'run', '--project', 'unit', '--maxWorkers=1'],
+    ],
+    [
       'test:server',
-      ['npx', 'vitest', 'run', '--project', 'server', '--maxWorkers=3'],
+      ['npx', 'vitest', 'run', '--project', 'server', '--maxWorkers=2'],
     ],
     [
       'journey',
@@ -152,6 +158,7 @@ if (quick) {
     ],
   );
 } else {
+  await step(['test:unit', ['npm', 'run', 'test:unit']]);
   await step(['test:server', ['npm', 'run', 'test:server']]);
   await step(['test:browser', ['npm', 'run', 'test:browser']]);
 }
