@@ -6,7 +6,8 @@
  * - Ours: the sign-up page as `npm start` serves it: both builds
  *   (scripts/build.ts, scripts/buildServer.ts), then `dist-server/start.mjs`
  *   in a process of its own on loopback, every setting at its default but
- *   the data directory (a new one).
+ *   the data directory (a new one) and `MONITOR=off` (no site is checked,
+ *   so no request can leave the machine; a new directory holds none).
  * - The plain form (bench/baseline.html, about 1.5 KB gzipped): the same
  *   fields, labels and hints, a 300×78 box where the captcha goes, a small
  *   stylesheet of its own (not our look) and a 10-line submit script,
@@ -207,7 +208,8 @@ async function startPlainForm(): Promise<Served> {
 /**
  * The sign-up service as `npm start` runs it, after `npm run build`'s two
  * builds: `dist-server/start.mjs` in a process of its own, on loopback, its
- * accounts in a new PGlite directory under the OS temp dir, every other
+ * accounts in a new PGlite directory under the OS temp dir, checking no
+ * site (`MONITOR=off`: no request may leave the machine), every other
  * setting at its default (docs/contract.md).
  *
  * @throws Error with its output when it exits before `/healthz` answers, or
@@ -229,6 +231,7 @@ async function startOurs(): Promise<Served> {
         HOST: '127.0.0.1',
         PORT: String(port),
         DATA_DIR: dataDir,
+        MONITOR: 'off',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -243,7 +246,12 @@ async function startOurs(): Promise<Served> {
     rmSync(dataDir, { recursive: true, force: true });
   };
   const deadline = Date.now() + 60_000;
-  while (!(await answers(`${origin}/healthz`))) {
+  const healthy = () =>
+    fetch(`${origin}/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+  while (!(await healthy())) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await close();
       throw new Error(`The service did not start:\n${output.join('')}`);
@@ -251,18 +259,6 @@ async function startOurs(): Promise<Served> {
     await new Promise((wait) => setTimeout(wait, 250));
   }
   return { origin, close };
-}
-
-/** Whether a GET of the URL answers 200 (false on any error). */
-function answers(url: string): Promise<boolean> {
-  return new Promise((resolveAnswer) => {
-    request(url, (response) => {
-      response.resume();
-      resolveAnswer(response.statusCode === 200);
-    })
-      .on('error', () => resolveAnswer(false))
-      .end();
-  });
 }
 
 /**

@@ -11,8 +11,10 @@
  *   kind (parse HTML, style, layout, pre-paint and paint, script compile
  *   and run), with the tasks in order;
  * - the first contentful paint, and whether the page's frame committed in
- *   a renderer other than the one the tab started in (a new browsing
- *   context group: `Cross-Origin-Opener-Policy`).
+ *   a renderer other than the one the tab started in. (A new browsing
+ *   context group, as `Cross-Origin-Opener-Policy` makes, need not mean a
+ *   new renderer: in the traces of docs/performance.md it did not; it
+ *   shows as a later, longer commit.)
  *
  * Not part of `npm test`: a trace is a measurement, and this only reads it.
  */
