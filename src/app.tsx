@@ -52,11 +52,22 @@ export interface SignUpApp {
   reporter: ErrorReporter;
 }
 
+/** What {@link startConsentStep} leaves for {@link startSignUpStep}. */
+export interface ConsentStep {
+  reporter: ErrorReporter;
+  address: ReturnType<typeof readAddressParameters>;
+  cookies: ReturnType<typeof createCookieJar>;
+  consent: ConsentActor;
+}
+
 /**
- * @returns what the page renders (render each inside StrictMode), the
- *   running consent actor, and the error reporter
+ * The page's first step: reads the address (and takes its parameters out
+ * of the address bar), makes the error reporter and the cookie jar, and
+ * starts the consent actor. The entry point runs it and
+ * {@link startSignUpStep} in two tasks (Total Blocking Time:
+ * docs/performance.md); {@link startSignUpApp} runs both at once.
  */
-export function startSignUpApp(env: AppEnvironment): SignUpApp {
+export function startConsentStep(env: AppEnvironment): ConsentStep {
   const { config } = env;
   const reporter = createErrorReporter(config.sentryDsn, env.origin);
   const address = readAddressParameters(env.search);
@@ -70,11 +81,37 @@ export function startSignUpApp(env: AppEnvironment): SignUpApp {
   };
   const cookies = createCookieJar(cookieScope);
   const consent = startConsent(env, cookies, cookieScope, address.utmSource);
+  return { reporter, address, cookies, consent };
+}
+
+/**
+ * The page's second step: starts the sign-up actor and returns what the
+ * page renders.
+ *
+ * @param step what {@link startConsentStep} returned for the same `env`
+ */
+export function startSignUpStep(
+  env: AppEnvironment,
+  { reporter, address, cookies, consent }: ConsentStep,
+): SignUpApp {
   return {
     consent,
     reporter,
     form: wireSignUp(env, cookies, address, reporter),
     settings: <ConsentSettingsLink consent={consent} />,
-    modal: <ConsentModal consent={consent} productName={config.productName} />,
+    modal: (
+      <ConsentModal consent={consent} productName={env.config.productName} />
+    ),
   };
+}
+
+/**
+ * Both steps at once: {@link startConsentStep}, then
+ * {@link startSignUpStep}.
+ *
+ * @returns what the page renders (render each inside StrictMode), the
+ *   running consent actor, and the error reporter
+ */
+export function startSignUpApp(env: AppEnvironment): SignUpApp {
+  return startSignUpStep(env, startConsentStep(env));
 }

@@ -16,7 +16,7 @@
 import { startTransition, StrictMode, type ReactElement } from 'react';
 import { createRoot, hydrateRoot, type RootOptions } from 'react-dom/client';
 import type { InspectionEvent } from 'xstate';
-import { startSignUpApp } from './app';
+import { startConsentStep, startSignUpStep, type AppEnvironment } from './app';
 import { config } from './platform/env';
 import { SLOTS } from './PageShell';
 
@@ -33,13 +33,21 @@ async function developmentInspector(): Promise<
   return createBrowserInspector().inspect.next;
 }
 
-// Read before startSignUpApp takes the parameters out of the address bar.
+/**
+ * Resolves in a later task (a `setTimeout` of 0 ms), so that the browser
+ * can handle input and paint in between: the page starts in several short
+ * tasks instead of one long one (Total Blocking Time counts each task's
+ * time over 50 ms). Measured at 4x CPU slowdown (docs/performance.md,
+ * "The total blocking time"): evaluating the bundle, starting the actors
+ * and creating the three roots each took 40 to 130 ms; in one task they
+ * were one long task.
+ */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+// Read before startConsentStep takes the parameters out of the address bar.
 const search = window.location.search;
-// Yield once between evaluating the bundle and starting the page: two
-// shorter tasks instead of one long one (the browser can handle input and
-// paint between them; Total Blocking Time).
-await new Promise((resolve) => setTimeout(resolve, 0));
-const { form, settings, modal, reporter } = startSignUpApp({
+await nextTask();
+const env: AppEnvironment = {
   config,
   search,
   hostname: window.location.hostname,
@@ -50,7 +58,10 @@ const { form, settings, modal, reporter } = startSignUpApp({
   navigate: (path) => window.location.assign(path),
   storage: () => window.sessionStorage,
   inspect: await developmentInspector(),
-});
+};
+const consentStep = startConsentStep(env);
+await nextTask();
+const { form, settings, modal, reporter } = startSignUpStep(env, consentStep);
 
 // R7.4 (docs/requirements.md), [D37](../docs/decisions.md#D37) (docs/decisions.md): exceptions nobody
 // handled are reported (when configured).
@@ -79,10 +90,17 @@ if (process.env.NODE_ENV === 'production') {
   // as a transition renders in slices of a few milliseconds and yields to
   // the browser between them, so adopting the prerendered form is no long
   // task (Total Blocking Time); outside one, React hydrates it in one task.
+  //
+  // Each root starts in a task of its own (nextTask). Until the form's
+  // hydration commits, the early script still holds a submit and the DOM
+  // keeps what is typed (src/signUp/views/earlyInput.ts).
+  await nextTask();
   startTransition(() => {
     hydrateRoot(slot(SLOTS.form), strict(form), options);
   });
+  await nextTask();
   createRoot(slot(SLOTS.settings), options).render(strict(settings));
+  await nextTask();
   createRoot(slot(SLOTS.modal), options).render(strict(modal));
 } else {
   // The development server serves index.html as it is: the whole page is

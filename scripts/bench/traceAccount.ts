@@ -10,6 +10,8 @@
  * - the renderer main thread's work before the first contentful paint, by
  *   kind (parse HTML, style, layout, pre-paint and paint, script compile
  *   and run), with the tasks in order;
+ * - the main thread's tasks of 50 ms or more after that paint, and the
+ *   time they block (Total Blocking Time's measure);
  * - the first contentful paint, and whether the page's frame committed in
  *   a renderer other than the one the tab started in. (A new browsing
  *   context group, as `Cross-Origin-Opener-Policy` makes, need not mean a
@@ -197,6 +199,65 @@ export function firstPaintAccount(events: TraceEvent[]): string[] {
       .join(', ');
     lines.push(
       `  task at ${ms(task.ts - start)} ms, ${ms(task.dur ?? 0)} ms: ${inner}`,
+    );
+  }
+  lines.push(...longTasksAfter(events, renderer, main?.tid, fcp.ts, start));
+  return lines;
+}
+
+/** What names a long task's work: its outermost script or lifecycle event. */
+const TASK_WORK = new Set([
+  'v8.evaluateModule',
+  'EvaluateScript',
+  'TimerFire',
+  'FunctionCall',
+  'EventDispatch',
+  'ParseHTML',
+  'Layout',
+]);
+
+/**
+ * The renderer main thread's tasks of 50 ms or more after the first
+ * contentful paint, to the end of the trace, and the time they block: each
+ * task's time over 50 ms, summed, as Lighthouse's Total Blocking Time counts
+ * it (Lighthouse stops at Time to Interactive; this reads to the trace's
+ * end, so it can only count more).
+ */
+function longTasksAfter(
+  events: TraceEvent[],
+  renderer: number,
+  mainThread: number | undefined,
+  paint: number,
+  start: number,
+): string[] {
+  const tasks = events.filter(
+    (event) =>
+      event.pid === renderer &&
+      event.tid === mainThread &&
+      event.name === 'RunTask' &&
+      event.ts >= paint &&
+      (event.dur ?? 0) >= 50_000,
+  );
+  const blocking = tasks.reduce(
+    (sum, task) => sum + (task.dur ?? 0) - 50_000,
+    0,
+  );
+  const lines = [
+    `long tasks after the paint: ${tasks.length}, blocking ${ms(blocking)} ms`,
+  ];
+  for (const task of tasks) {
+    const end = task.ts + (task.dur ?? 0);
+    const work = events.find(
+      (event) =>
+        event.pid === renderer &&
+        event.tid === mainThread &&
+        TASK_WORK.has(event.name) &&
+        event.ts >= task.ts &&
+        event.ts < end,
+    );
+    const url = work?.args?.data?.url;
+    lines.push(
+      `  task at ${ms(task.ts - start)} ms, ${ms(task.dur ?? 0)} ms: ${work?.name ?? 'no script'}${url ? ` (${url.replace(/^.*\//, '')})` : ''}`,
     );
   }
   return lines;

@@ -11,6 +11,17 @@ import type { onRequestHookHandler } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 import { httpUrl } from '../../common/config';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * `false`: this route's answers carry no `Cross-Origin-Opener-Policy`
+     * (every other security header is sent). Only the sign-up page's own
+     * document sets it ([D117](../../docs/decisions.md#D117)).
+     */
+    crossOriginOpenerPolicy?: false;
+  }
+}
+
 /** The parts of the configuration the policy depends on. */
 export interface PageOrigins {
   /** `TRACKING_TAG_URL`: absolute URL of the tag; undefined: no tag. */
@@ -181,7 +192,9 @@ export function securityHeaderOptions(
 
 /**
  * A Fastify `onRequest` hook that sends {@link securityHeaderOptions}'s
- * headers on every response, through helmet. The headers are worked out
+ * headers on every response, through helmet; a route whose `config` says
+ * `crossOriginOpenerPolicy: false` gets them all but
+ * `Cross-Origin-Opener-Policy` ([D117](../../docs/decisions.md#D117)). The headers are worked out
  * once, here; @fastify/helmet would call `helmet()` again, re-reading the
  * whole policy, on every request (about 2 % of a sign-up's time under
  * load: docs/performance.md).
@@ -192,9 +205,20 @@ export function securityHeaderOptions(
 export function securityHeadersHook(
   origins: PageOrigins = {},
 ): onRequestHookHandler {
-  const setHeaders = helmet(securityHeaderOptions(origins));
+  const options = securityHeaderOptions(origins);
+  const setHeaders = helmet(options);
+  // D117: the sign-up page's document, which its route marks with
+  // `config: { crossOriginOpenerPolicy: false }`.
+  const setHeadersWithoutOpenerPolicy = helmet({
+    ...options,
+    crossOriginOpenerPolicy: false,
+  });
   return (request, reply, done) => {
+    const set =
+      request.routeOptions.config.crossOriginOpenerPolicy === false
+        ? setHeadersWithoutOpenerPolicy
+        : setHeaders;
     // helmet 8 throws rather than passing an error on.
-    setHeaders(request.raw, reply.raw, () => done());
+    set(request.raw, reply.raw, () => done());
   };
 }

@@ -205,8 +205,28 @@ describe('the local server', () => {
       expect(response.headers['referrer-policy']).toBe(REFERRER_POLICY);
       expect(response.headers['x-frame-options']).toBe('DENY');
       expect(response.headers['strict-transport-security']).toBeUndefined();
+      expect(response.headers['cross-origin-resource-policy']).toBe(
+        'same-origin',
+      );
+      // D117: every answer but the sign-up page's document keeps its opener
+      // policy.
+      expect(response.headers['cross-origin-opener-policy']).toBe(
+        method === 'GET' && url === '/signup' ? undefined : 'same-origin',
+      );
     },
   );
+
+  it('sends the sign-up page to HEAD as to GET, without an opener policy (D117)', async () => {
+    const response = await app.inject({ method: 'HEAD', url: '/signup' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['cross-origin-opener-policy']).toBeUndefined();
+    expect(response.headers['x-frame-options']).toBe('DENY');
+    expect(
+      parseContentSecurityPolicy(
+        String(response.headers['content-security-policy']),
+      ),
+    ).toEqual(expected);
+  });
 
   it('serves the account page with no inline style or script, and its stylesheet', async () => {
     const page = await app.inject({ url: '/' });
