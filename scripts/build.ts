@@ -10,8 +10,9 @@
  *   default state (no address parameters, no cookies);
  * - the stylesheet (about 2 KB compressed) is inlined as a `<style>`, so
  *   nothing blocks rendering;
- * - the module script is replaced by the inline early script (the entry
- *   src/early/inlineScript.ts over src/early/earlyScript.ts), which holds
+ * - the module script (last in the body) is replaced by the inline early
+ *   script (the entry src/early/inlineScript.ts over
+ *   src/early/earlyScript.ts), which holds
  *   a submit made before the app runs and saves the sign-up draft
  *   (src/early/draft.ts); after the first paint it pushes the consent
  *   defaults, restores the draft and starts the app;
