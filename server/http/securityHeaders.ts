@@ -194,8 +194,8 @@ export function securityHeaderOptions(
  * A Fastify `onRequest` hook that sends {@link securityHeaderOptions}'s
  * headers on every response, through helmet; a route whose `config` says
  * `crossOriginOpenerPolicy: false` gets them all but
- * `Cross-Origin-Opener-Policy` ([D117](../../docs/decisions.md#D117)). The headers are worked out
- * once, here; @fastify/helmet would call `helmet()` again, re-reading the
+ * `Cross-Origin-Opener-Policy` ([D117](../../docs/decisions.md#D117)).
+ * The headers are worked out once, here; @fastify/helmet would call `helmet()` again, re-reading the
  * whole policy, on every request (about 2 % of a sign-up's time under
  * load: docs/performance.md).
  *
