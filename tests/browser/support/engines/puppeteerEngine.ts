@@ -4,13 +4,20 @@
  * context (no cookies shared between tests).
  */
 import puppeteer, {
+  ProtocolError,
   type Browser,
   type Cookie,
   type KeyInput,
   type Page,
 } from 'puppeteer-core';
 import { CHROMIUM_FLAGS } from '../../../../harness/engines';
-import type { EngineBrowser, EnginePage, Key, StoredCookie } from './browser';
+import type {
+  EngineBrowser,
+  EnginePage,
+  Key,
+  StoredCookie,
+  Viewport,
+} from './browser';
 import { findEngine } from '../../../../harness/engines';
 
 /**
@@ -59,7 +66,7 @@ export async function launchPuppeteerEngine(
     async newPage(viewport) {
       const context = await browser.createBrowserContext();
       const page = await context.newPage();
-      await page.setViewport(viewport);
+      await setViewport(page, viewport);
       const errors: string[] = [];
       page.on('pageerror', (error) =>
         errors.push(error instanceof Error ? error.message : String(error)),
@@ -68,6 +75,40 @@ export async function launchPuppeteerEngine(
     },
     close: () => browser.close(),
   };
+}
+
+/**
+ * `page.setViewport`, on a browser without WebDriver BiDi's
+ * `emulation.setScreenOrientationOverride` too. Over BiDi, puppeteer sends
+ * that command beside `browsingContext.setViewport` and fails when it is
+ * unknown, as it is to Firefox ESR 140 (Debian's `firefox-esr` 140.12);
+ * puppeteer already lets an unknown `emulation.setTouchOverride` pass.
+ * These tests set no orientation and no touch, so the size is all that
+ * matters: it is waited for in the page (`innerWidth`, `innerHeight`), and
+ * any other failure is thrown.
+ *
+ * @throws the error of `page.setViewport` unless it is that unknown command
+ */
+async function setViewport(page: Page, viewport: Viewport): Promise<void> {
+  try {
+    await page.setViewport(viewport);
+  } catch (error) {
+    if (
+      !(error instanceof ProtocolError) ||
+      !/unknown command emulation\.setScreenOrientationOverride/.test(
+        error.message,
+      )
+    ) {
+      throw error;
+    }
+    await page.waitForFunction(
+      (width, height) =>
+        window.innerWidth === width && window.innerHeight === height,
+      {},
+      viewport.width,
+      viewport.height,
+    );
+  }
 }
 
 function storedCookie(cookie: Cookie): StoredCookie {
@@ -137,7 +178,7 @@ function puppeteerPage(
         path: '/',
       });
     },
-    setViewport: (viewport) => page.setViewport(viewport),
+    setViewport: (viewport) => setViewport(page, viewport),
     screenshot: async (path) => {
       await page.screenshot({ path: path as `${string}.png`, fullPage: true });
     },
