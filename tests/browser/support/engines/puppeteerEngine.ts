@@ -59,6 +59,11 @@ export async function launchPuppeteerEngine(
             'network.proxy.no_proxies_on': '',
             // Firefox never proxies loopback unless told to.
             'network.proxy.allow_hijacking_localhost': true,
+            // Told to, Firefox 140 no longer counts http://localhost as a
+            // secure context, which it is to a visitor (no proxy): without
+            // this, `crypto.randomUUID` (the consent record's id) is
+            // missing there, and recording a choice throws.
+            'network.proxy.testing_localhost_is_secure_when_hijacked': true,
           },
         });
   return {
