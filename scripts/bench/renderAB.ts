@@ -23,7 +23,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import puppeteer from 'puppeteer-core';
-import { findEngine } from '../../harness/engines';
+import { CHROMIUM_FLAGS, findEngine } from '../../harness/engines';
 
 /** One load's figures, in milliseconds. */
 interface Load {
@@ -72,7 +72,9 @@ async function main(): Promise<void> {
   const browser = await puppeteer.launch({
     executablePath: findEngine('chromium').executable,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu'],
+    // The tests' flags: no background requests (updates, sync) leave the
+    // machine; the pages come from 127.0.0.1 and scripts are blocked.
+    args: CHROMIUM_FLAGS,
   });
   const loads = new Map<string, Load[]>();
   try {
