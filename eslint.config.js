@@ -100,6 +100,24 @@ export default tseslint.config(
     files: ['**/*.tsx'],
     ...jsxA11y.flatConfigs.strict,
   },
+  // What runs in the browser keeps to what the browsers of `browserslist`
+  // have: tsconfig.json's lib lets the Node code use ES2024's
+  // Promise.withResolvers, which Chrome 109 (still among them) lacks, and
+  // Parcel adds no polyfill.
+  {
+    files: ['src/**', 'machines/**', 'common/**', 'contract/**'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'Promise',
+          property: 'withResolvers',
+          message:
+            'Not in every browser the page supports (Chrome 109): a new Promise with its executor.',
+        },
+      ],
+    },
+  },
   // The layers (docs/architecture.md): imports only point down, from the
   // server and the scripts, through the page and the shared rules, to the
   // machines, and under them the wire contract, which imports nothing.

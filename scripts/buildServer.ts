@@ -46,7 +46,7 @@ export function bundleServerEntries(entryPoints: Record<string, string>): void {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node24',
     packages: 'external',
     sourcemap: 'linked',
     logLevel: 'warning',

@@ -5,6 +5,7 @@
  * server/start.ts.
  */
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { buildServer } from '../server/app';
 import { serverOptionsFrom } from '../server/environment';
 import { pageConfigEnvironment } from '../common/config';
@@ -15,7 +16,7 @@ const api = await buildServer(
     // A developer's test sign-ups name real sites: the dev server checks
     // none unless MONITOR=on is set ([D108](../docs/decisions.md#D108)).
     { MONITOR: 'off', ...process.env },
-    new URL('../dist', import.meta.url).pathname,
+    join(import.meta.dirname, '../dist'),
   ),
 );
 await api.listen({ port: API_PORT, host: 'localhost' });

@@ -3,7 +3,9 @@
  * (`chromium` for `npm test`, `firefox webkit` for `npm run test:engines`;
  * all three when none is named) with harness/engines.ts, installs the
  * Debian packages of any that is missing when this process may (root with
- * apt-get), or fails with a message that says what to do.
+ * apt-get), or fails with a message that says what to do. Before that, it
+ * stops when the suite would run on another Node.js than the pinned one
+ * (harness/run/pinnedRuntime.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,6 +16,9 @@ import {
   missingEngineMessage,
   type Engine,
 } from '../harness/engines';
+import { exitUnlessPinnedRuntime } from '../harness/run/pinnedRuntime';
+
+exitUnlessPinnedRuntime(`npm run ${process.env.npm_lifecycle_event ?? 'test'}`);
 
 const named = process.argv.slice(2);
 const unknown = named.filter(

@@ -2,7 +2,9 @@
  * `npm test` and `npm run test:quick` (docs/testing.md).
  *
  * `npm test`: everything a change needs, stopping at the first step that
- * fails:
+ * fails. It first checks that it runs on the pinned Node.js
+ * (harness/run/pinnedRuntime.ts) and stops at once, with a sentence that
+ * says what to do, when it does not. Then:
  *
  * 1. the prelude, side by side: the type check, lint, and the builds of the
  *    test pages (harness/page/buildPage.ts, all three configurations). Each
@@ -47,6 +49,7 @@ import {
   TEST_BUILDS,
   type TestBuild,
 } from '../harness/page/paths';
+import { exitUnlessPinnedRuntime } from '../harness/run/pinnedRuntime';
 
 interface StepResult {
   step: string;
@@ -93,6 +96,8 @@ function run(
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' } } });
 const quick = values.quick ?? false;
+// A run on another Node.js than the pinned one proves nothing: stop first.
+exitUnlessPinnedRuntime(quick ? 'npm run test:quick' : 'npm test');
 /** The pages the prelude builds: `npm test` all, `--quick` the journey's. */
 const pages: TestBuild[] = quick
   ? ['tagged']

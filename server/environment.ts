@@ -248,6 +248,32 @@ export function mailNotice(mail: MailOptions): string {
     : `Mail: not sent (SMTP_URL is not set); each mail is written to ${mail.transport.dir}. Read the newest with: npm run mail`;
 }
 
+/** The oldest Node.js major the service supports (package.json `engines`). */
+export const MIN_NODE_MAJOR = 24;
+
+/**
+ * The runtime line of every start, so that an operator can tell which
+ * Node.js runs the service, and a warning when it is older than
+ * {@link MIN_NODE_MAJOR}: such a runtime is past its end of life, or was
+ * never tested ([D118](../docs/decisions.md#D118)).
+ *
+ * @param version `process.version`, e.g. `v26.10.0`
+ * @returns `{ notice, warning }`: the notice always ("Runtime: Node.js
+ *   v26.10.0"), the warning only for a major below 24
+ */
+export function runtimeNotice(version: string): {
+  notice: string;
+  warning?: string;
+} {
+  const notice = `Runtime: Node.js ${version}`;
+  const major = Number(/^v?(\d+)\./.exec(version)?.[1]);
+  if (major >= MIN_NODE_MAJOR) return { notice };
+  return {
+    notice,
+    warning: `Node.js ${version} is older than the ${MIN_NODE_MAJOR} this service supports (package.json "engines"): it gets no security fix, and the service was not tested on it. Run it on Node.js ${MIN_NODE_MAJOR} or later; .node-version names the one the tests run on.`,
+  };
+}
+
 /**
  * `CONSENT_RETENTION_DAYS`: how long a consent record is kept ([D89](../docs/decisions.md#D89)).
  *

@@ -10,13 +10,15 @@
  * - A configuration that runs, but unsafely (Google's test captcha key,
  *   `TRUST_PROXY=true`, a public `PUBLIC_URL` without `SMTP_URL`): a
  *   warning on stderr at every start.
- * - Where mail goes (an SMTP server, or files `npm run mail` reads), and
- *   whether this instance checks sites (how often, how many at once): a
- *   line each on stdout at every start.
+ * - The Node.js version it runs on, where mail goes (an SMTP server, or
+ *   files `npm run mail` reads), and whether this instance checks sites
+ *   (how often, how many at once): a line each on stdout at every start;
+ *   a Node.js older than `engines` allows, a warning.
  * - SIGTERM or SIGINT: stop accepting, finish the requests in flight and
  *   the mails being sent, close the database, exit 0 (exit 1 if that takes longer than
  *   {@link SHUTDOWN_GRACE_MS}).
  */
+import { join } from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildServer, type ServerOptions } from './app';
@@ -24,6 +26,7 @@ import { monitorNotice } from './monitor/index';
 import {
   mailNotice,
   positiveInteger,
+  runtimeNotice,
   serverOptionsFrom,
   startupWarnings,
 } from './environment';
@@ -39,7 +42,7 @@ try {
   port = positiveInteger(process.env, 'PORT', 1234);
   options = serverOptionsFrom(
     process.env,
-    new URL('../dist', import.meta.url).pathname,
+    join(import.meta.dirname, '../dist'),
   );
   app = await buildServer({ ...options, logger: true });
 } catch (error) {
@@ -60,6 +63,10 @@ closeWithGrace(
 
 await app.listen({ port, host });
 console.log(`Sign-up page: http://${host}:${port}/signup`);
+// Which Node.js runs the service, and a warning when it is too old.
+const runtime = runtimeNotice(process.version);
+console.log(runtime.notice);
+if (runtime.warning) console.warn(`Warning: ${runtime.warning}`);
 // Where mail goes, so that nobody believes a mail was sent that was not.
 if (options.mail) console.log(mailNotice(options.mail));
 // Whether this instance checks sites, how often and how many at once.

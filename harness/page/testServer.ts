@@ -74,6 +74,9 @@ function selfSignedCertificate() {
  * @param options.rateLimit sign-ups per client IP; default 1000
  * @param options.build which of {@link TEST_BUILDS} to serve; default `tagged`
  * @param options.https serve on {@link TEST_PRODUCT_HOST} over HTTPS
+ * @param options.plainHttp serve on {@link TEST_PRODUCT_HOST} over plain
+ *   http: a page there is not a secure context (no `crypto.randomUUID`, no
+ *   Secure cookie), as a deployment without TLS would be
  * @param options.database where the accounts live; default a scratch
  *   database of the run's engine (harness/page/scratchDatabase.ts)
  * @param options.smtpUrl send the service's mail (confirmation and sign-in
@@ -92,6 +95,7 @@ export async function startTestServer(
     rateLimit?: number;
     build?: TestBuild;
     https?: boolean;
+    plainHttp?: boolean;
     database?: DatabaseSettings;
     smtpUrl?: string;
     monitor?: MonitorOptions;
@@ -101,7 +105,9 @@ export async function startTestServer(
   const originAt = (port: number) =>
     options.https
       ? `https://${TEST_PRODUCT_HOST}:${port}`
-      : `http://localhost:${port}`;
+      : options.plainHttp
+        ? `http://${TEST_PRODUCT_HOST}:${port}`
+        : `http://localhost:${port}`;
   // PUBLIC_URL names the port (the only host the service answers, and
   // whether its cookies are Secure: [D109](../../docs/decisions.md#D109)), so the port comes first.
   const port = await freePort();

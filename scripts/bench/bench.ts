@@ -444,8 +444,8 @@ function byteRows(sizes: Record<'ours' | 'baseline', Sizes>): string[][] {
   return rows;
 }
 
-/** The floor + 7 KiB of [D58](../../docs/decisions.md#D58) (docs/decisions.md), Brotli. */
-const ABOVE_FLOOR_BUDGET = 7 * 1024;
+/** The floor + 7.25 KiB of [D58](../../docs/decisions.md#D58), Brotli. */
+const ABOVE_FLOOR_BUDGET = 7.25 * 1024;
 
 /**
  * The JavaScript's composition: what `/signup` loads first, the stack

@@ -34,7 +34,7 @@ import {
   TEST_DATABASE_URL,
 } from '../../harness/page/scratchDatabase';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
+const ROOT = join(import.meta.dirname, '../..');
 /** The service under measure, bundled (scripts/bench/benchApiService.ts). */
 const BENCH_SERVICE = join(SERVER_BUNDLE_DIR, 'bench-api.mjs');
 const CLIENTS = [1, 8, 32];

@@ -14,6 +14,7 @@
  *
  * Usage: `node dist-server/bench-api.mjs send|queue|none`
  */
+import { join } from 'node:path';
 import { WATCH_THE_SITE } from '../../server/accounts/index';
 import { buildServer } from '../../server/app';
 import { positiveInteger, serverOptionsFrom } from '../../server/environment';
@@ -27,7 +28,7 @@ if (mode !== 'send' && mode !== 'queue' && mode !== 'none') {
 }
 const { mail, ...options } = serverOptionsFrom(
   process.env,
-  new URL('../dist', import.meta.url).pathname,
+  join(import.meta.dirname, '../dist'),
 );
 const app = await buildServer(
   { ...options, ...(mode === 'send' && { mail }), logger: true },

@@ -74,7 +74,7 @@ import {
   type Tripwire,
 } from '../../harness/monitor/tripwire';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
+const ROOT = join(import.meta.dirname, '../..');
 const RESULTS = join(ROOT, 'bench/monitor-results.md');
 const { values: options } = parseArgs({
   options: {

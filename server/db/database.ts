@@ -16,8 +16,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, sql } from 'kysely';
-import { PGliteDialect } from 'kysely-pglite-dialect';
+import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { lockDataDir, type DataDirLock } from './dataDirLock';
 import { migrateToLatest } from './migrations/index';
@@ -172,7 +171,7 @@ async function openPglite(
       ],
     });
     return {
-      db: new Kysely<Schema>({ dialect: new PGliteDialect(pglite) }),
+      db: new Kysely<Schema>({ dialect: new PGliteDialect({ pglite }) }),
       lock,
     };
   } catch (error) {

@@ -21,6 +21,27 @@ import {
 } from '../../common/cookieNames';
 import { keptCampaign } from '../../common/campaign';
 
+/**
+ * A random (version 4) UUID, RFC 9562 §5.4: `crypto.randomUUID()` where the
+ * page has it, else the same from `crypto.getRandomValues`. Browsers give
+ * `randomUUID` to secure contexts only (https, localhost); a page served
+ * over plain http to another host has `getRandomValues` alone, and must
+ * still record a consent choice.
+ *
+ * @returns the UUID's text form, lowercase (`xxxxxxxx-xxxx-4xxx-Nxxx-…`,
+ *   N one of 8, 9, a, b)
+ */
+function randomUuid(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  // The version (4) in the high nibble of octet 6, the variant (binary 10)
+  // in the two high bits of octet 8.
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => (byte | 256).toString(16).slice(1));
+  return hex.join('').replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
+}
+
 export interface CookieJarOptions {
   productName: string;
   /** e.g. `.vigil.example`; undefined: host-only cookies everywhere. */
@@ -105,16 +126,16 @@ export function createCookieJar(options: CookieJarOptions) {
     },
     /**
      * The browser's consent id (`{product}_CONSENT_ID`, [D68](../../docs/decisions.md#D68)): the stored
-     * one when it is a UUID, else a new random one (`crypto.randomUUID`),
-     * stored with the consent cookie's attributes. Called only for a
-     * choice the visitor makes.
+     * one when it is a UUID, else a new random one ({@link randomUuid}:
+     * outside a secure context too), stored with the consent cookie's
+     * attributes. Called only for a choice the visitor makes.
      */
     consentId(): string {
       const stored = Cookies.get(names.consentId);
       // A UUID's text form (RFC 9562 §4), or near enough: the service
       // checks it exactly.
       if (stored && /^[\da-f-]{36}$/i.test(stored)) return stored;
-      const id = crypto.randomUUID();
+      const id = randomUuid();
       Cookies.set(
         names.consentId,
         id,

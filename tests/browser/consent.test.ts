@@ -186,6 +186,38 @@ describe('proof of consent (issue 23, D68)', () => {
     await context.close();
   });
 
+  it('is recorded, and the tag loads, on a page that is not a secure context (plain http to a host other than localhost, without crypto.randomUUID)', async () => {
+    const plain = await startTestServer({ plainHttp: true });
+    try {
+      const { context, page, pageErrors } = await openSignUpPage(
+        browser,
+        plain.origin,
+        { query: '?utm_source=google' },
+      );
+      await expect(
+        page.evaluate(() => [isSecureContext, typeof crypto.randomUUID]),
+      ).resolves.toEqual([false, 'undefined']);
+      const recorded = page.waitForResponse(
+        (response) => new URL(response.url()).pathname === '/2/consent/',
+      );
+      await modal(page).waitFor();
+      await page.getByTestId('consent-accept').click();
+      const response = await recorded;
+      expect(response.status()).toBe(204);
+      const fields = new URLSearchParams(response.request().postData() ?? '');
+      // A version 4 UUID (RFC 9562 §5.4): version nibble 4, variant 10xx.
+      expect(fields.get('consent_id')).toMatch(
+        /^[\da-f]{8}-[\da-f]{4}-4[\da-f]{3}-[89ab][\da-f]{3}-[\da-f]{12}$/,
+      );
+      expect(fields.get('choice')).toBe('1');
+      await page.locator(TAG).waitFor({ state: 'attached' });
+      expect(pageErrors).toEqual([]);
+      await context.close();
+    } finally {
+      await plain.close();
+    }
+  });
+
   it.each([
     ['the service answered 503 to', 503],
     ['the service answered 429 to', 429],

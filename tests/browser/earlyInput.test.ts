@@ -38,14 +38,11 @@ async function openWithScriptHeld(query = ''): Promise<HeldVisit> {
   await useFakeTag(context);
   const page = await context.newPage();
   await useFakeRecaptcha(page);
-  let release = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
+  const held: PromiseWithResolvers<void> = Promise.withResolvers();
   await page.route(
     (url) => url.origin === origin && url.pathname.endsWith('.js'),
     async (route) => {
-      await released;
+      await held.promise;
       await route.continue();
     },
   );
@@ -84,7 +81,7 @@ async function openWithScriptHeld(query = ''): Promise<HeldVisit> {
     signUpRequests,
     problems,
     releaseApp: async () => {
-      release();
+      held.resolve();
       // The app mounts the captcha once it runs and the browser is idle.
       await page.getByTestId('fake-captcha').waitFor();
     },

@@ -444,10 +444,9 @@ describe('server errors (R8.1 to R8.3) against the local API', () => {
     await submitButton(page).click();
     await page.getByTestId('notice-captcha').waitFor();
     await fillSignUpForm(page, { captcha: true });
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
+    const held: PromiseWithResolvers<void> = Promise.withResolvers();
     await page.route('**/2/account/signup/', async (route) => {
-      await held;
+      await held.promise;
       await route.continue();
     });
     await submitButton(page).click();
@@ -462,7 +461,7 @@ describe('server errors (R8.1 to R8.3) against the local API', () => {
       true,
     ]);
     await expect(submitButton(page).isDisabled()).resolves.toBe(true);
-    release();
+    held.resolve();
     await page.locator('#name-error').waitFor();
     await expect(page.getByTestId('notice-captcha').count()).resolves.toBe(0);
     await context.close();

@@ -38,7 +38,6 @@ import { planPaths, type PlannedPath } from '../../harness/model/planner';
 import { heldNetwork, replyFor } from '../../harness/model/serverReplies';
 import * as hostRuleChunk from '../../src/signUp/hostRuleChunk';
 import * as submitChunk from '../../src/signUp/submitChunk';
-import { deferred, type Deferred } from './support/signUpHarness';
 import {
   MODEL_SESSION,
   signUpModel,
@@ -76,8 +75,8 @@ afterEach(() => {
 
 /** The chunks' fetches the page made, each waiting for the path's word. */
 interface ChunkLoads {
-  submit: Deferred<typeof submitChunk>[];
-  hostRule: Deferred<typeof hostRuleChunk>[];
+  submit: PromiseWithResolvers<typeof submitChunk>[];
+  hostRule: PromiseWithResolvers<typeof hostRuleChunk>[];
 }
 
 /** Renders the page as src/main.tsx does, with jsdom and a held network. */
@@ -100,12 +99,12 @@ async function renderPage(search: string) {
     navigate: (path) => navigations.push(path),
     fetch: network.fetch,
     importSubmitChunk: () => {
-      const load = deferred<typeof submitChunk>();
+      const load = Promise.withResolvers<typeof submitChunk>();
       chunkLoads.submit.push(load);
       return load.promise;
     },
     importHostRule: () => {
-      const load = deferred<typeof hostRuleChunk>();
+      const load = Promise.withResolvers<typeof hostRuleChunk>();
       chunkLoads.hostRule.push(load);
       return load.promise;
     },

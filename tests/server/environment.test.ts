@@ -13,6 +13,7 @@ import {
   consentRetentionDaysFrom,
   mailNotice,
   publicUrlFrom,
+  runtimeNotice,
   serverOptionsFrom,
   startupWarnings,
   type ServerEnvironment,
@@ -458,4 +459,26 @@ describe('PUBLIC_URL and the cookies (D109)', () => {
     );
     expect(options({}).cookieDomain).toBeUndefined();
   });
+});
+
+describe('the runtime', () => {
+  it('is named at every start', () => {
+    expect(runtimeNotice('v26.10.0')).toEqual({
+      notice: 'Runtime: Node.js v26.10.0',
+    });
+    expect(runtimeNotice('v24.0.0')).toEqual({
+      notice: 'Runtime: Node.js v24.0.0',
+    });
+  });
+
+  it.each(['v20.20.2', 'v22.19.0', 'v23.11.1'])(
+    'warns on %s, older than the 24 package.json "engines" names',
+    (version) => {
+      const { notice, warning } = runtimeNotice(version);
+      expect(notice).toBe(`Runtime: Node.js ${version}`);
+      expect(
+        warning?.startsWith(`Node.js ${version} is older than the 24`),
+      ).toBe(true);
+    },
+  );
 });

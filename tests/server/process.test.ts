@@ -275,7 +275,7 @@ describe('a configuration that would run unsafely', () => {
     );
   });
 
-  it('runs with Google’s test key, saying at start that tokens are not verified', async () => {
+  it('runs with Google’s test key, saying at start that tokens are not verified, and which Node.js it runs on', async () => {
     const service = await start();
     await stop(service, 'SIGTERM');
     expect(service.output).toContainEqual(
@@ -283,6 +283,11 @@ describe('a configuration that would run unsafely', () => {
         /^Warning: RECAPTCHA_SITE_KEY is Google's test key: captcha tokens are not verified/,
       ),
     );
+    // The service runs on the runtime of this test (process.execPath).
+    expect(service.output).toContainEqual(
+      `Runtime: Node.js ${process.version}`,
+    );
+    expect(service.output.join('\n')).not.toMatch(/Warning: Node\.js/);
   });
 });
 

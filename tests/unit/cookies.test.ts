@@ -352,6 +352,51 @@ describe('consent cookie', () => {
     set.mockRestore();
   });
 
+  describe('outside a secure context, where crypto has no randomUUID', () => {
+    const platform = crypto;
+    afterEach(() => {
+      vi.unstubAllGlobals();
+    });
+
+    /** A page's crypto without randomUUID, its random bytes all `byte`. */
+    function cryptoFilling(byte: number) {
+      vi.stubGlobal('crypto', {
+        getRandomValues: <T extends ArrayBufferView>(array: T): T => {
+          new Uint8Array(array.buffer).fill(byte);
+          return array;
+        },
+      });
+    }
+
+    // RFC 9562 §5.4: the version (0100) in bits 48 to 51, the variant (10)
+    // in bits 64 and 65; every other bit random.
+    it.each([
+      [0x00, '00000000-0000-4000-8000-000000000000'],
+      [0xff, 'ffffffff-ffff-4fff-bfff-ffffffffffff'],
+      [0x5a, '5a5a5a5a-5a5a-4a5a-9a5a-5a5a5a5a5a5a'],
+    ])(
+      'makes a version 4 UUID from crypto.getRandomValues (bytes 0x%s)',
+      (byte, uuid) => {
+        cryptoFilling(byte);
+        expect(createCookieJar(onLocalhost).consentId()).toBe(uuid);
+        expect(Cookies.get('Vigil_CONSENT_ID')).toBe(uuid);
+      },
+    );
+
+    it('makes a new one for each browser', () => {
+      vi.stubGlobal('crypto', {
+        getRandomValues: platform.getRandomValues.bind(platform),
+      });
+      const first = createCookieJar(onLocalhost).consentId();
+      clearCookies();
+      const second = createCookieJar(onLocalhost).consentId();
+      expect(first).toMatch(
+        /^[\da-f]{8}-[\da-f]{4}-4[\da-f]{3}-[89ab][\da-f]{3}-[\da-f]{12}$/,
+      );
+      expect(second).not.toBe(first);
+    });
+  });
+
   it.each([
     ['x', ''],
     ['', 'x'],

@@ -165,3 +165,28 @@ describe('a feature of the page is entered through its index.ts', () => {
     );
   });
 });
+
+describe('the page keeps to what its browsers have', () => {
+  const rule = 'no-restricted-properties';
+  const code =
+    'export const { promise, resolve } = Promise.withResolvers<void>();\n';
+
+  it.each([
+    'src/platform/probe.ts',
+    'machines/probe.ts',
+    'common/probe.ts',
+    'contract/probe.ts',
+  ])(
+    '%s may not use Promise.withResolvers (not in Chrome 109)',
+    async (path) => {
+      expect(await messagesOf(rule, path, code)).toHaveLength(1);
+    },
+  );
+
+  it.each(['server/probe.ts', 'harness/probe.ts', 'tests/unit/probe.ts'])(
+    '%s, which runs on the pinned Node, may',
+    async (path) => {
+      expect(await messagesOf(rule, path, code)).toEqual([]);
+    },
+  );
+});

@@ -5,7 +5,8 @@
  * PostgreSQL advisory lock while it runs, so instances that start together
  * apply each migration once, one after the other.
  */
-import { Migrator, type Kysely, type Migration } from 'kysely';
+import type { Kysely } from 'kysely';
+import { Migrator, type Migration } from 'kysely/migration';
 import * as accounts from './0001_accounts';
 import * as sessions from './0002_sessions';
 import * as rateLimit from './0003_rate_limit';

@@ -37,22 +37,6 @@ export function fillValidForm(
   actor.send({ type: 'captcha.solve', token });
 }
 
-export interface Deferred<T> {
-  promise: Promise<T>;
-  resolve: (value: T) => void;
-  reject: (error: unknown) => void;
-}
-
-export function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
 /** A form the client-side rules accept, as the visitor would fill it. */
 export const VALID_FORM = {
   name: '  Ada Lovelace ',
@@ -73,18 +57,21 @@ export function startSignUp(
   inspect?: (event: InspectionEvent) => void,
   options: { rules: 'given' | 'held' } = { rules: 'given' },
 ) {
-  const requests: { request: SignUpRequest; answer: Deferred<Session> }[] = [];
+  const requests: {
+    request: SignUpRequest;
+    answer: PromiseWithResolvers<Session>;
+  }[] = [];
   /** Each fetch of the form's rules' chunk ([D71](../../../docs/decisions.md#D71)). */
-  const rulesLoads: Deferred<void>[] = [];
+  const rulesLoads: PromiseWithResolvers<void>[] = [];
   /** Each fetch of the host rule's chunk ([D58](../../../docs/decisions.md#D58)). */
-  const hostRuleLoads: Deferred<HostRule>[] = [];
+  const hostRuleLoads: PromiseWithResolvers<HostRule>[] = [];
   const cookies: Session[] = [];
   /** Each failure the machine reported (R7.4, [D37](../../../docs/decisions.md#D37)). */
   const reports: Failure[] = [];
   let navigations = 0;
   let captchaResets = 0;
-  const held = <T>(loads: Deferred<T>[]) => {
-    const load = deferred<T>();
+  const held = <T>(loads: PromiseWithResolvers<T>[]) => {
+    const load = Promise.withResolvers<T>();
     loads.push(load);
     return load.promise;
   };
@@ -100,7 +87,7 @@ export function startSignUp(
       }),
       submitSignUp: fromPromise<Session, SignUpRequest>(
         ({ input: request }) => {
-          const answer = deferred<Session>();
+          const answer = Promise.withResolvers<Session>();
           requests.push({ request, answer });
           return answer.promise;
         },

@@ -487,16 +487,11 @@ export async function startNetworkEdge(): Promise<NetworkEdge> {
       return heldChunks;
     },
     holdPageScripts: () => {
-      let resolveHold = () => {};
-      const hold = {
-        count: 0,
-        released: new Promise<void>((resolve) => {
-          resolveHold = resolve;
-        }),
-      };
+      const held: PromiseWithResolvers<void> = Promise.withResolvers();
+      const hold = { count: 0, released: held.promise };
       const release = () => {
         if (scriptsHeld === hold) scriptsHeld = undefined;
-        resolveHold();
+        held.resolve();
       };
       scriptsHeld = hold;
       releaseScripts = release;
