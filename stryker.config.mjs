@@ -30,6 +30,7 @@ const config = {
     'server/signUp/signUpRules.ts',
     'server/http/formBody.ts',
     'server/monitor/check/addressRule.ts',
+    'server/monitor/check/remoteText.ts',
   ],
   // Each mutant runs only the tests that reach it.
   coverageAnalysis: 'perTest',

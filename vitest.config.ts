@@ -61,6 +61,8 @@ export const NO_DATABASE = [
   'tests/server/signUpRulesLimits.test.ts',
   'tests/server/environment.test.ts',
   'tests/server/monitor/addressRule.test.ts',
+  'tests/server/monitor/remoteText.test.ts',
+  'tests/server/monitor/hostResolver.test.ts',
 ];
 
 /**

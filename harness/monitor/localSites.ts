@@ -356,6 +356,8 @@ export function createTestCertificateAuthority(
     ...newKey,
     '-days',
     '3650',
+    // The name is UTF-8, so that a test may give the CA any characters.
+    '-utf8',
     '-subj',
     `/O=${organization}/CN=${organization} Root`,
     '-keyout',

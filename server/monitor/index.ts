@@ -28,7 +28,8 @@ import {
   pinnedResolver,
   type MonitorOptions,
 } from './settings';
-import { checkSite, describeResult, systemResolver } from './check/siteCheck';
+import { hostResolver } from './check/hostResolver';
+import { checkSite, describeResult } from './check/siteCheck';
 
 export { CHECK_NOW_PATH } from './page';
 export type { CheckNowNote } from './page';
@@ -120,9 +121,14 @@ async function monitor(
   const settings = options.monitor;
   const clock = settings?.clock ?? (() => new Date());
   const isAllowed = addressRule(settings?.allowedNetworks ?? []);
+  // The hosts file, then DNS on the event loop (c-ares), never the thread
+  // pool's getaddrinfo: a name that hangs holds nothing another check needs.
+  const hostLookup = hostResolver(
+    settings?.dnsServers ? { servers: settings.dnsServers } : {},
+  );
   const resolve =
     settings?.resolve ??
-    (settings?.pins ? pinnedResolver(settings.pins) : systemResolver);
+    (settings?.pins ? pinnedResolver(settings.pins) : hostLookup);
 
   const scheduler = settings
     ? monitorScheduler(repository, {
@@ -219,6 +225,7 @@ async function monitor(
   // server has stopped accepting and finished them).
   app.addHook('onClose', async () => {
     await scheduler?.stop();
+    hostLookup.cancel();
   });
   if (scheduler && settings?.autoStart !== false) await scheduler.start();
 }

@@ -24,7 +24,7 @@ import type {
   MonitorState,
 } from '../../machines/monitorMachine';
 import { deleteInBatches, type BatchOptions } from '../db/batchedWrites';
-import { unlessUnavailable } from '../db/unavailable';
+import { DatabaseUnavailableError, unlessUnavailable } from '../db/unavailable';
 import { claimDue } from '../db/dueClaim';
 import type { AlertDetails, Schema } from '../db/schema';
 import type { CheckResult } from './check/siteCheck';
@@ -157,6 +157,26 @@ function alertDetails(siteUrl: string, alert: MonitorAlert): AlertDetails {
 /** A reason as the columns hold it (≤ 500 characters). */
 const clipped = (text: string) => text.slice(0, 500);
 
+/** What {@link MonitorRepository.record} did with a batch of checks. */
+export interface RecordOutcome {
+  /** The monitors whose result was written (their claim still held). */
+  written: Set<string>;
+  /** Whether an alert was queued: the mail sender should look. */
+  alertsQueued: boolean;
+  /** The monitors whose result the database refused, alone. */
+  parked: string[];
+}
+
+/**
+ * Whether the database refused a value of the statement: SQLSTATE class
+ * 22, "data exception" (PostgreSQL, Appendix A), which PGlite gives too.
+ */
+function refusedValue(error: unknown): boolean {
+  const cause = error instanceof DatabaseUnavailableError ? error.cause : error;
+  const code = (cause as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('22');
+}
+
 /**
  * The repository over one database. Every function raises
  * DatabaseUnavailableError (server/db/unavailable.ts) when the database fails.
@@ -164,6 +184,98 @@ const clipped = (text: string) => text.slice(0, 500);
 export function monitorRepository(db: Kysely<Schema>) {
   const due = (now: Date) => sql`(monitors.next_check_at <= ${at(now)}
     and (monitors.lease_until is null or monitors.lease_until < ${at(now)}))`;
+
+  /**
+   * {@link MonitorRepository.record}'s one statement for `checks`.
+   *
+   * @throws DatabaseUnavailableError, the driver's error as its cause
+   */
+  async function recordTogether(
+    checks: readonly RecordedCheck[],
+  ): Promise<{ written: Set<string>; alertsQueued: boolean }> {
+    if (checks.length === 0) return { written: new Set(), alertsQueued: false };
+    const results = sql.join(
+      checks.map(
+        (check) => sql`(${check.monitor.id}::bigint,
+          ${check.monitor.claim}::integer, ${check.state}::text,
+          ${check.context.failingSince === null ? null : new Date(check.context.failingSince).toISOString()}::timestamptz,
+          ${check.context.reason === null ? null : clipped(check.context.reason)}::text,
+          ${check.nextCheckAt.toISOString()}::timestamptz,
+          ${JSON.stringify(check.result)}::jsonb,
+          ${check.checkedAt.toISOString()}::timestamptz,
+          ${check.result.outcome === 'up'}::boolean,
+          ${check.result.status ?? null}::smallint,
+          ${Math.round(check.result.timings.totalMs)}::integer)`,
+      ),
+    );
+    const alerts = checks.flatMap((check) =>
+      check.alerts.map(
+        (alert) => sql`(${check.monitor.id}::bigint, ${alert.kind}::text,
+          ${JSON.stringify(alertDetails(check.monitor.siteUrl, alert))}::jsonb,
+          ${new Date(alert.startedAt).toISOString()}::timestamptz,
+          ${alert.kind === 'up' ? new Date(alert.endedAt).toISOString() : null}::timestamptz,
+          ${alert.kind === 'down' ? clipped(alert.reason) : null}::text)`,
+      ),
+    );
+    // A values list cannot be empty: with no alert, one that matches
+    // no monitor.
+    const alertRows =
+      alerts.length > 0
+        ? sql.join(alerts)
+        : sql`(null::bigint, null::text, null::jsonb, null::timestamptz,
+            null::timestamptz, null::text)`;
+    const { rows } = await unlessUnavailable(() =>
+      sql<{ id: string | number; queued: boolean }>`
+        with results (id, claim, state, failing_since, reason, next_check_at,
+                      last_check, checked_at, up, status, total_ms)
+          as (values ${results}),
+        alerts (id, kind, details, started_at, ended_at, reason)
+          as (values ${alertRows}),
+        moved as (
+          update monitors set state = results.state,
+                 failing_since = results.failing_since,
+                 reason = results.reason,
+                 next_check_at = results.next_check_at,
+                 lease_until = null,
+                 last_check = results.last_check,
+                 checked_at = results.checked_at
+            from results
+           where monitors.id = results.id and monitors.claims = results.claim
+          returning monitors.id, monitors.account_id),
+        checks as (
+          insert into monitor_checks (monitor_id, checked_at, up, status,
+                                      total_ms)
+          select results.id, results.checked_at, results.up, results.status,
+                 results.total_ms
+            from results join moved on moved.id = results.id),
+        opened as (
+          insert into monitor_incidents (monitor_id, started_at, reason)
+          select alerts.id, alerts.started_at, alerts.reason
+            from alerts join moved on moved.id = alerts.id
+           where alerts.kind = 'down'
+          on conflict (monitor_id) where ended_at is null do nothing),
+        closed as (
+          update monitor_incidents set ended_at = alerts.ended_at
+            from alerts join moved on moved.id = alerts.id
+           where alerts.kind = 'up'
+             and monitor_incidents.monitor_id = alerts.id
+             and monitor_incidents.ended_at is null),
+        queued as (
+          insert into mail_outbox (kind, account_id, recipient, details)
+          select alerts.kind, accounts.id, accounts.email, alerts.details
+            from alerts
+            join moved on moved.id = alerts.id
+            join accounts on accounts.id = moved.account_id
+           where accounts.confirmed_at is not null
+          returning account_id)
+        select moved.id, exists (select 1 from queued) as queued
+          from moved`.execute(db),
+    );
+    return {
+      written: new Set(rows.map((row) => String(row.id))),
+      alertsQueued: rows.some((row) => row.queued),
+    };
+  }
 
   return {
     /**
@@ -257,95 +369,39 @@ export function monitorRepository(db: Kysely<Schema>) {
      * the alerts it queues (to confirmed addresses only, [D105](../../docs/decisions.md#D105)), for every
      * check whose claim still holds its row.
      *
-     * @returns the ids of the monitors written, and whether an alert was
-     *   queued (the mail sender should look)
+     * A value the database refuses (SQLSTATE class 22, "data exception":
+     * a NUL in `jsonb` is 22P05) must not cost the other sites their
+     * results (issue 58): the batch is then written check by check, and a
+     * check refused alone is parked, its claim held until its lease ends,
+     * when its site is checked again.
+     *
+     * @returns the ids of the monitors written, whether an alert was
+     *   queued (the mail sender should look), and the ids of the monitors
+     *   parked
+     * @throws DatabaseUnavailableError when the database fails otherwise
      */
-    async record(
-      checks: readonly RecordedCheck[],
-    ): Promise<{ written: Set<string>; alertsQueued: boolean }> {
-      if (checks.length === 0)
-        return { written: new Set(), alertsQueued: false };
-      const results = sql.join(
-        checks.map(
-          (check) => sql`(${check.monitor.id}::bigint,
-            ${check.monitor.claim}::integer, ${check.state}::text,
-            ${check.context.failingSince === null ? null : new Date(check.context.failingSince).toISOString()}::timestamptz,
-            ${check.context.reason === null ? null : clipped(check.context.reason)}::text,
-            ${check.nextCheckAt.toISOString()}::timestamptz,
-            ${JSON.stringify(check.result)}::jsonb,
-            ${check.checkedAt.toISOString()}::timestamptz,
-            ${check.result.outcome === 'up'}::boolean,
-            ${check.result.status ?? null}::smallint,
-            ${Math.round(check.result.timings.totalMs)}::integer)`,
-        ),
-      );
-      const alerts = checks.flatMap((check) =>
-        check.alerts.map(
-          (alert) => sql`(${check.monitor.id}::bigint, ${alert.kind}::text,
-            ${JSON.stringify(alertDetails(check.monitor.siteUrl, alert))}::jsonb,
-            ${new Date(alert.startedAt).toISOString()}::timestamptz,
-            ${alert.kind === 'up' ? new Date(alert.endedAt).toISOString() : null}::timestamptz,
-            ${alert.kind === 'down' ? clipped(alert.reason) : null}::text)`,
-        ),
-      );
-      // A values list cannot be empty: with no alert, one that matches
-      // no monitor.
-      const alertRows =
-        alerts.length > 0
-          ? sql.join(alerts)
-          : sql`(null::bigint, null::text, null::jsonb, null::timestamptz,
-              null::timestamptz, null::text)`;
-      const { rows } = await unlessUnavailable(() =>
-        sql<{ id: string | number; queued: boolean }>`
-          with results (id, claim, state, failing_since, reason, next_check_at,
-                        last_check, checked_at, up, status, total_ms)
-            as (values ${results}),
-          alerts (id, kind, details, started_at, ended_at, reason)
-            as (values ${alertRows}),
-          moved as (
-            update monitors set state = results.state,
-                   failing_since = results.failing_since,
-                   reason = results.reason,
-                   next_check_at = results.next_check_at,
-                   lease_until = null,
-                   last_check = results.last_check,
-                   checked_at = results.checked_at
-              from results
-             where monitors.id = results.id and monitors.claims = results.claim
-            returning monitors.id, monitors.account_id),
-          checks as (
-            insert into monitor_checks (monitor_id, checked_at, up, status,
-                                        total_ms)
-            select results.id, results.checked_at, results.up, results.status,
-                   results.total_ms
-              from results join moved on moved.id = results.id),
-          opened as (
-            insert into monitor_incidents (monitor_id, started_at, reason)
-            select alerts.id, alerts.started_at, alerts.reason
-              from alerts join moved on moved.id = alerts.id
-             where alerts.kind = 'down'
-            on conflict (monitor_id) where ended_at is null do nothing),
-          closed as (
-            update monitor_incidents set ended_at = alerts.ended_at
-              from alerts join moved on moved.id = alerts.id
-             where alerts.kind = 'up'
-               and monitor_incidents.monitor_id = alerts.id
-               and monitor_incidents.ended_at is null),
-          queued as (
-            insert into mail_outbox (kind, account_id, recipient, details)
-            select alerts.kind, accounts.id, accounts.email, alerts.details
-              from alerts
-              join moved on moved.id = alerts.id
-              join accounts on accounts.id = moved.account_id
-             where accounts.confirmed_at is not null
-            returning account_id)
-          select moved.id, exists (select 1 from queued) as queued
-            from moved`.execute(db),
-      );
-      return {
-        written: new Set(rows.map((row) => String(row.id))),
-        alertsQueued: rows.some((row) => row.queued),
+    async record(checks: readonly RecordedCheck[]): Promise<RecordOutcome> {
+      try {
+        return { ...(await recordTogether(checks)), parked: [] };
+      } catch (error) {
+        if (!refusedValue(error)) throw error;
+      }
+      const outcome: RecordOutcome = {
+        written: new Set(),
+        alertsQueued: false,
+        parked: [],
       };
+      for (const check of checks) {
+        try {
+          const alone = await recordTogether([check]);
+          for (const id of alone.written) outcome.written.add(id);
+          outcome.alertsQueued ||= alone.alertsQueued;
+        } catch (error) {
+          if (!refusedValue(error)) throw error;
+          outcome.parked.push(check.monitor.id);
+        }
+      }
+      return outcome;
     },
 
     /**

@@ -209,8 +209,17 @@ export function monitorScheduler(
         const batch = toRecord.slice(0, RECORD_BATCH);
         toRecord = toRecord.slice(RECORD_BATCH);
         try {
-          const { written, alertsQueued } = await repository.record(batch);
+          const { written, alertsQueued, parked } =
+            await repository.record(batch);
           if (alertsQueued) settings.wakeSender();
+          for (const monitor of parked) {
+            // The others were written; this one is checked again once its
+            // claim's lease ends.
+            log.warn(
+              { monitor },
+              "the database refused this site's check result; the others of its batch were written",
+            );
+          }
           for (const check of batch) {
             if (!written.has(check.monitor.id)) {
               // Another claim holds the row now (this one outlived its

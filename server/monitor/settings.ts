@@ -1,9 +1,11 @@
 /**
  * The monitor's configuration (docs/contract.md, "Configuration"; [D104](../../docs/decisions.md#D104) and
  * [D108](../../docs/decisions.md#D108)): `MONITOR`, `MONITOR_INTERVAL_SECONDS`,
- * `MONITOR_CONCURRENCY`, `MONITOR_ALLOWED_NETWORKS` and `MONITOR_RESOLVE`,
+ * `MONITOR_CONCURRENCY`, `MONITOR_ALLOWED_NETWORKS`, `MONITOR_DNS_SERVERS`
+ * and `MONITOR_RESOLVE`,
  * read once at start, and what the start says about them.
  */
+import { Resolver as DnsResolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { parseAllowedNetworks, type AllowedNetwork } from './check/addressRule';
 import type { CheckObservation } from './scheduler';
@@ -29,6 +31,11 @@ export interface MonitorOptions {
    * isolated setups. Undefined: the host's resolver.
    */
   pins?: ReadonlyMap<string, string>;
+  /**
+   * The DNS servers the checks ask (`MONITOR_DNS_SERVERS`, as
+   * `dns.setServers` takes them); undefined: the host's.
+   */
+  dnsServers?: readonly string[];
   /** The resolver, for tests in this process; wins over `pins`. */
   resolve?: Resolver;
   /** Told of every connection before it is made: tests' tripwire. */
@@ -106,6 +113,30 @@ export function parsePins(
 }
 
 /**
+ * `MONITOR_DNS_SERVERS`: DNS servers, comma-separated, each an address with
+ * an optional port (`192.0.2.53`, `127.0.0.1:5353`, `[2001:db8::53]:53`).
+ *
+ * @returns the servers; undefined when unset (the host's resolvers)
+ * @throws Error naming the variable for an entry that is not one
+ */
+export function parseDnsServers(
+  raw: string | undefined,
+): readonly string[] | undefined {
+  if (!raw?.trim()) return undefined;
+  const servers = raw.split(',').map((entry) => entry.trim());
+  for (const server of servers) {
+    try {
+      new DnsResolver().setServers([server]);
+    } catch {
+      throw new Error(
+        `MONITOR_DNS_SERVERS must be DNS server addresses with an optional port, like 192.0.2.53 or 127.0.0.1:5353 or [2001:db8::53]:53; got "${server}"`,
+      );
+    }
+  }
+  return servers;
+}
+
+/**
  * A resolver that answers from pins only: a name not pinned does not
  * exist, and no name is ever looked up.
  */
@@ -153,12 +184,14 @@ export function monitorOptionsFrom(
   );
   const allowedNetworks = parseAllowedNetworks(env.MONITOR_ALLOWED_NETWORKS);
   const pins = parsePins(env.MONITOR_RESOLVE);
+  const dnsServers = parseDnsServers(env.MONITOR_DNS_SERVERS);
   if (mode === 'off') return undefined;
   return {
     intervalMs: intervalSeconds * 1000,
     concurrency,
     allowedNetworks,
     ...(pins && { pins }),
+    ...(dnsServers && { dnsServers }),
   };
 }
 

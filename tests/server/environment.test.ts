@@ -393,6 +393,20 @@ describe('the watch (MONITOR and its variables)', () => {
     }
   });
 
+  it('asks the DNS servers MONITOR_DNS_SERVERS names, and refuses an entry that is not one', () => {
+    expect(options({}).monitor?.dnsServers).toBeUndefined();
+    expect(
+      options({
+        MONITOR_DNS_SERVERS: '192.0.2.53, 127.0.0.1:5353,[2001:db8::53]:53',
+      }).monitor?.dnsServers,
+    ).toEqual(['192.0.2.53', '127.0.0.1:5353', '[2001:db8::53]:53']);
+    for (const value of ['dns.example', '127.0.0.1:x', '1.2.3']) {
+      expect(() => options({ MONITOR_DNS_SERVERS: value }), value).toThrow(
+        /^MONITOR_DNS_SERVERS must be DNS server addresses/,
+      );
+    }
+  });
+
   it('names PUBLIC_URL in the checks’ User-Agent', () => {
     expect(options({ PUBLIC_URL: 'https://vigil.example' }).publicUrl).toBe(
       'https://vigil.example',

@@ -12,7 +12,6 @@
  * the inside of the network. It sends nothing that identifies anyone but
  * the monitor itself, and it keeps nothing of the site's body.
  */
-import { promises as dns } from 'node:dns';
 import { STATUS_CODES } from 'node:http';
 import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -26,6 +25,7 @@ import {
 } from 'node:tls';
 import { Client, type buildConnector } from 'undici';
 import type { AddressRule } from './addressRule';
+import { cleanRemoteText } from './remoteText';
 
 /**
  * Resolves a host name to every address it has (A and AAAA), in the order
@@ -34,22 +34,6 @@ import type { AddressRule } from './addressRule';
 export type Resolver = (
   hostname: string,
 ) => Promise<readonly { address: string; family: 4 | 6 }[]>;
-
-/**
- * The host's own resolver: `dns.promises.lookup(hostname, { all: true,
- * verbatim: true })`, so that /etc/hosts and the system's configuration
- * count, in the order the system gives. Production only; tests never call
- * it.
- *
- * @throws the lookup's error (its `code` e.g. `ENOTFOUND`, `EAI_AGAIN`)
- */
-export const systemResolver: Resolver = async (hostname) => {
-  const answers = await dns.lookup(hostname, { all: true, verbatim: true });
-  return answers.map(({ address, family }) => ({
-    address,
-    family: family === 6 ? 6 : 4,
-  }));
-};
 
 export interface CheckSettings {
   /** `${PRODUCT_NAME}-Monitor/1 (+${PUBLIC_URL})` — built by the caller */
@@ -94,7 +78,10 @@ export type DownReason =
   | 'status';
 
 export interface CertificateInfo {
-  /** The issuer's organisation (O), or its common name (CN) without one. */
+  /**
+   * The issuer's organisation (O), or its common name (CN) without one,
+   * cleaned (./remoteText.ts): no controls, at most 200 characters.
+   */
   issuer: string;
   /** ISO 8601 */
   validTo: string;
@@ -317,7 +304,10 @@ function certificateInfo(
   const issuer = certificate.issuer as
     Record<string, string | string[] | undefined> | undefined;
   return {
-    issuer: firstValue(issuer?.O) ?? firstValue(issuer?.CN) ?? '',
+    // The issuer's name is the site's text: cleaned before it is kept.
+    issuer: cleanRemoteText(
+      firstValue(issuer?.O) ?? firstValue(issuer?.CN) ?? '',
+    ),
     validTo: validTo.toISOString(),
     daysLeft: Math.floor(
       (validTo.getTime() - checkedAt.getTime()) / 86_400_000,
@@ -703,7 +693,7 @@ export async function checkSite(
   ): CheckResult => ({
     ...outcome,
     ...(record?.address === undefined ? {} : { address: record.address }),
-    ...(record === undefined ? {} : { host: record.host }),
+    ...(record === undefined ? {} : { host: cleanRemoteText(record.host) }),
     ...(certificate === undefined ? {} : { certificate }),
     timings: {
       ...(record?.dnsMs === undefined ? {} : { dnsMs: record.dnsMs }),

@@ -347,6 +347,62 @@ describe('a claim that outlived its lease', () => {
   });
 });
 
+describe('a result the database refuses (issue 58)', () => {
+  const service = monitoredService();
+
+  it('costs no other site its result: the batch is written check by check, and the refused one is parked', async () => {
+    const { app, clock } = service;
+    const emails: string[] = [];
+    for (let index = 0; index < 5; index += 1) {
+      const { body } = await signUpForLogin(app, { url: site.url(nextSite()) });
+      emails.push(body.get('email') ?? '');
+    }
+    const ids = await Promise.all(
+      emails.map(async (email) => String((await monitorOf(app, email)).id)),
+    );
+    const { repository } = app.monitor;
+    const claimed = (await repository.claim(100, 60_000, clock.now())).filter(
+      (monitor) => ids.includes(monitor.id),
+    );
+    expect(claimed.map((monitor) => monitor.id).sort()).toEqual(
+      [...ids].sort(),
+    );
+    const refused = claimed[2]?.id;
+    // A result as the check would give it had a site's text slipped
+    // through uncleaned: PostgreSQL and PGlite refuse \u0000 in jsonb.
+    const outcome = await repository.record(
+      claimed.map((monitor) => ({
+        monitor,
+        result: {
+          outcome: 'down' as const,
+          reason: 'certificate' as const,
+          detail: monitor.id === refused ? 'Evil\u0000CA' : 'CERT_HAS_EXPIRED',
+          timings: { totalMs: 5 },
+          redirects: 0,
+          checkedAt: clock.now().toISOString(),
+        },
+        checkedAt: clock.now(),
+        state: 'suspect' as const,
+        context: {
+          failingSince: clock.now().getTime(),
+          reason: 'Certificate expired',
+        },
+        alerts: [],
+        nextCheckAt: new Date(clock.now().getTime() + 20_000),
+      })),
+    );
+    expect(outcome.parked).toEqual([refused]);
+    expect([...outcome.written].sort()).toEqual(
+      ids.filter((id) => id !== refused).sort(),
+    );
+    for (const [index, email] of emails.entries()) {
+      expect((await monitorOf(app, email)).state).toBe(
+        ids[index] === refused ? 'pending' : 'suspect',
+      );
+    }
+  });
+});
+
 describe('"Check now"', () => {
   const service = monitoredService();
 

@@ -744,6 +744,31 @@ describe('a check over HTTPS', () => {
     authority.dispose();
   });
 
+  it("keeps the issuer's name without the controls a site put in it: C0, C1 and bidi controls (issue 58)", async () => {
+    const hostile = createTestCertificateAuthority(
+      'Evil\u202eAC\u0085 \u2066Root\u2069\u200f CA\u001b[2J',
+    );
+    const now = Date.now();
+    const site = await startLocalSite(
+      { '/': answer(200) },
+      {
+        tls: hostile.issue({
+          names: ['site.test'],
+          notBefore: new Date(now - DAY_MS),
+          notAfter: new Date(now + 30 * DAY_MS),
+        }),
+      },
+    );
+    try {
+      const result = await check(site.url('/'), { ca: hostile.cert });
+      expect(result).toMatchObject({ outcome: 'up', status: 200 });
+      expect(result.certificate?.issuer).toBe('EvilAC Root CA[2J');
+    } finally {
+      await site.close();
+      hostile.dispose();
+    }
+  });
+
   it('is up with a valid certificate, its issuer and days left', async () => {
     // 10 days and an hour before the certificate's end.
     const checkedAt = new Date(validTo.getTime() - 10 * DAY_MS - 3_600_000);
