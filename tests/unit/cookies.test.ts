@@ -352,7 +352,7 @@ describe('consent cookie', () => {
     set.mockRestore();
   });
 
-  describe('outside a secure context, where crypto has no randomUUID', () => {
+  describe('a new consent id, in a secure context and outside one (no crypto.randomUUID)', () => {
     const platform = crypto;
     afterEach(() => {
       vi.unstubAllGlobals();
@@ -382,6 +382,18 @@ describe('consent cookie', () => {
         expect(Cookies.get('Vigil_CONSENT_ID')).toBe(uuid);
       },
     );
+
+    it("takes the platform's crypto.randomUUID where the page has one", () => {
+      vi.stubGlobal('crypto', {
+        randomUUID: () => '0b6c1a5e-3f4d-4c2b-9a8e-1d2c3b4a5f60',
+        getRandomValues: () => {
+          throw new Error('not called where randomUUID is');
+        },
+      });
+      expect(createCookieJar(onLocalhost).consentId()).toBe(
+        '0b6c1a5e-3f4d-4c2b-9a8e-1d2c3b4a5f60',
+      );
+    });
 
     it('makes a new one for each browser', () => {
       vi.stubGlobal('crypto', {

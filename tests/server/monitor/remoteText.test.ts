@@ -52,6 +52,11 @@ describe('cleanRemoteText', () => {
     expect(cleanRemoteText(text)).toBe(text);
   });
 
+  it('trims the spaces a removed control leaves at either end', () => {
+    expect(cleanRemoteText('\u202e Evil CA \u0000\n')).toBe('Evil CA');
+    expect(cleanRemoteText('  ')).toBe('');
+  });
+
   it(`keeps at most ${REMOTE_TEXT_MAX} code points, ending a cut text with …`, () => {
     expect(cleanRemoteText('x'.repeat(REMOTE_TEXT_MAX))).toBe(
       'x'.repeat(REMOTE_TEXT_MAX),
