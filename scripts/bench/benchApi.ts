@@ -17,6 +17,7 @@ import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
@@ -229,12 +230,15 @@ async function startService(
  * then with the service's database modules loaded, then once it has opened
  * an empty, initialised embedded directory as the service opens it.
  */
+/** The service's database module, by its URL: the code runs as `-e`, whose base is the working directory. */
+const DATABASE_MODULE = pathToFileURL(join(ROOT, 'server/db/database.ts')).href;
+
 async function pgliteFootprint(empty: DatabaseSettings): Promise<number[]> {
   const code = `import { readFileSync } from 'node:fs';
     const rss = () => Number(/^VmRSS:\\s+(\\d+)/m.exec(
       readFileSync('/proc/self/status', 'utf8'))[1]) * 1024 / 1e6;
     const node = rss();
-    const { openDatabase } = await import('../server/db/database.ts');
+    const { openDatabase } = await import(${JSON.stringify(DATABASE_MODULE)});
     const modules = rss();
     const db = await openDatabase(${JSON.stringify(empty)});
     console.log(JSON.stringify([node, modules, rss()]));

@@ -14,7 +14,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { addressRule } from './check/addressRule';
+import { addressRule, parseDeniedNetworks } from './check/addressRule';
 import {
   CHECK_NOW_PATH,
   firstCheckStep,
@@ -120,7 +120,10 @@ async function monitor(
   const userAgent = monitorUserAgent(options.productName, options.publicUrl);
   const settings = options.monitor;
   const clock = settings?.clock ?? (() => new Date());
-  const isAllowed = addressRule(settings?.allowedNetworks ?? []);
+  const isAllowed = addressRule(
+    settings?.allowedNetworks ?? [],
+    settings?.deniedNetworks ?? parseDeniedNetworks(undefined),
+  );
   // The hosts file, then DNS on the event loop (c-ares), never the thread
   // pool's getaddrinfo: a name that hangs holds nothing another check needs.
   const hostLookup = hostResolver(

@@ -1,13 +1,18 @@
 /**
  * The monitor's configuration (docs/contract.md, "Configuration"; [D104](../../docs/decisions.md#D104) and
  * [D108](../../docs/decisions.md#D108)): `MONITOR`, `MONITOR_INTERVAL_SECONDS`,
- * `MONITOR_CONCURRENCY`, `MONITOR_ALLOWED_NETWORKS`, `MONITOR_DNS_SERVERS`
+ * `MONITOR_CONCURRENCY`, `MONITOR_ALLOWED_NETWORKS`,
+ * `MONITOR_DENIED_NETWORKS`, `MONITOR_DNS_SERVERS`
  * and `MONITOR_RESOLVE`,
  * read once at start, and what the start says about them.
  */
 import { Resolver as DnsResolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { parseAllowedNetworks, type AllowedNetwork } from './check/addressRule';
+import {
+  parseAllowedNetworks,
+  parseDeniedNetworks,
+  type AllowedNetwork,
+} from './check/addressRule';
 import type { CheckObservation } from './scheduler';
 import type { CheckSettings, Resolver } from './check/siteCheck';
 
@@ -25,6 +30,11 @@ export interface MonitorOptions {
    * (`MONITOR_ALLOWED_NETWORKS`); none by default.
    */
   allowedNetworks: readonly AllowedNetwork[];
+  /**
+   * Networks never checked, though public or allowed
+   * (`MONITOR_DENIED_NETWORKS`); undefined: `168.63.129.16/32`.
+   */
+  deniedNetworks?: readonly AllowedNetwork[];
   /**
    * Names resolved from this list only, never by the host's resolver
    * (`MONITOR_RESOLVE`, as curl's `--resolve` pins them): for tests and
@@ -183,6 +193,7 @@ export function monitorOptionsFrom(
     10_000,
   );
   const allowedNetworks = parseAllowedNetworks(env.MONITOR_ALLOWED_NETWORKS);
+  const deniedNetworks = parseDeniedNetworks(env.MONITOR_DENIED_NETWORKS);
   const pins = parsePins(env.MONITOR_RESOLVE);
   const dnsServers = parseDnsServers(env.MONITOR_DNS_SERVERS);
   if (mode === 'off') return undefined;
@@ -190,6 +201,7 @@ export function monitorOptionsFrom(
     intervalMs: intervalSeconds * 1000,
     concurrency,
     allowedNetworks,
+    deniedNetworks,
     ...(pins && { pins }),
     ...(dnsServers && { dnsServers }),
   };

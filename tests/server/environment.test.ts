@@ -393,6 +393,19 @@ describe('the watch (MONITOR and its variables)', () => {
     }
   });
 
+  it("refuses MONITOR_DENIED_NETWORKS, Azure's platform address unless it is set", () => {
+    expect(options({}).monitor?.deniedNetworks).toEqual([
+      { network: '168.63.129.16', prefixLength: 32 },
+    ]);
+    expect(
+      options({ MONITOR_DENIED_NETWORKS: '203.0.113.0/24' }).monitor
+        ?.deniedNetworks,
+    ).toEqual([{ network: '203.0.113.0', prefixLength: 24 }]);
+    expect(() => options({ MONITOR_DENIED_NETWORKS: 'azure' })).toThrow(
+      /^MONITOR_DENIED_NETWORKS/,
+    );
+  });
+
   it('asks the DNS servers MONITOR_DNS_SERVERS names, and refuses an entry that is not one', () => {
     expect(options({}).monitor?.dnsServers).toBeUndefined();
     expect(

@@ -31,6 +31,25 @@ export type AddressRule = (address: string) => boolean;
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
 /**
+ * The NAT64 prefixes whose addresses carry an IPv4 address in their last
+ * 32 bits: the well-known `64:ff9b::/96` (RFC 6052 §2.1) and the local-use
+ * `64:ff9b:1::/48` (RFC 8215), inside which a network uses a /96. A
+ * translator connects to the IPv4 address inside, so that address is
+ * judged too.
+ */
+const NAT64_PREFIXES = [
+  ipaddr.IPv6.parseCIDR('64:ff9b::/96'),
+  ipaddr.IPv6.parseCIDR('64:ff9b:1::/48'),
+];
+
+/**
+ * `MONITOR_DENIED_NETWORKS`' default: Azure's platform address (its
+ * metadata and DNS, reachable from every Azure VM), which is public in
+ * every registry, so the public rule alone lets it through.
+ */
+export const DEFAULT_DENIED_NETWORKS = '168.63.129.16/32';
+
+/**
  * Parses an address the way a check meets it (from a resolver, or a URL's
  * host after WHATWG parsing), unwrapping an IPv4-mapped IPv6 address
  * (`::ffff:127.0.0.1`) to the IPv4 address it carries, as the kernel would
@@ -50,6 +69,23 @@ function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The IPv4 address a NAT64 address carries in its last 32 bits (RFC 6052
+ * §2.2), as its translator connects to it.
+ *
+ * @returns the IPv4 address, or undefined for an address outside
+ *   {@link NAT64_PREFIXES}
+ */
+function nat64Inner(parsed: ipaddr.IPv4 | ipaddr.IPv6): string | undefined {
+  if (
+    parsed.kind() !== 'ipv6' ||
+    !NAT64_PREFIXES.some((prefix) => parsed.match(prefix))
+  ) {
+    return undefined;
+  }
+  return new ipaddr.IPv4(parsed.toByteArray().slice(12)).toString();
 }
 
 /**
@@ -89,10 +125,34 @@ export function isPublicAddress(address: string): boolean {
 export function parseAllowedNetworks(
   raw: string | undefined,
 ): AllowedNetwork[] {
+  return parseNetworks('MONITOR_ALLOWED_NETWORKS', raw);
+}
+
+/**
+ * Reads `MONITOR_DENIED_NETWORKS`: networks the monitor never reaches,
+ * though they are public (or allowed).
+ *
+ * @param raw the variable's value, as {@link parseAllowedNetworks} reads
+ *   it; unset or blank: {@link DEFAULT_DENIED_NETWORKS}
+ * @returns the networks in order
+ * @throws Error naming MONITOR_DENIED_NETWORKS and the entry when an entry
+ *   is not a network in CIDR notation with its host bits zero
+ */
+export function parseDeniedNetworks(raw: string | undefined): AllowedNetwork[] {
+  return parseNetworks(
+    'MONITOR_DENIED_NETWORKS',
+    raw?.trim() ? raw : DEFAULT_DENIED_NETWORKS,
+  );
+}
+
+function parseNetworks(
+  variable: string,
+  raw: string | undefined,
+): AllowedNetwork[] {
   // Runs of separators leave empty entries, which are dropped.
   const entries = (raw ?? '').split(/[\s,]/).filter((entry) => entry !== '');
   return entries.map((entry) => {
-    const problem = `MONITOR_ALLOWED_NETWORKS: "${entry}" is not a network in CIDR notation, like 10.0.0.0/8 or fd00::/8`;
+    const problem = `${variable}: "${entry}" is not a network in CIDR notation, like 10.0.0.0/8 or fd00::/8`;
     // A zone id names an interface; ipaddr.js would read it as a network.
     if (entry.includes('%')) throw new Error(problem);
     // ipaddr.js checks the prefix; `net.isIP` the address's form, refusing
@@ -108,7 +168,7 @@ export function parseAllowedNetworks(
         : ipaddr.IPv6.networkAddressFromCIDR(entry);
     if (network.toString() !== parsed.toString()) {
       throw new Error(
-        `MONITOR_ALLOWED_NETWORKS: "${entry}" has host bits set; did you mean ${network.toString()}/${prefixLength}?`,
+        `${variable}: "${entry}" has host bits set; did you mean ${network.toString()}/${prefixLength}?`,
       );
     }
     return { network: network.toString(), prefixLength };
@@ -116,28 +176,49 @@ export function parseAllowedNetworks(
 }
 
 /**
- * The rule a check applies to every address it would connect to: public,
- * or inside one of the allowed networks.
+ * The rule a check applies to every address it would connect to: not in a
+ * denied network, and public or inside one of the allowed networks.
  *
  * @param allowed networks from {@link parseAllowedNetworks}; empty for the
  *   public internet only
- * @returns a rule that is true for an address {@link isPublicAddress}
- *   passes or that lies inside one of `allowed` (an IPv4-mapped IPv6
- *   address is matched as its IPv4 address), false otherwise, including for
- *   anything that is not a canonical address. Never throws.
+ * @param denied networks from {@link parseDeniedNetworks}, refused even
+ *   when public or allowed; default none
+ * @returns a rule that is false for an address inside one of `denied`, and
+ *   otherwise true for an address {@link isPublicAddress} passes or that
+ *   lies inside one of `allowed` (an IPv4-mapped address is judged as the
+ *   IPv4 address it carries; a NAT64 address, allowed, only when the IPv4
+ *   address it carries passes too); false for anything that is not a
+ *   canonical address. Never throws.
  * @see OWASP SSRF Prevention Cheat Sheet, "Case 2: any external host"
  */
-export function addressRule(allowed: readonly AllowedNetwork[]): AddressRule {
-  const ranges = allowed.map(({ network, prefixLength }) =>
-    ipaddr.parseCIDR(`${network}/${prefixLength}`),
-  );
-  return (address) => {
-    if (isPublicAddress(address)) return true;
-    const parsed = parseAddress(address);
-    if (!parsed) return false;
-    return ranges.some(
+export function addressRule(
+  allowed: readonly AllowedNetwork[],
+  denied: readonly AllowedNetwork[] = [],
+): AddressRule {
+  const ranges = (networks: readonly AllowedNetwork[]) =>
+    networks.map(({ network, prefixLength }) =>
+      ipaddr.parseCIDR(`${network}/${prefixLength}`),
+    );
+  const allowedRanges = ranges(allowed);
+  const deniedRanges = ranges(denied);
+  const inside = (
+    parsed: ipaddr.IPv4 | ipaddr.IPv6,
+    networks: ReturnType<typeof ranges>,
+  ) =>
+    networks.some(
       ([network, prefixLength]) =>
         network.kind() === parsed.kind() && parsed.match(network, prefixLength),
     );
+  const rule: AddressRule = (address) => {
+    const parsed = parseAddress(address);
+    if (!parsed || inside(parsed, deniedRanges)) return false;
+    // A NAT64 address is never public; allowed, it is checked only when
+    // the IPv4 address behind it would be.
+    const inner = nat64Inner(parsed);
+    if (inner !== undefined) {
+      return inside(parsed, allowedRanges) && rule(inner);
+    }
+    return isPublicAddress(address) || inside(parsed, allowedRanges);
   };
+  return rule;
 }

@@ -619,10 +619,19 @@ async function readSome(
   }
 }
 
-/** The URL a hop fetches: http: or https: only, never with credentials. */
+/**
+ * The URL a hop fetches: http: or https: only, never with credentials, and
+ * never a single-label name (`http://intranet/`, `localhost.`), which no
+ * public site has and a resolver may complete with the host's own search
+ * domains.
+ */
 function hopTarget(url: URL): URL | Failure {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { reason: 'not_public', detail: url.protocol };
+  }
+  const host = bareHost(url);
+  if (isIP(host) === 0 && !host.replace(/\.$/, '').includes('.')) {
+    return { reason: 'not_public', detail: 'single-label' };
   }
   const target = new URL(url.href);
   target.username = '';

@@ -11,8 +11,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   addressRule,
+  DEFAULT_DENIED_NETWORKS,
   isPublicAddress,
   parseAllowedNetworks,
+  parseDeniedNetworks,
 } from '../../../server/monitor/check/addressRule';
 import { checkSite } from '../../../server/monitor/check/siteCheck';
 import {
@@ -194,6 +196,76 @@ describe('addressRule', () => {
     expect(rule('10.2.0.1')).toBe(false);
     expect(rule('fd00:ec2::254')).toBe(true);
     expect(rule('fc00::1')).toBe(false);
+  });
+
+  // Issue 58: allowing a NAT64 prefix (an IPv6-only host behind a
+  // translator) must not open what the translator reaches behind it.
+  it.each([
+    ['64:ff9b::/96', '64:ff9b::808:808', true, 'to 8.8.8.8'],
+    ['64:ff9b::/96', '64:ff9b::8.8.8.8', true, 'to 8.8.8.8, dotted'],
+    ['64:ff9b::/96', '64:ff9b::a9fe:a9fe', false, 'to 169.254.169.254'],
+    ['64:ff9b::/96', '64:ff9b::7f00:1', false, 'to 127.0.0.1'],
+    ['64:ff9b::/96', '64:ff9b::a00:1', false, 'to 10.0.0.1'],
+    ['64:ff9b::/96', '64:ff9b::a83f:8110', false, 'to 168.63.129.16 (denied)'],
+    ['64:ff9b:1::/48', '64:ff9b:1::101:101', true, 'local-use, to 1.1.1.1'],
+    [
+      '64:ff9b:1::/48',
+      '64:ff9b:1:2::a9fe:a9fe',
+      false,
+      'local-use, to the metadata',
+    ],
+    [
+      '10.0.0.0/8',
+      '64:ff9b::a00:1',
+      false,
+      'a NAT64 prefix not allowed, to an allowed 10.0.0.1',
+    ],
+  ])(
+    'with %s allowed, judges %s by the IPv4 address inside (%s): %s',
+    (allowed, address, passes) => {
+      const rule = addressRule(
+        parseAllowedNetworks(allowed),
+        parseDeniedNetworks(undefined),
+      );
+      expect(rule(address)).toBe(passes);
+    },
+  );
+
+  it("refuses a denied network though it is public or allowed: Azure's 168.63.129.16 by default", () => {
+    expect(DEFAULT_DENIED_NETWORKS).toBe('168.63.129.16/32');
+    expect(isPublicAddress('168.63.129.16')).toBe(true);
+    const byDefault = addressRule([], parseDeniedNetworks(undefined));
+    expect(byDefault('168.63.129.16')).toBe(false);
+    expect(byDefault('::ffff:168.63.129.16')).toBe(false);
+    expect(byDefault('168.63.129.17')).toBe(true);
+    const denied = addressRule(
+      parseAllowedNetworks('10.0.0.0/8'),
+      parseDeniedNetworks('10.9.0.0/16, 2606:4700::/32'),
+    );
+    expect(denied('10.9.1.1')).toBe(false);
+    expect(denied('10.8.1.1')).toBe(true);
+    expect(denied('2606:4700:4700::1111')).toBe(false);
+    // Set, the variable replaces the default.
+    expect(denied('168.63.129.16')).toBe(true);
+  });
+});
+
+describe('parseDeniedNetworks', () => {
+  it("is Azure's platform address when the variable is unset, empty or blank", () => {
+    for (const raw of [undefined, '', '  ']) {
+      expect(parseDeniedNetworks(raw)).toEqual([
+        { network: '168.63.129.16', prefixLength: 32 },
+      ]);
+    }
+  });
+
+  it('throws naming MONITOR_DENIED_NETWORKS on an entry that is no network', () => {
+    expect(() => parseDeniedNetworks('10.0.0.1/8')).toThrow(
+      /^MONITOR_DENIED_NETWORKS: "10.0.0.1\/8" has host bits set/,
+    );
+    expect(() => parseDeniedNetworks('azure')).toThrow(
+      /^MONITOR_DENIED_NETWORKS: "azure" is not a network/,
+    );
   });
 });
 

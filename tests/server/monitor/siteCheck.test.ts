@@ -137,6 +137,8 @@ describe('a check over HTTP', () => {
       '/to-private': redirectTo('http://private.test/'),
       '/to-metadata': redirectTo('http://169.254.169.254/latest/meta-data/'),
       '/to-ftp': redirectTo('ftp://site.test/'),
+      '/to-intranet': redirectTo('http://intranet/admin'),
+      '/to-localhost-dot': redirectTo('http://localhost./'),
       '/to-bad-location': redirectTo('http://[bad/'),
       ...Object.fromEntries(
         [301, 302, 303, 307, 308].map((status) => [
@@ -455,6 +457,19 @@ describe('a check over HTTP', () => {
         '127.0.0.1',
       ]);
     });
+
+    it.each(['/to-intranet', '/to-localhost-dot'])(
+      'refuses a redirect to a single-label name (%s), without resolving it (issue 58)',
+      async (path) => {
+        const result = await check(site.url(path));
+        expect(result).toMatchObject({
+          reason: 'not_public',
+          detail: 'single-label',
+          redirects: 1,
+        });
+        expect(resolver.calls).toEqual(['site.test']);
+      },
+    );
   });
 });
 
@@ -510,6 +525,15 @@ describe('a check of what a name resolves to', () => {
   it('refuses a URL that is not http: or https:, without resolving', async () => {
     const result = await check('ftp://site.test/');
     expect(result).toMatchObject({ reason: 'not_public', detail: 'ftp:' });
+    expect(resolver.calls).toEqual([]);
+  });
+
+  it('refuses a single-label name, without resolving it (issue 58)', async () => {
+    const result = await check('http://intranet:8080/');
+    expect(result).toMatchObject({
+      reason: 'not_public',
+      detail: 'single-label',
+    });
     expect(resolver.calls).toEqual([]);
   });
 
