@@ -1,5 +1,5 @@
 /**
- * A local SMTP server for the server tests: it accepts every mail on
+ * A local SMTP server for the tests and the harness: it accepts every mail on
  * loopback, parses it with mailparser, and keeps it for the test to read.
  * A test can make it refuse a recipient (a 4xx or 5xx reply to RCPT TO,
  * RFC 5321 §4.2.2) or go down and come back on the same port, to judge

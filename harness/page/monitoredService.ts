@@ -11,8 +11,13 @@
  * - the watched site is a switchable local site on 127.0.0.1;
  * - the clock is the test's, and the scheduler does not start: the caller
  *   moves the clock and runs the checks due on it, so nothing waits out
- *   an interval.
+ *   an interval;
+ * - the service's mail goes to an SMTP server of its own on loopback
+ *   (harness/mail/smtpSink.ts): a site is checked every interval only once
+ *   its owner has confirmed the address ([D120](../../docs/decisions.md#D120)), which the caller does in
+ *   a browser with the mailed link, as the owner would.
  */
+import type { ParsedMail } from 'mailparser';
 import type { MonitorScheduler } from '../../server/monitor/scheduler';
 import {
   startSwitchableSite,
@@ -22,6 +27,7 @@ import {
   type TestClock,
 } from '../monitor/monitorService';
 import { loopbackTripwire, type Tripwire } from '../monitor/tripwire';
+import { startSmtpSink } from '../mail/smtpSink';
 import { startTestServer, type TestServer } from './testServer';
 
 export { TEST_INTERVAL_MS } from '../monitor/monitorService';
@@ -43,7 +49,17 @@ export interface MonitoredService {
    * @returns how many checks ran
    */
   checksAfter(ms: number): Promise<number>;
-  /** Closes the service, then the site. */
+  /**
+   * The confirmation link mailed to an address, for a browser to open and
+   * press, as the owner would ([D98](../../docs/decisions.md#D98)).
+   *
+   * @param email the address signed up with
+   * @returns the link (`/link?token=…` on the service's origin)
+   * @throws when the mail holds no link; waits until the mail arrives (the
+   *   test's timeout is the limit)
+   */
+  confirmationLink(email: string): Promise<URL>;
+  /** Closes the service, then the site and the SMTP server. */
   close(): Promise<void>;
 }
 
@@ -59,18 +75,20 @@ export async function startMonitoredService(): Promise<MonitoredService> {
   const clock = testClock();
   const tripwire = loopbackTripwire();
   const site = await startSwitchableSite();
+  const sink = await startSmtpSink();
   let server: TestServer;
   try {
     server = await startTestServer({
       monitor: testMonitorOptions(clock, tripwire),
+      smtpUrl: sink.url,
     });
   } catch (error) {
-    await site.close();
+    await Promise.all([site.close(), sink.stop()]);
     throw error;
   }
   const scheduler: MonitorScheduler | undefined = server.monitor.scheduler;
   if (!scheduler) {
-    await Promise.all([server.close(), site.close()]);
+    await Promise.all([server.close(), site.close(), sink.stop()]);
     throw new Error('the service was started without its scheduler');
   }
   return {
@@ -82,9 +100,27 @@ export async function startMonitoredService(): Promise<MonitoredService> {
       clock.advance(ms);
       return scheduler.runDue();
     },
+    async confirmationLink(email) {
+      const address = email.toLowerCase();
+      const isTo = (mail: ParsedMail) =>
+        [mail.to ?? []]
+          .flat()
+          .some((to) =>
+            to.value.some((one) => one.address?.toLowerCase() === address),
+          );
+      // The sign-up queued the mail; its sender sends it within moments.
+      let mail = sink.messages.find(isTo);
+      for (let count = sink.messages.length + 1; !mail; count += 1) {
+        await sink.waitForMessages(count);
+        mail = sink.messages.find(isTo);
+      }
+      const link = /https?:\/\/\S+/.exec(mail.text ?? '')?.[0];
+      if (!link) throw new Error(`the mail to ${email} holds no link`);
+      return new URL(link);
+    },
     async close() {
       await server.close();
-      await site.close();
+      await Promise.all([site.close(), sink.stop()]);
     },
   };
 }

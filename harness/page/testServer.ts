@@ -81,7 +81,7 @@ function selfSignedCertificate() {
  *   database of the run's engine (harness/page/scratchDatabase.ts)
  * @param options.smtpUrl send the service's mail (confirmation and sign-in
  *   links) to this SMTP server, e.g. a sink's `smtp://127.0.0.1:PORT`
- *   (tests/server/support/smtpSink.ts), with `PUBLIC_URL` the server's own
+ *   (harness/mail/smtpSink.ts), with `PUBLIC_URL` the server's own
  *   {@link TestServer.origin}, so that a browser can open the mailed links.
  *   Default: no mail is sent (the outbox fills, and nothing sends it).
  *   Either way `PUBLIC_URL` is the server's own origin (the one host it

@@ -274,8 +274,9 @@ type Service = Awaited<ReturnType<typeof startService>>;
 
 /**
  * Adds `count` accounts with a site each in one statement (not through the
- * API: 10,000 sign-ups would take a minute), their monitors due evenly
- * from `firstDue` over `spreadMs`.
+ * API: 10,000 sign-ups would take a minute), their addresses confirmed (a
+ * site is checked every interval only then, D120), their monitors due
+ * evenly from `firstDue` over `spreadMs`.
  *
  * @returns the highest monitor id: later ones are the load's sign-ups
  */
@@ -290,9 +291,11 @@ async function addSites(
   await sql`
     with s as (select n, gen_random_uuid() as id
                  from generate_series(1, ${count}::integer) n),
-    a as (insert into accounts (id, name, email, site_url, newsletter)
+    a as (insert into accounts (id, name, email, site_url, newsletter,
+                                confirmed_at)
           select id, 'Bench Site', 'bench-site-' || ${RUN}::text || '-' || n
-                   || '@example.com', ${prefix}::text || n, false from s)
+                   || '@example.com', ${prefix}::text || n, false, now()
+            from s)
     insert into monitors (account_id, site_url, next_check_at)
     select id, ${prefix}::text || n, ${firstDue.toISOString()}::timestamptz
              + make_interval(secs => (n - 1) * ${spreadMs / 1000}::float8

@@ -186,7 +186,15 @@ export interface MonitorsTable {
   /** The machine's context: the first failed check in a row, its reason. */
   failing_since: Timestamp | null;
   reason: string | null;
-  next_check_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /**
+   * When the next check is due; null while the site waits for its owner's
+   * address to be confirmed ([D120](../../docs/decisions.md#D120)).
+   */
+  next_check_at: ColumnType<
+    Date | null,
+    Date | string | undefined,
+    Date | string | null
+  >;
   /** While a check runs: another instance may take the row after this. */
   lease_until: Timestamp | null;
   /** How many claims the row has had: the latest claim's fencing token. */

@@ -5,14 +5,18 @@
  * proxy, `X-Forwarded-Host`) is answered 421 Misdirected Request (RFC 9110
  * §15.5.20) before any route runs, so that a DNS name pointed at the
  * service by someone else (DNS rebinding), or a proxy that forwards its own
- * `Host`, cannot reach a page, a cookie or a form. `/healthz` answers any
- * host, for probes that call the instance by its address.
+ * `Host`, cannot reach a page, a cookie or a form. `/healthz` and
+ * `/healthz/monitor` answer any host, for probes that call the instance by
+ * its address.
  */
 import type { onRequestHookHandler } from 'fastify';
 import { isLocalhost } from '../../common/cookieNames';
 
-/** The path that answers any host (docs/contract.md, "HTTP"). */
-export const ANY_HOST_PATHS: readonly string[] = ['/healthz'];
+/** The paths that answer any host (docs/contract.md, "HTTP"). */
+export const ANY_HOST_PATHS: readonly string[] = [
+  '/healthz',
+  '/healthz/monitor',
+];
 
 /**
  * Whether a host name is a loopback one: `localhost` and its subdomains

@@ -10,8 +10,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { mailLinksRepository } from './links/mailLinks';
-import { mailOutboxRepository } from './outbox/mailOutbox';
+import { mailLinksRepository, type ConfirmationWrite } from './links/mailLinks';
+import {
+  mailOutboxRepository,
+  OUTBOX_ROWS_KEPT_DAYS,
+} from './outbox/mailOutbox';
 import { registerMailRoutes } from './links/mailRoutes';
 import {
   mailSender,
@@ -28,6 +31,12 @@ export { MAIL_DIR, mailDirFrom } from './settings';
 export interface MailFeature {
   /** Tells the sender a mail was queued (never waits; no-op without one). */
   wake(): void;
+  /**
+   * Adds a write to the statement that confirms an address, so that
+   * another feature's part in a confirmation commits with it (the
+   * monitor's watch, [D120](../../docs/decisions.md#D120)). Register before the service is ready.
+   */
+  whenConfirmed(write: ConfirmationWrite): void;
 }
 
 declare module 'fastify' {
@@ -64,20 +73,29 @@ async function mail(
       })
     : undefined;
   const wake = () => sender?.wake();
+  const confirmationWrites: ConfirmationWrite[] = [];
   app.decorate('mailSender', sender);
-  app.decorate('mail', { wake } satisfies MailFeature);
+  app.decorate('mail', {
+    wake,
+    whenConfirmed(write) {
+      confirmationWrites.push(write);
+    },
+  } satisfies MailFeature);
 
   await registerMailRoutes(app, {
     accounts: app.accounts.repository,
     cookies: app.accounts.cookies,
     outbox,
-    links: mailLinksRepository(database.db),
+    links: mailLinksRepository(database.db, confirmationWrites),
     productName: options.productName,
     wakeSender: wake,
   });
 
   app.housekeeping.add('copies of mails past 7 days', () =>
     outbox.dropOldCopies(),
+  );
+  app.housekeeping.add(`mails sent past ${OUTBOX_ROWS_KEPT_DAYS} days`, () =>
+    outbox.deleteOld(),
   );
   // Without SMTP_URL, the mail files under DATA_DIR ([D89](../../docs/decisions.md#D89), [D100](../../docs/decisions.md#D100)).
   for (const [what, run] of sender?.housekeeping ?? []) {

@@ -29,6 +29,7 @@ import {
   type MonitorOptions,
 } from './settings';
 import { hostResolver } from './check/hostResolver';
+import { resumeWatch } from './watch';
 import { checkSite, describeResult } from './check/siteCheck';
 
 export { CHECK_NOW_PATH } from './page';
@@ -40,6 +41,9 @@ export {
   type MonitorOptions,
 } from './settings';
 export type { CheckObservation } from './scheduler';
+
+/** The monitor's own health ([D122](../../docs/decisions.md#D122)): 503 while most canaries fail. */
+export const MONITOR_HEALTH_PATH = '/healthz/monitor';
 
 /** "Check now": at most one per account in this long ([D106](../../docs/decisions.md#D106)). */
 export const CHECK_NOW_LIMIT_MS = 60_000;
@@ -107,7 +111,8 @@ export function checkNowNoteOf(value: unknown): CheckNowNote | undefined {
   return value === 'checked' ||
     value === 'limited' ||
     value === 'running' ||
-    value === 'queued'
+    value === 'queued' ||
+    value === 'unconfirmed'
     ? value
     : undefined;
 }
@@ -137,6 +142,9 @@ async function monitor(
     ? monitorScheduler(repository, {
         intervalMs: settings.intervalMs,
         concurrency: settings.concurrency,
+        ...(settings.slotHoldMs !== undefined && {
+          slotHoldMs: settings.slotHoldMs,
+        }),
         leaseMs: settings.leaseMs ?? DEFAULT_LEASE_MS,
         pollMs: settings.pollMs ?? 1_000,
         checkNowLimitMs: CHECK_NOW_LIMIT_MS,
@@ -160,6 +168,7 @@ async function monitor(
         embedded: app.database.engine === 'pglite',
         log: app.log,
         ...(settings.observe && { observe: settings.observe }),
+        ...(settings.canaryUrls && { canaryUrls: settings.canaryUrls }),
       })
     : undefined;
 
@@ -181,6 +190,9 @@ async function monitor(
     },
   };
   app.decorate('monitor', feature);
+  // A confirmed address's site is due at once (D120), in the statement
+  // that confirms it.
+  app.mail.whenConfirmed(resumeWatch);
   // `/` shows the watched site, and the answer to "Check now" (`?check=`).
   app.accounts.showOnAccountPage((accountId, query) =>
     feature.pageParts(
@@ -206,7 +218,11 @@ async function monitor(
       const account = await app.accounts.signedInAccount(request);
       if (!account) return reply.code(303).header('location', '/').send();
       let note: CheckNowNote | undefined;
-      if (scheduler) {
+      if (!account.confirmed) {
+        // Nothing is checked for an unproven address but its first check
+        // (D120): not on request either.
+        note = account.siteUrl === null ? undefined : 'unconfirmed';
+      } else if (scheduler) {
         const outcome = await scheduler.checkNow(account.id);
         note = outcome === 'none' ? undefined : outcome;
       } else {
@@ -221,6 +237,25 @@ async function monitor(
         .code(303)
         .header('location', note ? `/?check=${note}` : '/')
         .send();
+    });
+  });
+
+  // Whether this instance's verdicts count (D122), for an operator's probe;
+  // `/healthz`, which a load balancer reads for the pages, is not moved by
+  // it. An instance that checks nothing has no verdicts to doubt.
+  app.get(MONITOR_HEALTH_PATH, async (_request, reply) => {
+    const health = scheduler?.health() ?? { status: 'ok', canaries: 0 };
+    reply.header('cache-control', 'no-store');
+    if (health.status === 'ok') {
+      return reply.code(200).send({
+        status: 'ok',
+        checking: scheduler !== undefined,
+        canaries: health.canaries,
+      });
+    }
+    return reply.code(503).send({
+      status: 'inconclusive',
+      reason: `${health.failed} of ${health.canaries} canaries fail since ${health.since.toISOString()}: this instance may be cut off, so no site is called down`,
     });
   });
 

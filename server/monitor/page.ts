@@ -23,7 +23,8 @@ function msOf(ms: number): string {
 export const CHECK_NOW_PATH = '/check-now';
 
 /** What `/?check=` says after "Check now" ([D106](../../docs/decisions.md#D106)). */
-export type CheckNowNote = 'checked' | 'limited' | 'running' | 'queued';
+export type CheckNowNote =
+  'checked' | 'limited' | 'running' | 'queued' | 'unconfirmed';
 
 /** A state in words, never by colour alone. */
 export const STATE_WORDS: Readonly<Record<MonitorState, string>> = {
@@ -256,8 +257,24 @@ function checkNowNote(note: CheckNowNote | undefined): string {
       'A check of your site is running now: its result appears here in a few seconds.',
     queued:
       'Your site will be checked within a few seconds: reload this page to see the result.',
+    unconfirmed:
+      'We check your site on request, and every minute, once you have confirmed your address: open the link we mailed you.',
   };
   return `<p class="monitor__note" role="status" data-testid="check-now-result">${escapeHtml(text[note])}</p>
+`;
+}
+
+/**
+ * While the owner's address is unconfirmed, the site is checked once
+ * ([D120](../../docs/decisions.md#D120)): the section says so, and what starts the watch.
+ */
+function waiting(view: MonitorView): string {
+  if (view.confirmed) return '';
+  return `<p class="monitor__meaning">${escapeHtml(
+    view.lastCheck
+      ? 'We checked your site once, when you signed up. We check it every minute once you have confirmed your address.'
+      : 'We check your site every minute once you have confirmed your address.',
+  )}</p>
 `;
 }
 
@@ -283,7 +300,7 @@ export function monitorSection(
 <h2 id="monitor-title" class="monitor__title">Your site</h2>
 <p class="monitor__state monitor__state--${state}" data-testid="monitor-state"><span class="monitor__badge" aria-hidden="true"></span><strong>${escapeHtml(STATE_WORDS[state])}</strong></p>
 <p class="monitor__meaning">${escapeHtml(STATE_NOTES[state])}</p>
-${lastCheck(view, now, userAgent)}
+${waiting(view)}${lastCheck(view, now, userAgent)}
 ${certificate(view)}
 ${chart(view, now)}
 ${checkNowNote(note)}<form method="post" action="${CHECK_NOW_PATH}" class="monitor__action">
@@ -304,14 +321,19 @@ export function firstCheckStep(
   userAgent: string,
 ): string {
   const check = view?.lastCheck;
+  // Until the address is confirmed, the first check is the only one (D120).
+  const then =
+    view && !view.confirmed
+      ? 'every minute, around the clock, once you have confirmed your address'
+      : 'every minute, around the clock';
   if (!view || !check) {
-    return 'Your site’s first check runs within a minute, then every minute, around the clock.';
+    return `Your site’s first check runs within a minute, then ${then}.`;
   }
   const found =
     check.outcome === 'up'
       ? `up, HTTP ${check.status ?? ''} in ${msOf(check.timings.totalMs)}`
       : describeResult(check, userAgent);
   return escapeHtml(
-    `Your site’s first check has run: ${found}. We check it every minute, around the clock.`,
+    `Your site’s first check has run: ${found}. We check it ${then}.`,
   );
 }

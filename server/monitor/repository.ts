@@ -56,6 +56,11 @@ export interface RecordedCheck {
   alerts: readonly MonitorAlert[];
   /** When the next check is due. */
   nextCheckAt: Date;
+  /**
+   * A failed check while most canaries failed too ([D122](../../docs/decisions.md#D122)): only its
+   * next check is written (and its claim given back), not the check.
+   */
+  inconclusive?: boolean;
 }
 
 /** One hour of a monitor's checks, as the chart reads it. */
@@ -77,7 +82,16 @@ export interface MonitorView {
   /** The latest check, when one has run. */
   lastCheck: CheckResult | null;
   checkedAt: Date | null;
-  nextCheckAt: Date;
+  /**
+   * When the next check is due; null while the site waits for its owner's
+   * address to be confirmed ([D120](../../docs/decisions.md#D120)).
+   */
+  nextCheckAt: Date | null;
+  /**
+   * Whether the owner's address is confirmed: until it is, the site is
+   * checked once, at sign-up ([D120](../../docs/decisions.md#D120)).
+   */
+  confirmed: boolean;
   /** The last 24 hours, oldest first; hours without a check are absent. */
   hours: MonitorHour[];
   /** How long the site was down in the last 24 hours, in ms (incidents). */
@@ -92,7 +106,9 @@ export type CheckNowClaim =
   /** A check of the site is running already. */
   | { kind: 'running' }
   /** The account watches no site. */
-  | { kind: 'none' };
+  | { kind: 'none' }
+  /** The owner's address is not confirmed yet ([D120](../../docs/decisions.md#D120)). */
+  | { kind: 'unconfirmed' };
 
 /** The raw checks of an hour are rolled up once the hour ended this long ago. */
 export const RAW_CHECKS_KEPT_MS = 60 * 60 * 1000;
@@ -111,6 +127,7 @@ interface MonitorRow {
   state: MonitorState;
   failing_since: Date | null;
   reason: string | null;
+  /** Never null in a claimed row: a claim takes due rows only. */
   next_check_at: Date;
   claims: number;
 }
@@ -205,12 +222,14 @@ export function monitorRepository(db: Kysely<Schema>) {
           ${check.checkedAt.toISOString()}::timestamptz,
           ${check.result.outcome === 'up'}::boolean,
           ${check.result.status ?? null}::smallint,
-          ${Math.round(check.result.timings.totalMs)}::integer)`,
+          ${Math.round(check.result.timings.totalMs)}::integer,
+          ${check.inconclusive !== true}::boolean)`,
       ),
     );
     const alerts = checks.flatMap((check) =>
       check.alerts.map(
-        (alert) => sql`(${check.monitor.id}::bigint, ${alert.kind}::text,
+        (alert) => sql`(${check.monitor.id}::bigint,
+          ${check.monitor.claim}::integer, ${alert.kind}::text,
           ${JSON.stringify(alertDetails(check.monitor.siteUrl, alert))}::jsonb,
           ${new Date(alert.startedAt).toISOString()}::timestamptz,
           ${alert.kind === 'up' ? new Date(alert.endedAt).toISOString() : null}::timestamptz,
@@ -222,41 +241,56 @@ export function monitorRepository(db: Kysely<Schema>) {
     const alertRows =
       alerts.length > 0
         ? sql.join(alerts)
-        : sql`(null::bigint, null::text, null::jsonb, null::timestamptz,
-            null::timestamptz, null::text)`;
+        : sql`(null::bigint, null::integer, null::text, null::jsonb,
+            null::timestamptz, null::timestamptz, null::text)`;
     const { rows } = await unlessUnavailable(() =>
       sql<{ id: string | number; queued: boolean }>`
         with results (id, claim, state, failing_since, reason, next_check_at,
-                      last_check, checked_at, up, status, total_ms)
+                      last_check, checked_at, up, status, total_ms, counted)
           as (values ${results}),
-        alerts (id, kind, details, started_at, ended_at, reason)
+        alerts (id, claim, kind, details, started_at, ended_at, reason)
           as (values ${alertRows}),
+        -- A site whose owner has not confirmed the address waits, with no
+        -- next check, once its first check is written (D120).
         moved as (
           update monitors set state = results.state,
                  failing_since = results.failing_since,
                  reason = results.reason,
-                 next_check_at = results.next_check_at,
+                 next_check_at = case when owners.confirmed_at is null
+                   then null else results.next_check_at end,
                  lease_until = null,
-                 last_check = results.last_check,
-                 checked_at = results.checked_at
-            from results
+                 -- An inconclusive check (D122) leaves no trace of itself.
+                 last_check = case when results.counted
+                   then results.last_check else monitors.last_check end,
+                 checked_at = case when results.counted
+                   then results.checked_at else monitors.checked_at end
+            from results, accounts as owners
            where monitors.id = results.id and monitors.claims = results.claim
-          returning monitors.id, monitors.account_id),
+             and owners.id = monitors.account_id
+          returning monitors.id, monitors.claims as claim,
+                    monitors.account_id),
+        -- What else a result writes joins the claim that wrote it, not the
+        -- monitor alone: of two results of one site in a batch, the one
+        -- whose claim no longer holds the row writes nothing (D120).
         checks as (
           insert into monitor_checks (monitor_id, checked_at, up, status,
                                       total_ms)
           select results.id, results.checked_at, results.up, results.status,
                  results.total_ms
-            from results join moved on moved.id = results.id),
+            from results join moved
+              on moved.id = results.id and moved.claim = results.claim
+           where results.counted),
         opened as (
           insert into monitor_incidents (monitor_id, started_at, reason)
           select alerts.id, alerts.started_at, alerts.reason
-            from alerts join moved on moved.id = alerts.id
+            from alerts join moved
+              on moved.id = alerts.id and moved.claim = alerts.claim
            where alerts.kind = 'down'
           on conflict (monitor_id) where ended_at is null do nothing),
         closed as (
           update monitor_incidents set ended_at = alerts.ended_at
-            from alerts join moved on moved.id = alerts.id
+            from alerts join moved
+              on moved.id = alerts.id and moved.claim = alerts.claim
            where alerts.kind = 'up'
              and monitor_incidents.monitor_id = alerts.id
              and monitor_incidents.ended_at is null),
@@ -264,7 +298,7 @@ export function monitorRepository(db: Kysely<Schema>) {
           insert into mail_outbox (kind, account_id, recipient, details)
           select alerts.kind, accounts.id, accounts.email, alerts.details
             from alerts
-            join moved on moved.id = alerts.id
+            join moved on moved.id = alerts.id and moved.claim = alerts.claim
             join accounts on accounts.id = moved.account_id
            where accounts.confirmed_at is not null
           returning account_id)
@@ -302,7 +336,8 @@ export function monitorRepository(db: Kysely<Schema>) {
 
     /**
      * Claims an account's monitor for a "check now" ([D106](../../docs/decisions.md#D106)): at most one a
-     * minute (`limitMs`), never while a check of it runs.
+     * minute (`limitMs`), never while a check of it runs, and never while
+     * the site waits for its owner's address to be confirmed ([D120](../../docs/decisions.md#D120)).
      */
     async claimNow(
       accountId: string,
@@ -311,25 +346,36 @@ export function monitorRepository(db: Kysely<Schema>) {
       now: Date,
     ): Promise<CheckNowClaim> {
       const row = await unlessUnavailable(() =>
-        sql<MonitorRow & { limited: boolean; running: boolean }>`
+        sql<
+          MonitorRow & {
+            unconfirmed: boolean;
+            limited: boolean;
+            running: boolean;
+          }
+        >`
           with current as (
-            select id, (check_now_at is not null
-                        and check_now_at > ${at(now)} - ${ms(limitMs)}) as limited,
+            select monitors.id,
+                   (accounts.confirmed_at is null
+                    or monitors.next_check_at is null) as unconfirmed,
+                   (check_now_at is not null
+                    and check_now_at > ${at(now)} - ${ms(limitMs)}) as limited,
                    (lease_until is not null and lease_until >= ${at(now)}) as running
-              from monitors where account_id = ${accountId}
-               for update),
+              from monitors join accounts on accounts.id = monitors.account_id
+             where monitors.account_id = ${accountId}
+               for update of monitors),
           taken as (
             update monitors set lease_until = ${at(now)} + ${ms(leaseMs)},
                    claims = monitors.claims + 1, check_now_at = ${at(now)}
               from current
-             where monitors.id = current.id
+             where monitors.id = current.id and not current.unconfirmed
                and not current.limited and not current.running
             returning ${MONITOR_COLUMNS})
-          select taken.*, current.limited, current.running
+          select taken.*, current.unconfirmed, current.limited, current.running
             from current left join taken on taken.id = current.id`.execute(db),
       );
       const found = row.rows[0];
       if (!found) return { kind: 'none' };
+      if (found.unconfirmed) return { kind: 'unconfirmed' };
       if (found.limited) return { kind: 'limited' };
       if (found.running || found.id === null) return { kind: 'running' };
       return { kind: 'claimed', monitor: claimed(found) };
@@ -338,9 +384,11 @@ export function monitorRepository(db: Kysely<Schema>) {
     /**
      * Makes an account's monitor due now, for an instance that checks
      * nothing itself (`MONITOR=off`): another instance runs it within
-     * seconds. Limited like {@link claimNow}.
+     * seconds. Limited like {@link claimNow}; a site that waits for its
+     * owner's address to be confirmed stays waiting ([D120](../../docs/decisions.md#D120)).
      *
-     * @returns whether it was made due (false: limited, or no site)
+     * @returns whether it was made due (false: limited, waiting, or no
+     *   site)
      */
     async dueNow(
       accountId: string,
@@ -352,6 +400,7 @@ export function monitorRepository(db: Kysely<Schema>) {
           .updateTable('monitors')
           .set({ next_check_at: now, check_now_at: now })
           .where('account_id', '=', accountId)
+          .where('next_check_at', 'is not', null)
           .where((eb) =>
             eb.or([
               eb('check_now_at', 'is', null),
@@ -447,17 +496,19 @@ export function monitorRepository(db: Kysely<Schema>) {
       const monitor = await unlessUnavailable(() =>
         db
           .selectFrom('monitors')
+          .innerJoin('accounts', 'accounts.id', 'monitors.account_id')
           .select([
-            'id',
-            'site_url',
-            'state',
-            'failing_since',
-            'reason',
-            'last_check',
-            'checked_at',
-            'next_check_at',
+            'monitors.id',
+            'monitors.site_url',
+            'monitors.state',
+            'monitors.failing_since',
+            'monitors.reason',
+            'monitors.last_check',
+            'monitors.checked_at',
+            'monitors.next_check_at',
+            'accounts.confirmed_at',
           ])
-          .where('account_id', '=', accountId)
+          .where('monitors.account_id', '=', accountId)
           .executeTakeFirst(),
       );
       if (!monitor) return null;
@@ -506,6 +557,7 @@ export function monitorRepository(db: Kysely<Schema>) {
         lastCheck: (monitor.last_check as CheckResult | null) ?? null,
         checkedAt: monitor.checked_at,
         nextCheckAt: monitor.next_check_at,
+        confirmed: monitor.confirmed_at !== null,
         hours: hours.rows.map((row) => ({
           hour: row.hour,
           checks: Number(row.checks),

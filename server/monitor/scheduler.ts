@@ -8,8 +8,18 @@
  *
  * - No actor lives in memory: a site's state is its row, read by the claim
  *   and written back with the result, fenced by the claim's number.
- * - A check that hangs holds one slot until its own time box (15 s) ends;
- *   the other slots go on claiming, so no site delays another.
+ * - A slot is for a check's work, not its wait: a check still waiting
+ *   for its site after `slotHoldMs` (2 s) gives its slot back and waits
+ *   outside the slots until its own time box (15 s) ends, up to
+ *   `MAX_WAITING_PER_SLOT` × `concurrency` checks in all. Sites that accept
+ *   a connection and never answer (a tarpit) cannot fill the slots, so
+ *   no site delays another by more than `slotHoldMs`.
+ * - "Check now" takes a free slot like a claim, or makes the site due at
+ *   once when none is free.
+ * - A failed check counts only while the canaries answer ([D122](../../docs/decisions.md#D122)): when
+ *   most of `canaryUrls` fail too, this instance is the one cut off, and
+ *   the check is inconclusive: the site keeps its state, queues no alert,
+ *   and is checked again a third of the interval later.
  * - A graceful stop aborts the checks in flight and gives their claims
  *   back; a killed instance's claims are due again once their lease ends.
  */
@@ -26,8 +36,16 @@ import type { CheckResult } from './check/siteCheck';
 export interface SchedulerSettings {
   /** Between two checks of a site, in ms (`MONITOR_INTERVAL_SECONDS`). */
   intervalMs: number;
-  /** Checks running at once on this instance (`MONITOR_CONCURRENCY`). */
+  /**
+   * Checks working at once on this instance (`MONITOR_CONCURRENCY`): a
+   * check waiting for its site longer than `slotHoldMs` no longer counts.
+   */
   concurrency: number;
+  /**
+   * How long a check holds its slot, in ms (default
+   * {@link DEFAULT_SLOT_HOLD_MS}); it then waits outside the slots.
+   */
+  slotHoldMs?: number;
   /** How long a claim holds before another instance may take the site. */
   leaseMs: number;
   /** How often an idle instance looks for due sites, in ms. */
@@ -47,7 +65,20 @@ export interface SchedulerSettings {
   log: FastifyBaseLogger;
   /** Told of every check recorded, for `npm run bench:monitor`. */
   observe?: (observation: CheckObservation) => void;
+  /** URLs trusted to be up (`MONITOR_CANARY_URLS`); none by default. */
+  canaryUrls?: readonly string[];
 }
+
+/** Whether this instance's verdicts count ([D122](../../docs/decisions.md#D122)). */
+export type MonitorHealth =
+  | { status: 'ok'; canaries: number }
+  | {
+      status: 'inconclusive';
+      /** Since when most canaries fail, on the scheduler's clock. */
+      since: Date;
+      failed: number;
+      canaries: number;
+    };
 
 /** A recorded check as `observe` hears it. */
 export interface CheckObservation {
@@ -61,7 +92,15 @@ export interface CheckObservation {
 }
 
 /** What a "check now" did ([D106](../../docs/decisions.md#D106)). */
-export type CheckNowOutcome = 'checked' | 'limited' | 'running' | 'none';
+export type CheckNowOutcome =
+  | 'checked'
+  /** No slot was free: the site is due at once ([D121](../../docs/decisions.md#D121)). */
+  | 'queued'
+  | 'limited'
+  | 'running'
+  | 'none'
+  /** The owner's address is not confirmed ([D120](../../docs/decisions.md#D120)). */
+  | 'unconfirmed';
 
 /** The scheduler's controls. */
 export interface MonitorScheduler {
@@ -79,6 +118,8 @@ export interface MonitorScheduler {
   runDue(): Promise<number>;
   /** Runs the account's check at once, and writes it, unless limited. */
   checkNow(accountId: string): Promise<CheckNowOutcome>;
+  /** What the latest round of canaries found (`GET /healthz/monitor`). */
+  health(): MonitorHealth;
   /**
    * Stops claiming, aborts the checks in flight and gives their claims
    * back, and writes the results already finished. Once: a second call
@@ -89,6 +130,20 @@ export interface MonitorScheduler {
 
 /** Results written per statement. */
 const RECORD_BATCH = 200;
+/**
+ * How long a check holds one of the `concurrency` slots, ms: a loopback
+ * check takes about 1 ms, an honest site on the internet well under a
+ * second to answer; a check still waiting after this is a slow or hostile
+ * site's, and waits outside the slots.
+ */
+export const DEFAULT_SLOT_HOLD_MS = 2_000;
+/**
+ * Checks in flight, waiting or working, per slot: a waiting check costs a
+ * socket and a timer, not CPU. At the default 50 slots, 500 checks, twice
+ * what 1,000 sites that never answer cost at 10,000 sites a minute (each
+ * waits out the 15 s time box: 250 at once).
+ */
+export const MAX_WAITING_PER_SLOT = 10;
 /**
  * The least time between two claim statements, ms, unless a full claim
  * left more due and half the slots are free again. Claiming whenever a
@@ -105,6 +160,12 @@ const CLAIM_GAP_MS = 250;
  * statements a second, not twenty. A result shows on `/` this much later.
  */
 const GATHER_MS = 250;
+
+/**
+ * How long a round of canaries stands for the failed checks that ask, on
+ * the scheduler's clock: at most one round per this long while sites fail.
+ */
+export const CANARY_FRESH_MS = 10_000;
 
 /** The check aborted by a stop: nothing of it is written. */
 class CheckAborted extends Error {
@@ -127,6 +188,13 @@ export function monitorScheduler(
     string,
     { monitor: ClaimedMonitor; abort: AbortController }
   >();
+  /** Checks in flight that hold a slot (the others wait for their site). */
+  let working = 0;
+  const slotHoldMs = settings.slotHoldMs ?? DEFAULT_SLOT_HOLD_MS;
+  const maxInFlight = settings.concurrency * MAX_WAITING_PER_SLOT;
+  /** Slots free now: none past the cap on checks in flight. */
+  const freeSlots = () =>
+    Math.min(settings.concurrency - working, maxInFlight - inFlight.size);
   let stopped = false;
   let stopping: Promise<void> | undefined;
   let started = false;
@@ -139,6 +207,63 @@ export function monitorScheduler(
   let behind = false;
   let spaced: NodeJS.Timeout | undefined;
 
+  const canaries = settings.canaryUrls ?? [];
+  /** The latest round's verdict: null while the canaries answer. */
+  let cutOff: { since: Date; failed: number } | null = null;
+  /** When the latest round ended (the scheduler's clock, ms). */
+  let lastRound = -Infinity;
+  let round: Promise<boolean> | undefined;
+  let canaryTimer: NodeJS.Timeout | undefined;
+  const stopAll = new AbortController();
+
+  /**
+   * Checks every canary at once; most failing means this instance is cut
+   * off. Said in the log once when it starts and once when it ends.
+   *
+   * @returns whether this instance is cut off
+   */
+  function canaryRound(): Promise<boolean> {
+    round ??= (async () => {
+      const results = await Promise.all(
+        canaries.map((url) =>
+          settings.check(url, stopAll.signal).then(
+            (result) => result.outcome === 'up',
+            () => false,
+          ),
+        ),
+      );
+      const failed = results.filter((up) => !up).length;
+      const now = clock();
+      lastRound = now.getTime();
+      if (failed * 2 > canaries.length) {
+        if (!cutOff) {
+          log.error(
+            { failed, canaries: canaries.length },
+            "most canaries fail: this instance's failed checks are inconclusive, and no site is called down, until they answer again",
+          );
+        }
+        cutOff = { since: cutOff?.since ?? now, failed };
+      } else if (cutOff) {
+        log.warn(
+          { failed, canaries: canaries.length },
+          'the canaries answer again: failed checks count again',
+        );
+        cutOff = null;
+      }
+      return cutOff !== null;
+    })().finally(() => {
+      round = undefined;
+    });
+    return round;
+  }
+
+  /** Whether a failed check must be held inconclusive (see the module comment). */
+  async function isCutOff(): Promise<boolean> {
+    if (canaries.length === 0) return false;
+    if (clock().getTime() - lastRound < CANARY_FRESH_MS) return cutOff !== null;
+    return canaryRound();
+  }
+
   let toRecord: RecordedCheck[] = [];
   let gathering: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
@@ -147,6 +272,18 @@ export function monitorScheduler(
   async function run(monitor: ClaimedMonitor): Promise<RecordedCheck> {
     const abort = new AbortController();
     inFlight.set(monitor.id, { monitor, abort });
+    working += 1;
+    let holding = true;
+    const giveBack = () => {
+      if (!holding) return;
+      holding = false;
+      working -= 1;
+    };
+    // Still waiting for its site: the slot goes to the next due site.
+    const held = setTimeout(() => {
+      giveBack();
+      pump();
+    }, slotHoldMs).unref();
     try {
       const checkedAt = clock();
       const aborted = new Promise<never>((_resolve, reject) => {
@@ -162,6 +299,19 @@ export function monitorScheduler(
         settings.check(monitor.siteUrl, abort.signal),
         aborted,
       ]);
+      if (result.outcome !== 'up' && (await isCutOff())) {
+        // Inconclusive: nothing of it counts; the site is checked again.
+        return {
+          monitor,
+          result,
+          checkedAt,
+          state: monitor.state,
+          context: monitor.context,
+          alerts: [],
+          nextCheckAt: new Date(clock().getTime() + settings.intervalMs / 3),
+          inconclusive: true,
+        };
+      }
       const event: MonitorEvent =
         result.outcome === 'up'
           ? { type: 'check.up', at: checkedAt.getTime() }
@@ -196,6 +346,8 @@ export function monitorScheduler(
         nextCheckAt: new Date(next),
       };
     } finally {
+      clearTimeout(held);
+      giveBack();
       inFlight.delete(monitor.id);
     }
   }
@@ -284,7 +436,7 @@ export function monitorScheduler(
       claimAgain = true;
       return;
     }
-    const free = settings.concurrency - inFlight.size;
+    const free = freeSlots();
     if (free <= 0) {
       // The scheduler's checks pump when they end; a "check now" does not.
       clearTimeout(idle);
@@ -330,7 +482,25 @@ export function monitorScheduler(
     async start() {
       if (settings.embedded) await repository.releaseOrphans();
       started = true;
+      if (canaries.length > 0) {
+        void canaryRound();
+        canaryTimer = setInterval(
+          () => void canaryRound(),
+          settings.intervalMs,
+        ).unref();
+      }
       pump();
+    },
+
+    health() {
+      return cutOff
+        ? {
+            status: 'inconclusive',
+            since: cutOff.since,
+            failed: cutOff.failed,
+            canaries: canaries.length,
+          }
+        : { status: 'ok', canaries: canaries.length };
     },
 
     wake() {
@@ -355,6 +525,16 @@ export function monitorScheduler(
     },
 
     async checkNow(accountId) {
+      // Through the slots: with none free, the site is due at once and
+      // the next free slot takes it.
+      if (freeSlots() <= 0) {
+        const due = await repository.dueNow(
+          accountId,
+          settings.checkNowLimitMs,
+          clock(),
+        );
+        return due ? 'queued' : 'limited';
+      }
       const claim = await repository.claimNow(
         accountId,
         settings.leaseMs,
@@ -373,6 +553,9 @@ export function monitorScheduler(
         stopped = true;
         clearTimeout(idle);
         clearTimeout(spaced);
+        clearInterval(canaryTimer);
+        stopAll.abort();
+        await round;
         await claiming;
         const running = [...inFlight.values()];
         for (const { abort } of running) abort.abort();

@@ -23,8 +23,13 @@ type Environment = Partial<Record<string, string | undefined>>;
 export interface MonitorOptions {
   /** Between two checks of a site, in ms (`MONITOR_INTERVAL_SECONDS`). */
   intervalMs: number;
-  /** Checks at once on this instance (`MONITOR_CONCURRENCY`). */
+  /**
+   * Checks working at once on this instance (`MONITOR_CONCURRENCY`); one
+   * that waits for its site past `slotHoldMs` waits outside them.
+   */
   concurrency: number;
+  /** How long a check holds its slot, ms (default 2 s; tests shorten it). */
+  slotHoldMs?: number;
   /**
    * Networks checked although they are not public
    * (`MONITOR_ALLOWED_NETWORKS`); none by default.
@@ -46,6 +51,12 @@ export interface MonitorOptions {
    * `dns.setServers` takes them); undefined: the host's.
    */
   dnsServers?: readonly string[];
+  /**
+   * URLs the operator trusts to be up (`MONITOR_CANARY_URLS`, two or
+   * more), checked with the same rules: when most fail, this instance's
+   * failed checks are inconclusive ([D122](../../docs/decisions.md#D122)). None by default.
+   */
+  canaryUrls?: readonly string[];
   /** The resolver, for tests in this process; wins over `pins`. */
   resolve?: Resolver;
   /** Told of every connection before it is made: tests' tripwire. */
@@ -196,6 +207,7 @@ export function monitorOptionsFrom(
   const deniedNetworks = parseDeniedNetworks(env.MONITOR_DENIED_NETWORKS);
   const pins = parsePins(env.MONITOR_RESOLVE);
   const dnsServers = parseDnsServers(env.MONITOR_DNS_SERVERS);
+  const canaryUrls = parseCanaryUrls(env.MONITOR_CANARY_URLS);
   if (mode === 'off') return undefined;
   return {
     intervalMs: intervalSeconds * 1000,
@@ -204,7 +216,37 @@ export function monitorOptionsFrom(
     deniedNetworks,
     ...(pins && { pins }),
     ...(dnsServers && { dnsServers }),
+    ...(canaryUrls.length > 0 && { canaryUrls }),
   };
+}
+
+/**
+ * `MONITOR_CANARY_URLS`: absolute `http:` or `https:` URLs, separated by
+ * commas or white space, at least two (one canary that fails cannot be
+ * told from the instance cut off, [D122](../../docs/decisions.md#D122)).
+ *
+ * @param raw the variable's value; unset or empty: none
+ * @returns the URLs, as the WHATWG URL parser serialises them
+ * @throws Error naming the variable for a value that is not such a URL,
+ *   or a single URL
+ */
+export function parseCanaryUrls(raw: string | undefined): string[] {
+  const items = (raw ?? '').split(/[\s,]+/).filter((item) => item !== '');
+  const urls = items.map((item) => {
+    const url = URL.parse(item);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new Error(
+        `MONITOR_CANARY_URLS must list http: or https: URLs; got "${item}"`,
+      );
+    }
+    return url.href;
+  });
+  if (urls.length === 1) {
+    throw new Error(
+      'MONITOR_CANARY_URLS needs two or more URLs: when one fails, it cannot tell this machine cut off from that site down',
+    );
+  }
+  return urls;
 }
 
 /** What the start says about the checks: how often and how many, or off. */
@@ -224,6 +266,11 @@ export function monitorWarnings(options: MonitorOptions | undefined): string[] {
   if (options && options.allowedNetworks.length > 0) {
     warnings.push(
       `MONITOR_ALLOWED_NETWORKS is set: sites in ${options.allowedNetworks.map((network) => `${network.network}/${network.prefixLength}`).join(', ')} are checked although they are not public, so anyone who signs up can make this service send requests there. Unset it unless this deployment watches its own network.`,
+    );
+  }
+  if (options && !options.canaryUrls?.length) {
+    warnings.push(
+      'MONITOR_CANARY_URLS is not set: if this machine loses its network, every site it checks reads as down and every customer is mailed. Name two or more URLs you trust to be up.',
     );
   }
   if (options?.pins) {

@@ -1,7 +1,7 @@
 /**
  * The mailed links end to end ([D96](../../docs/decisions.md#D96), [D97](../../docs/decisions.md#D97)): the built
  * page in headless Chromium, the real local service sending its mail to a
- * real SMTP server of the test's own (tests/server/support/smtpSink.ts),
+ * real SMTP server of the test's own (harness/mail/smtpSink.ts),
  * with `PUBLIC_URL` the service's own origin so that the browser opens the
  * links as mailed. A visitor
  *
@@ -29,7 +29,7 @@ import {
   type TestServer,
 } from '../../harness/page/testServer';
 import { linkOf } from '../server/support/mailService';
-import { startSmtpSink, type SmtpSink } from '../server/support/smtpSink';
+import { startSmtpSink, type SmtpSink } from '../../harness/mail/smtpSink';
 import { axeViolationsIn } from './support/axe';
 import { launchChromium } from './support/chromium';
 

@@ -184,7 +184,8 @@ describe('the site monitor on /', () => {
       try {
         // The visitor signs up with the site's URL, which the page accepts:
         // it is sent as typed, and the account at `/` watches it.
-        await fillSignUpForm(signUp.page, validEntry({ url }));
+        const entry = validEntry({ url });
+        await fillSignUpForm(signUp.page, entry);
         await submitButton(signUp.page).click();
         await signUp.page.waitForURL(`${origin}/`);
         expect(signUp.signUpRequests).toHaveLength(1);
@@ -259,6 +260,27 @@ describe('the site monitor on /', () => {
         ).resolves.toMatch(/median.*slowest.*time down/i);
         expect(await audit('Up'), 'up').toEqual([]);
 
+        // Until the owner confirms the address, that first check is the
+        // only one (D120), and `/` says what starts the watch.
+        expect(await service.checksAfter(TEST_INTERVAL_MS)).toBe(0);
+        expect(service.site.hits(SITE)).toBe(1);
+        await load();
+        await expect(
+          page
+            .getByText(
+              'We check it every minute once you have confirmed your address.',
+              { exact: false },
+            )
+            .count(),
+        ).resolves.toBe(1);
+        // The owner confirms the address with the mailed link (in this
+        // browser, whose session stays): the site is due at once.
+        await page.goto((await service.confirmationLink(entry.email)).href);
+        await page.getByTestId('link-continue').click();
+        await page.waitForURL(`${origin}/`);
+        expect(await service.checksAfter(0)).toBe(1);
+        expect(service.site.hits(SITE)).toBe(2);
+
         // 3. The site fails: one failed check is not down yet.
         service.site.set(SITE, 'fail');
         const secondFrom = service.clock.now();
@@ -278,7 +300,7 @@ describe('the site monitor on /', () => {
         const thirdFrom = service.clock.now();
         expect(await service.checksAfter(TEST_INTERVAL_MS / 3)).toBe(1);
         const thirdTo = service.clock.now();
-        expect(service.site.hits(SITE)).toBe(3);
+        expect(service.site.hits(SITE)).toBe(4);
         await load();
         await expect(shown(page, 'monitor-state')).resolves.toBe('Down');
         await expect(shown(page, 'monitor-last-check')).resolves.toContain(

@@ -31,7 +31,7 @@ import {
   type TestServer,
 } from '../../harness/page/testServer';
 import { linkOf } from '../server/support/mailService';
-import { startSmtpSink, type SmtpSink } from '../server/support/smtpSink';
+import { startSmtpSink, type SmtpSink } from '../../harness/mail/smtpSink';
 import { launchChromium } from './support/chromium';
 
 /** Two or three browsers, a sign-up each, up to two mails. */

@@ -28,6 +28,15 @@ function options(env: ServerEnvironment) {
   return serverOptionsFrom({ DATA_DIR: '/tmp/unused', ...env }, '/tmp/dist');
 }
 
+/**
+ * Canaries named, so that a test about another variable's warning hears
+ * that one alone (without them the start warns too: "the canaries" below).
+ */
+const CANARIES = {
+  MONITOR_CANARY_URLS:
+    'https://canary-one.example/ https://canary-two.example/',
+};
+
 describe('the captcha', () => {
   it('refuses a real site key without a secret, naming both variables', () => {
     expect(() => options({ RECAPTCHA_SITE_KEY: REAL_KEY })).toThrow(
@@ -52,7 +61,10 @@ describe('the captcha', () => {
   });
 
   it('verifies nothing with Google’s test key and no secret, and says so at start', () => {
-    for (const env of [{}, { RECAPTCHA_SITE_KEY: RECAPTCHA_TEST_SITE_KEY }]) {
+    for (const env of [
+      CANARIES,
+      { ...CANARIES, RECAPTCHA_SITE_KEY: RECAPTCHA_TEST_SITE_KEY },
+    ]) {
       expect(options(env).captcha).toBeUndefined();
       expect(startupWarnings(options(env))).toEqual([
         expect.stringMatching(
@@ -66,7 +78,9 @@ describe('the captcha', () => {
     expect(
       captchaFrom({ RECAPTCHA_SECRET: 's' }, RECAPTCHA_TEST_SITE_KEY),
     ).toEqual({ secret: 's' });
-    expect(startupWarnings(options({ RECAPTCHA_SECRET: 's' }))).toEqual([]);
+    expect(
+      startupWarnings(options({ ...CANARIES, RECAPTCHA_SECRET: 's' })),
+    ).toEqual([]);
   });
 
   it('takes another verifier over https, or on this host', () => {
@@ -105,7 +119,7 @@ describe('the captcha', () => {
 describe('TRUST_PROXY', () => {
   it('warns at start when it trusts every hop, naming the variable and the safe values', () => {
     const warnings = startupWarnings(
-      options({ TRUST_PROXY: 'true', RECAPTCHA_SECRET: 's' }),
+      options({ ...CANARIES, TRUST_PROXY: 'true', RECAPTCHA_SECRET: 's' }),
     );
     expect(warnings).toEqual([
       expect.stringMatching(
@@ -118,7 +132,9 @@ describe('TRUST_PROXY', () => {
     'says nothing of %j',
     (value) => {
       expect(
-        startupWarnings(options({ TRUST_PROXY: value, RECAPTCHA_SECRET: 's' })),
+        startupWarnings(
+          options({ ...CANARIES, TRUST_PROXY: value, RECAPTCHA_SECRET: 's' }),
+        ),
       ).toEqual([]);
     },
   );
@@ -404,6 +420,41 @@ describe('the watch (MONITOR and its variables)', () => {
     expect(() => options({ MONITOR_DENIED_NETWORKS: 'azure' })).toThrow(
       /^MONITOR_DENIED_NETWORKS/,
     );
+  });
+
+  it('checks the canaries MONITOR_CANARY_URLS names (two or more http: or https: URLs), and warns at start without them', () => {
+    expect(options({}).monitor?.canaryUrls).toBeUndefined();
+    expect(startupWarnings(options({ RECAPTCHA_SECRET: 's' }))).toEqual([
+      expect.stringMatching(
+        /^MONITOR_CANARY_URLS is not set: if this machine loses its network, every site it checks reads as down/,
+      ),
+    ]);
+    const set = options({
+      RECAPTCHA_SECRET: 's',
+      MONITOR_CANARY_URLS:
+        'https://one.example/up, http://two.example:8080\thttps://THREE.example',
+    });
+    expect(set.monitor?.canaryUrls).toEqual([
+      'https://one.example/up',
+      'http://two.example:8080/',
+      'https://three.example/',
+    ]);
+    expect(startupWarnings(set)).toEqual([]);
+    // An instance that checks nothing needs none.
+    expect(
+      startupWarnings(options({ RECAPTCHA_SECRET: 's', MONITOR: 'off' })),
+    ).toEqual([]);
+    expect(() =>
+      options({ MONITOR_CANARY_URLS: 'https://one.example/' }),
+    ).toThrow(/^MONITOR_CANARY_URLS needs two or more URLs/);
+    for (const value of [
+      'one.example, two.example',
+      'ftp://a.example/ https://b.example/',
+    ]) {
+      expect(() => options({ MONITOR_CANARY_URLS: value }), value).toThrow(
+        /^MONITOR_CANARY_URLS must list http: or https: URLs/,
+      );
+    }
   });
 
   it('asks the DNS servers MONITOR_DNS_SERVERS names, and refuses an entry that is not one', () => {

@@ -482,6 +482,37 @@ describe('in batches', () => {
     ]);
   });
 
+  it('the rows of mails sent or given up more than 30 days ago, never one still to send (issue 58)', async () => {
+    const account = await accountId();
+    // 1 to 3 sent and 4 given up 31 days ago; 5 sent 29 days ago; 6
+    // queued 40 days ago and still pending.
+    await sql`insert into mail_outbox (kind, account_id, recipient, state,
+                sent_at, failed_at, created_at)
+      select 'signin', ${account}, 'rows.' || n || '@example.com',
+             case when n = 4 then 'failed' when n = 6 then 'pending'
+                  else 'sent' end,
+             case when n in (1, 2, 3) then now() - interval '31 days'
+                  when n = 5 then now() - interval '29 days' end,
+             case when n = 4 then now() - interval '31 days' end,
+             now() - interval '40 days'
+        from generate_series(1, 6) as n`.execute(server.database.db);
+    const { log, db } = logged();
+
+    expect(await mailOutboxRepository(db).deleteOld(BATCHES_OF_2)).toBe(4);
+    expect(log.affected).toEqual([2, 2, 0]);
+    const left = await server.database.db
+      .selectFrom('mail_outbox')
+      .select(['recipient', 'state'])
+      .where('account_id', '=', account)
+      .where('recipient', 'like', 'rows.%')
+      .orderBy('id')
+      .execute();
+    expect(left).toEqual([
+      { recipient: 'rows.5@example.com', state: 'sent' },
+      { recipient: 'rows.6@example.com', state: 'pending' },
+    ]);
+  });
+
   it("the monitor's hours and incidents past their retention", async () => {
     const account = await accountId();
     const monitor = await server.database.db

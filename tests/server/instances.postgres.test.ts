@@ -27,7 +27,7 @@ import {
 } from '../../harness/page/embeddedPostgres';
 import type { DatabaseSettings } from '../../server/db/database';
 import { atPublicHost, sinkMailOptions } from './support/mailService';
-import { startSmtpSink, type SmtpSink } from './support/smtpSink';
+import { startSmtpSink, type SmtpSink } from '../../harness/mail/smtpSink';
 
 function signUpThrough(
   app: FastifyInstance,

@@ -35,7 +35,7 @@ import {
   startService,
   type ServiceProcess,
 } from './support/serviceProcess';
-import { startSmtpSink, type SmtpSink } from './support/smtpSink';
+import { startSmtpSink, type SmtpSink } from '../../harness/mail/smtpSink';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -130,6 +130,7 @@ function fakeOutbox(
     },
     retryNow: () => Promise.resolve(),
     dropOldCopies: () => Promise.resolve(0),
+    deleteOld: () => Promise.resolve(0),
   };
   return { outbox, marked, released };
 }

@@ -18,6 +18,8 @@ import * as mailOutbox from './0008_mail_outbox';
 import * as linkTokens from './0009_link_tokens';
 import * as siteMonitor from './0010_site_monitor';
 import * as provenSessions from './0011_proven_sessions';
+import * as watchOnceConfirmed from './0012_watch_once_confirmed';
+import * as outboxRetention from './0013_outbox_retention';
 
 /** Name → migration; Kysely runs them in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -32,6 +34,8 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0009_link_tokens': linkTokens,
   '0010_site_monitor': siteMonitor,
   '0011_proven_sessions': provenSessions,
+  '0012_watch_once_confirmed': watchOnceConfirmed,
+  '0013_outbox_retention': outboxRetention,
 };
 
 /**

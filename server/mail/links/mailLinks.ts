@@ -22,6 +22,16 @@ import {
 import { unlessUnavailable } from '../../db/unavailable';
 import type { MailKind, Schema } from '../../db/schema';
 
+/**
+ * Another feature's write in the statement that confirms an address (the
+ * monitor's, [D120](../../../docs/decisions.md#D120)): the body of a data-modifying CTE, given a query
+ * of the ids of the accounts the statement confirms (those unconfirmed
+ * until it), returning nothing the statement reads.
+ */
+export type ConfirmationWrite = (
+  confirmedAccountIds: RawBuilder<unknown>,
+) => RawBuilder<unknown>;
+
 /** A link's token as mailed: 32 random bytes, base64url (43 characters). */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -36,14 +46,26 @@ export function isLinkToken(token: unknown): token is string {
  * account as it was before the statement), and `ended`: if that account
  * was unconfirmed, its sessions but `keep`, and its unused one-time tokens
  * (`revoked`): the owner's address wins ([D98](../../../docs/decisions.md#D98)); with `endUnproven`, its
- * unproven sessions too, confirmed or not (a sign-in link, [D112](../../../docs/decisions.md#D112)).
+ * unproven sessions too, confirmed or not (a sign-in link, [D112](../../../docs/decisions.md#D112)). Both
+ * links confirm an unconfirmed account, so the features' `writes` run
+ * for it (`confirmed_0`, …: the site's watch resumes, [D120](../../../docs/decisions.md#D120)).
  */
 function spendLink(
   token: string,
   purpose: MailKind,
   keep: Buffer | null,
-  { endUnproven }: { endUnproven: boolean },
+  {
+    endUnproven,
+    writes,
+  }: { endUnproven: boolean; writes: readonly ConfirmationWrite[] },
 ): RawBuilder<unknown> {
+  const newlyConfirmed = sql`select was.id from was
+                              where was.confirmed_at is null`;
+  const others = writes.map(
+    (write, index) =>
+      sql`,
+${sql.raw(`confirmed_${index}`)} as (${write(newlyConfirmed)})`,
+  );
   return sql`
 with spent as (
   update link_tokens set used_at = now()
@@ -67,7 +89,7 @@ revoked as (
     from was
    where one_time_tokens.account_id = was.id and was.confirmed_at is null
      and one_time_tokens.used_at is null
-  returning 1)`;
+  returning 1)${others.length > 0 ? sql.join(others, sql``) : sql``}`;
 }
 
 /**
@@ -93,7 +115,10 @@ async function withAccountLocked<T>(
 }
 
 /** The statements about mailed links, over one database. */
-export function mailLinksRepository(db: Kysely<Schema>) {
+export function mailLinksRepository(
+  db: Kysely<Schema>,
+  writes: readonly ConfirmationWrite[] = [],
+) {
   return {
     /**
      * Reads a link without changing anything (a `GET` or `HEAD`, which mail
@@ -140,7 +165,7 @@ export function mailLinksRepository(db: Kysely<Schema>) {
       const result = await unlessUnavailable(() =>
         withAccountLocked(db, token, (trx) =>
           sql<{ confirmed: boolean; signed_in_here: boolean }>`
-${spendLink(token, 'confirm', current, { endUnproven: false })},
+${spendLink(token, 'confirm', current, { endUnproven: false, writes })},
 confirmed as (
   update accounts
      set confirmed_at = coalesce(accounts.confirmed_at, now()),
@@ -182,7 +207,7 @@ select exists (select 1 from confirmed) as confirmed,
       const result = await unlessUnavailable(() =>
         withAccountLocked(db, token, (trx) =>
           sql<AccountRow>`
-${spendLink(token, 'signin', null, { endUnproven: true })},
+${spendLink(token, 'signin', null, { endUnproven: true, writes })},
 confirmed as (
   update accounts set confirmed_at = coalesce(accounts.confirmed_at, now())
     from spent where accounts.id = spent.account_id

@@ -11,7 +11,11 @@
 import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { sql, type Kysely } from 'kysely';
-import { updateInBatches, type BatchOptions } from '../../db/batchedWrites';
+import {
+  deleteInBatches,
+  updateInBatches,
+  type BatchOptions,
+} from '../../db/batchedWrites';
 import { unlessUnavailable } from '../../db/unavailable';
 import { claimDue } from '../../db/dueClaim';
 import { LINK_LIFETIMES } from './mailMessages';
@@ -50,6 +54,14 @@ export const MAIL_LIMITS = {
   /** The window of a client's requests (ms). */
   clientWindowMs: 60 * 60 * 1000,
 } as const;
+
+/**
+ * Days a mail's row is kept after it was sent or given up ([D89](../../../docs/decisions.md#D89)): the
+ * record that a mail of its kind went to its account, for a customer who
+ * asks "did you alert me?", long after its copy is dropped (7 days), and
+ * far longer than any limit's window reads back (a day).
+ */
+export const OUTBOX_ROWS_KEPT_DAYS = 30;
 
 /** A mail the sender has claimed, with what composing it needs. */
 export interface ClaimedMail {
@@ -416,6 +428,28 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
         sql`recipient = null, subject = null, text_body = null, details = null`,
         sql`recipient is not null
           and coalesce(sent_at, failed_at) < now() - interval '7 days'`,
+        options,
+      );
+    },
+
+    /**
+     * Deletes the rows of mails sent or given up more than
+     * {@link OUTBOX_ROWS_KEPT_DAYS} days ago ([D89](../../../docs/decisions.md#D89)); a mailed link's token
+     * keeps working without its row (`link_tokens.outbox_id` is set
+     * null). Rows still to send are never touched.
+     *
+     * In batches (server/db/batchedWrites.ts).
+     *
+     * @param options.batchRows rows per statement (default 10,000)
+     * @returns how many rows it deleted
+     */
+    deleteOld(options: BatchOptions = {}): Promise<number> {
+      return deleteInBatches(
+        db,
+        'mail_outbox',
+        sql`state in ('sent', 'failed')
+          and coalesce(sent_at, failed_at)
+              < now() - make_interval(days => ${OUTBOX_ROWS_KEPT_DAYS})`,
         options,
       );
     },

@@ -21,7 +21,7 @@ import {
   startService,
   type ServiceProcess,
 } from '../support/serviceProcess';
-import { startSmtpSink, type SmtpSink } from '../support/smtpSink';
+import { startSmtpSink, type SmtpSink } from '../../../harness/mail/smtpSink';
 import {
   startSwitchableSite,
   type SwitchableSite,

@@ -14,6 +14,7 @@ import {
   CHECK_NOW_LIMIT_MS,
   type MonitorOptions,
 } from '../../../server/monitor/index';
+import type { CheckObservation } from '../../../server/monitor/index';
 import {
   HOURS_KEPT_DAYS,
   INCIDENTS_KEPT_DAYS,
@@ -102,6 +103,18 @@ async function confirm(service: MailService, email: string, cookie: string) {
 }
 
 /**
+ * Marks an account's address confirmed in the database before its site's
+ * first check, for the tests about what follows (how a mailed link
+ * confirms it, and resumes the watch, is tested with the mail service).
+ */
+async function confirmedBeforeFirstCheck(app: FastifyInstance, email: string) {
+  await sql`update accounts set confirmed_at = now()
+             where lower(email) = ${email.toLowerCase()}`.execute(
+    app.database.db,
+  );
+}
+
+/**
  * A service that checks sites on the test's clock, built before the
  * enclosing describe's tests and closed after them.
  */
@@ -125,38 +138,106 @@ function alertsTo(service: MailService, email: string): ParsedMail[] {
     .filter((mail) => /is (down|back up)$/.test(mail.subject ?? ''));
 }
 
-describe('the first check and the interval', () => {
-  const service = monitoredService({ autoStart: true });
+/**
+ * A mail service that checks sites on the test's clock, built before the
+ * enclosing describe's tests and closed after them.
+ *
+ * @param overrides the monitor's options, read when the service is built
+ *   (after the site has started)
+ */
+function monitoredMailService(
+  overrides: () => Partial<MonitorOptions> = () => ({}),
+) {
+  const held = {} as { service: MailService; clock: TestClock };
+  beforeAll(async () => {
+    held.clock = testClock();
+    tripwire = loopbackTripwire();
+    held.service = await startMailService({
+      monitor: testMonitorOptions(held.clock, tripwire, overrides()),
+    });
+  });
+  afterAll(() => held.service.close());
+  return held;
+}
 
-  it('checks a new site within seconds of its sign-up, then once every interval', async () => {
-    const { app, clock } = service;
+/** Moves the clock, runs the checks due, then sends every mail they queued. */
+async function passWith(
+  service: MailService,
+  clock: TestClock,
+  advanceMs: number,
+): Promise<void> {
+  clock.advance(advanceMs);
+  await service.app.monitor.scheduler?.runDue();
+  await service.drain();
+}
+
+/** A new site whose owner confirmed the address, checked once: up. */
+async function watchedAndUp(service: MailService, clock: TestClock) {
+  const n = nextSite();
+  const { email, cookie } = await signUpAndSignIn(service.app, {
+    url: site.url(n),
+  });
+  await confirm(service, email, cookie);
+  const state = async () => (await monitorOf(service.app, email)).state;
+  await passWith(service, clock, 0);
+  expect(await state()).toBe('up');
+  return { n, email, state };
+}
+
+describe('the first check and the interval', () => {
+  const held = monitoredMailService(() => ({ autoStart: true }));
+
+  it('checks a new site within seconds of its sign-up, once while the address is unconfirmed, then every interval from its confirmation on (D120)', async () => {
+    const { app } = held.service;
     const n = nextSite();
-    const { body } = await signUpForLogin(app, { url: site.url(n) });
-    // Woken by the sign-up: no interval passes on the test's clock.
+    const { email, cookie } = await signUpAndSignIn(app, { url: site.url(n) });
+    // Woken by the sign-up: no interval passes on the test's held.clock.
     await expect.poll(() => site.hits(n), { timeout: 10_000 }).toBe(1);
-    const email = body.get('email') ?? '';
     await expect
       .poll(async () => (await monitorOf(app, email)).state)
       .toBe('up');
-    // Nothing more is due until the interval has passed.
-    expect(await app.monitor.scheduler?.runDue()).toBe(0);
+    // The address is not proven: that first check waits for it.
+    expect((await monitorOf(app, email)).next_check_at).toBeNull();
+    for (let interval = 0; interval < 3; interval += 1) {
+      held.clock.advance(TEST_INTERVAL_MS);
+      expect(await app.monitor.scheduler?.runDue()).toBe(0);
+    }
     expect(site.hits(n)).toBe(1);
+    const page = await get(app, '/', cookie);
+    expect(page.body).toContain(
+      'We checked your site once, when you signed up. We check it every minute once you have confirmed your address.',
+    );
 
-    for (const expected of [2, 3]) {
-      clock.advance(TEST_INTERVAL_MS);
+    // Confirmed by the mailed link: checked at once, then every interval.
+    await confirm(held.service, email, cookie);
+    await expect.poll(() => site.hits(n), { timeout: 10_000 }).toBe(2);
+    await expect
+      .poll(async () => (await monitorOf(app, email)).next_check_at)
+      .not.toBeNull();
+    expect(await app.monitor.scheduler?.runDue()).toBe(0);
+    for (const expected of [3, 4]) {
+      held.clock.advance(TEST_INTERVAL_MS);
       await expect.poll(() => site.hits(n), { timeout: 10_000 }).toBe(expected);
       await expect
-        .poll(async () => (await monitorOf(app, email)).next_check_at.getTime())
-        .toBeGreaterThan(clock.now().getTime());
+        .poll(async () =>
+          (await monitorOf(app, email)).next_check_at?.getTime(),
+        )
+        .toBeGreaterThan(held.clock.now().getTime());
       expect(site.hits(n)).toBe(expected);
     }
+    expect((await get(app, '/', cookie)).body).not.toContain(
+      'once you have confirmed your address',
+    );
     // Every request was the monitor's: its User-Agent, no cookie.
     const requests = site.site.requests.filter((request) =>
       request.target.endsWith(`n=${n}`),
     );
+    expect(requests).toHaveLength(4);
     for (const request of requests) {
+      // The product and where to read about it: the mail held.service's
+      // PUBLIC_URL.
       expect(request.headers['user-agent']).toBe(
-        'Vigil-Monitor/1 (+http://localhost:1234)',
+        'Vigil-Monitor/1 (+https://vigil.example)',
       );
       expect(request.headers.cookie).toBeUndefined();
       expect(request.headers['accept-encoding']).toBe('identity');
@@ -165,46 +246,24 @@ describe('the first check and the interval', () => {
 });
 
 describe('up, down and the alerts', () => {
-  let service: MailService;
-  let clock: TestClock;
-
-  beforeAll(async () => {
-    clock = testClock();
-    tripwire = loopbackTripwire();
-    service = await startMailService({
-      monitor: testMonitorOptions(clock, tripwire),
-    });
-  });
-
-  afterAll(() => service.close());
+  const held = monitoredMailService();
 
   /** One pass of the due checks, then every mail it queued sent. */
-  async function pass(advanceMs: number): Promise<void> {
-    clock.advance(advanceMs);
-    await service.app.monitor.scheduler?.runDue();
-    await service.drain();
-  }
+  const pass = (advanceMs: number) =>
+    passWith(held.service, held.clock, advanceMs);
 
   it('is down only after two failures in a row, and mails one "down" and one "back up" per incident', async () => {
-    const n = nextSite();
-    const { email, cookie } = await signUpAndSignIn(service.app, {
-      url: site.url(n),
-    });
-    await confirm(service, email, cookie);
-    const state = async () => (await monitorOf(service.app, email)).state;
-
-    await pass(0);
-    expect(await state()).toBe('up');
+    const { n, email, state } = await watchedAndUp(held.service, held.clock);
 
     site.set(n, 'fail');
     await pass(TEST_INTERVAL_MS);
     // One failure: checked again after a third of the interval, no mail.
     expect(await state()).toBe('suspect');
-    expect(alertsTo(service, email)).toHaveLength(0);
+    expect(alertsTo(held.service, email)).toHaveLength(0);
     await pass(TEST_INTERVAL_MS / 3);
     expect(await state()).toBe('down');
-    const [down] = alertsTo(service, email);
-    expect(alertsTo(service, email)).toHaveLength(1);
+    const [down] = alertsTo(held.service, email);
+    expect(alertsTo(held.service, email)).toHaveLength(1);
     expect(down?.subject).toBe(`site.test:${site.site.port} is down`);
     expect(down?.text).toContain(site.url(n));
     expect(down?.text).toContain('503');
@@ -214,12 +273,12 @@ describe('up, down and the alerts', () => {
     await pass(TEST_INTERVAL_MS);
     await pass(TEST_INTERVAL_MS);
     expect(await state()).toBe('down');
-    expect(alertsTo(service, email)).toHaveLength(1);
+    expect(alertsTo(held.service, email)).toHaveLength(1);
 
     site.set(n, 'up');
     await pass(TEST_INTERVAL_MS);
     expect(await state()).toBe('up');
-    const alerts = alertsTo(service, email);
+    const alerts = alertsTo(held.service, email);
     expect(alerts.map((mail) => mail.subject)).toEqual([
       `site.test:${site.site.port} is down`,
       `site.test:${site.site.port} is back up`,
@@ -238,50 +297,157 @@ describe('up, down and the alerts', () => {
     site.set(n, 'up');
     await pass(TEST_INTERVAL_MS / 3);
     expect(await state()).toBe('up');
-    expect(alertsTo(service, email)).toHaveLength(2);
+    expect(alertsTo(held.service, email)).toHaveLength(2);
 
     // The incident is kept, with its start and end.
-    const incidents = await service.app.database.db
+    const incidents = await held.service.app.database.db
       .selectFrom('monitor_incidents')
       .select(['started_at', 'ended_at'])
-      .where('monitor_id', '=', (await monitorOf(service.app, email)).id)
+      .where('monitor_id', '=', (await monitorOf(held.service.app, email)).id)
       .execute();
     expect(incidents).toHaveLength(1);
     expect(incidents[0]?.ended_at).toBeInstanceOf(Date);
   });
 
-  it('mails no alert to an unconfirmed address, and checks its site all the same', async () => {
+  it('checks the site of an unconfirmed address once and mails it no alert (D120)', async () => {
     const n = nextSite();
-    const { email } = await signUpAndSignIn(service.app, { url: site.url(n) });
+    const { email } = await signUpAndSignIn(held.service.app, {
+      url: site.url(n),
+    });
     await pass(0);
     expect(site.hits(n)).toBe(1);
     site.set(n, 'fail');
-    await pass(TEST_INTERVAL_MS);
-    await pass(TEST_INTERVAL_MS / 3);
-    expect((await monitorOf(service.app, email)).state).toBe('down');
-    site.set(n, 'up');
-    await pass(TEST_INTERVAL_MS);
-    expect((await monitorOf(service.app, email)).state).toBe('up');
-    expect(site.hits(n)).toBe(4);
-    expect(alertsTo(service, email)).toHaveLength(0);
+    for (let interval = 0; interval < 5; interval += 1) {
+      await pass(TEST_INTERVAL_MS);
+    }
+    expect(site.hits(n)).toBe(1);
+    expect((await monitorOf(held.service.app, email)).state).toBe('up');
+    expect(alertsTo(held.service, email)).toHaveLength(0);
     // Only its confirmation mail went to the address.
-    expect(service.mailsTo(email)).toHaveLength(1);
+    expect(held.service.mailsTo(email)).toHaveLength(1);
+  });
+
+  it('writes nothing of a check that was running when the address was confirmed, and checks the site again at once', async () => {
+    const n = nextSite();
+    const { email, cookie } = await signUpAndSignIn(held.service.app, {
+      url: site.url(n),
+    });
+    const { repository } = held.service.app.monitor;
+    const monitor = await monitorOf(held.service.app, email);
+    const running = (
+      await repository.claim(100, 60_000, held.clock.now())
+    ).find((claimed) => claimed.id === String(monitor.id));
+    expect(running).toBeDefined();
+    if (!running) return;
+    await confirm(held.service, email, cookie);
+    // Its result, read while the address was unproven, would leave the
+    // confirmed site waiting: the confirmation took its claim.
+    const late = await repository.record([
+      {
+        monitor: running,
+        result: {
+          outcome: 'up',
+          status: 200,
+          timings: { totalMs: 5 },
+          redirects: 0,
+          checkedAt: held.clock.now().toISOString(),
+        },
+        checkedAt: held.clock.now(),
+        state: 'up',
+        context: { failingSince: null, reason: null },
+        alerts: [],
+        nextCheckAt: new Date(held.clock.now().getTime() + TEST_INTERVAL_MS),
+      },
+    ]);
+    expect(late.written.size).toBe(0);
+    expect((await monitorOf(held.service.app, email)).state).toBe('pending');
+    await pass(0);
+    expect(site.hits(n)).toBe(1);
+    const after = await monitorOf(held.service.app, email);
+    expect(after.state).toBe('up');
+    expect(after.next_check_at?.getTime()).toBeGreaterThan(
+      held.clock.now().getTime(),
+    );
   });
 
   it('ends the checks of an account that is deleted', async () => {
     const n = nextSite();
-    const { email } = await signUpAndSignIn(service.app, { url: site.url(n) });
-    await pass(0);
-    expect(site.hits(n)).toBe(1);
-    // Deleted as housekeeping deletes an account left unconfirmed.
+    const { email } = await signUpAndSignIn(held.service.app, {
+      url: site.url(n),
+    });
+    // Deleted, before its first check, as housekeeping deletes an account
+    // left unconfirmed.
     await sql`update accounts set confirm_by = now() - interval '1 day'
                where lower(email) = ${email.toLowerCase()}`.execute(
-      service.app.database.db,
+      held.service.app.database.db,
     );
-    await accountsRepository(service.app.database.db).deleteUnconfirmed();
+    await accountsRepository(held.service.app.database.db).deleteUnconfirmed();
+    await pass(0);
     await pass(TEST_INTERVAL_MS);
-    await pass(TEST_INTERVAL_MS);
-    expect(site.hits(n)).toBe(1);
+    expect(site.hits(n)).toBe(0);
+  });
+});
+
+describe('the canaries (issue 58)', () => {
+  const canaries = ['canary-1', 'canary-2', 'canary-3'];
+  const held = monitoredMailService(() => ({
+    canaryUrls: canaries.map((name) => site.url(name)),
+  }));
+
+  const pass = (advanceMs: number) =>
+    passWith(held.service, held.clock, advanceMs);
+
+  const health = () =>
+    held.service.app.inject({ method: 'GET', url: '/healthz/monitor' });
+
+  it('while most of them fail, calls no site down and mails nothing; once they answer, a site that still fails is down', async () => {
+    const { n, email, state } = await watchedAndUp(held.service, held.clock);
+    expect((await health()).statusCode).toBe(200);
+
+    // This machine "loses its network": two canaries of three and the
+    // site fail alike.
+    site.set('canary-1', 'fail');
+    site.set('canary-2', 'fail');
+    site.set(n, 'fail');
+    const hitsBefore = site.hits(n);
+    for (const advance of [
+      TEST_INTERVAL_MS,
+      TEST_INTERVAL_MS / 3,
+      TEST_INTERVAL_MS / 3,
+      TEST_INTERVAL_MS,
+    ]) {
+      await pass(advance);
+    }
+    // Checked all along, and each failure inconclusive: still up, no mail.
+    expect(site.hits(n) - hitsBefore).toBe(4);
+    expect(await state()).toBe('up');
+    expect(alertsTo(held.service, email)).toHaveLength(0);
+    const cutOff = await health();
+    expect(cutOff.statusCode).toBe(503);
+    expect(cutOff.headers['cache-control']).toBe('no-store');
+    expect(cutOff.json()).toEqual({
+      status: 'inconclusive',
+      reason: expect.stringMatching(
+        /^2 of 3 canaries fail since .+: this instance may be cut off, so no site is called down$/,
+      ),
+    });
+    // The pages' probe is not moved by it.
+    expect(
+      (await held.service.app.inject({ method: 'GET', url: '/healthz' }))
+        .statusCode,
+    ).toBe(200);
+
+    // The canaries answer again; the site still fails: now that counts.
+    site.set('canary-1', 'up');
+    site.set('canary-2', 'up');
+    await pass(TEST_INTERVAL_MS / 3);
+    expect(await state()).toBe('suspect');
+    await pass(TEST_INTERVAL_MS / 3);
+    expect(await state()).toBe('down');
+    expect(alertsTo(held.service, email).map((mail) => mail.subject)).toEqual([
+      `site.test:${site.site.port} is down`,
+    ]);
+    expect((await health()).statusCode).toBe(200);
   });
 });
 
@@ -345,6 +511,73 @@ describe('a claim that outlived its lease', () => {
     expect([...current.written]).toEqual([String(monitor.id)]);
     expect((await monitorOf(app, email)).state).toBe('up');
   });
+
+  it('of two results of one site in one batch, writes the check, incident and alert of the claim that holds it only', async () => {
+    const { app, clock } = service;
+    const n = nextSite();
+    const { body } = await signUpForLogin(app, { url: site.url(n) });
+    const email = body.get('email') ?? '';
+    await confirmedBeforeFirstCheck(app, email);
+    const { repository } = app.monitor;
+    const monitor = await monitorOf(app, email);
+    const lease = 60_000;
+    const take = async () =>
+      (await repository.claim(100, lease, clock.now())).find(
+        (claimed) => claimed.id === String(monitor.id),
+      );
+    const stalled = await take();
+    clock.advance(lease + 1);
+    const holding = await take();
+    expect(holding?.claim).toBe((stalled?.claim ?? 0) + 1);
+    if (!stalled || !holding) return;
+    // Each claim's check found the site down, and its transition queued a
+    // "down": a stalled write arriving in the batch of the claim after it.
+    const down = (claimed: typeof stalled, reason: string) => {
+      const at = clock.now().getTime();
+      return {
+        monitor: claimed,
+        result: {
+          outcome: 'down' as const,
+          reason: 'status' as const,
+          status: 503,
+          timings: { totalMs: 5 },
+          redirects: 0,
+          checkedAt: clock.now().toISOString(),
+        },
+        checkedAt: clock.now(),
+        state: 'down' as const,
+        context: { failingSince: at, reason },
+        alerts: [{ kind: 'down' as const, startedAt: at, reason }],
+        nextCheckAt: new Date(at + TEST_INTERVAL_MS),
+      };
+    };
+    const outcome = await repository.record([
+      down(stalled, 'HTTP 503 (stalled)'),
+      down(holding, 'HTTP 503'),
+    ]);
+    expect([...outcome.written]).toEqual([String(monitor.id)]);
+    const { db } = app.database;
+    const checks = await db
+      .selectFrom('monitor_checks')
+      .select('status')
+      .where('monitor_id', '=', String(monitor.id))
+      .execute();
+    expect(checks).toHaveLength(1);
+    const incidents = await db
+      .selectFrom('monitor_incidents')
+      .select('reason')
+      .where('monitor_id', '=', String(monitor.id))
+      .execute();
+    expect(incidents.map((incident) => incident.reason)).toEqual(['HTTP 503']);
+    const alerts = await db
+      .selectFrom('mail_outbox')
+      .select(['kind', 'details'])
+      .where('account_id', '=', monitor.account_id)
+      .where('kind', '=', 'down')
+      .execute();
+    expect(alerts).toHaveLength(1);
+    expect(JSON.stringify(alerts[0]?.details)).not.toContain('stalled');
+  });
 });
 
 describe('a result the database refuses (issue 58)', () => {
@@ -403,6 +636,104 @@ describe('a result the database refuses (issue 58)', () => {
   });
 });
 
+describe('slots that sites which never answer cannot fill (issue 58)', () => {
+  /**
+   * A service that checks on its own, whose tarpits' checks wait far
+   * longer than a test runs.
+   */
+  function tarpitService(
+    concurrency: number,
+    slotHoldMs: number,
+    observe?: (observation: CheckObservation) => void,
+  ) {
+    const clock = testClock();
+    tripwire = loopbackTripwire();
+    return apiServer({
+      monitor: testMonitorOptions(clock, tripwire, {
+        concurrency,
+        timeouts: { connectMs: 1_000, headersMs: 60_000, totalMs: 60_000 },
+        slotHoldMs,
+        autoStart: true,
+        ...(observe && { observe }),
+      }),
+    });
+  }
+
+  it('with 20 slots and 40 sites that accept and never answer, checks every other site within 5 s of its due time', async () => {
+    const observed: CheckObservation[] = [];
+    // A slot is held a fifth of a second (2 s in production).
+    const app = await tarpitService(20, 200, (observation) =>
+      observed.push(observation),
+    );
+    try {
+      const tarpits: number[] = [];
+      for (let index = 0; index < 40; index += 1) {
+        const n = nextSite();
+        site.set(n, 'hang');
+        tarpits.push(n);
+        await signUpForLogin(app, { url: site.url(n) });
+      }
+      // Every slot is taken by a tarpit's check by now.
+      await expect
+        .poll(() => tarpits.filter((n) => site.hits(n) > 0).length, {
+          timeout: 10_000,
+        })
+        .toBeGreaterThanOrEqual(20);
+      const honest: string[] = [];
+      for (let index = 0; index < 20; index += 1) {
+        const { body } = await signUpForLogin(app, {
+          url: site.url(nextSite()),
+        });
+        honest.push(String((await monitorOf(app, body.get('email') ?? '')).id));
+      }
+      await expect
+        .poll(
+          () =>
+            observed.filter((check) => honest.includes(check.monitorId)).length,
+          { timeout: 20_000 },
+        )
+        .toBe(20);
+      for (const check of observed) {
+        expect(check.outcome).toBe('up');
+        expect(
+          check.startedAt.getTime() - check.dueAt.getTime(),
+        ).toBeLessThanOrEqual(5_000);
+      }
+      // Every tarpit's check is in flight, none written.
+      expect(tarpits.every((n) => site.hits(n) === 1)).toBe(true);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('"Check now" takes a free slot like a claim; with none free, the site is due at once instead', async () => {
+    const app = await tarpitService(1, 60_000);
+    try {
+      const tarpit = nextSite();
+      site.set(tarpit, 'hang');
+      await signUpForLogin(app, { url: site.url(tarpit) });
+      await expect.poll(() => site.hits(tarpit), { timeout: 10_000 }).toBe(1);
+      const n = nextSite();
+      const { cookie, email } = await signUpAndSignIn(app, {
+        url: site.url(n),
+      });
+      await confirmedBeforeFirstCheck(app, email);
+      const pressed = await app.inject({
+        method: 'POST',
+        url: '/check-now',
+        headers: { cookie, 'sec-fetch-site': 'same-origin' },
+      });
+      expect(pressed.headers.location).toBe('/?check=queued');
+      expect(site.hits(n)).toBe(0);
+      expect(
+        (await monitorOf(app, email)).next_check_at?.getTime(),
+      ).toBeLessThanOrEqual(Date.now());
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('"Check now"', () => {
   const service = monitoredService();
 
@@ -416,7 +747,8 @@ describe('"Check now"', () => {
   it('runs a check at once and comes back to / with its result; one a minute per account', async () => {
     const { app, clock } = service;
     const n = nextSite();
-    const { cookie } = await signUpAndSignIn(app, { url: site.url(n) });
+    const { cookie, email } = await signUpAndSignIn(app, { url: site.url(n) });
+    await confirmedBeforeFirstCheck(app, email);
     const before = await get(app, '/', cookie);
     expect(hook(before.body, 'monitor-state')).toBe(
       'Checking for the first time',
@@ -446,6 +778,26 @@ describe('"Check now"', () => {
     expect(site.hits(n)).toBe(2);
   });
 
+  it('is refused while the address is unconfirmed, with a sentence saying why (D120)', async () => {
+    const { app } = service;
+    const n = nextSite();
+    const { cookie } = await signUpAndSignIn(app, { url: site.url(n) });
+    const refused = await checkNow(cookie);
+    expect(refused.statusCode).toBe(303);
+    expect(refused.headers.location).toBe('/?check=unconfirmed');
+    // Its first check, which the sign-up made due, ran; nothing more.
+    await app.monitor.scheduler?.runDue();
+    expect(site.hits(n)).toBe(1);
+    expect((await checkNow(cookie)).headers.location).toBe(
+      '/?check=unconfirmed',
+    );
+    expect(site.hits(n)).toBe(1);
+    const page = await get(app, '/?check=unconfirmed', cookie);
+    expect(hook(page.body, 'check-now-result')).toBe(
+      'We check your site on request, and every minute, once you have confirmed your address: open the link we mailed you.',
+    );
+  });
+
   it('is refused from another site, and without a session', async () => {
     const { app } = service;
     const n = nextSite();
@@ -472,6 +824,14 @@ describe('"Check now"', () => {
       const { cookie, email } = await signUpAndSignIn(off, {
         url: site.url(n),
       });
+      // Before confirmation it is refused here too.
+      const early = await off.inject({
+        method: 'POST',
+        url: '/check-now',
+        headers: { cookie, 'sec-fetch-site': 'same-origin' },
+      });
+      expect(early.headers.location).toBe('/?check=unconfirmed');
+      await confirmedBeforeFirstCheck(off, email);
       // Due at once anyway (a new site); push it out, as after a check.
       await sql`update monitors set next_check_at = now() + interval '1 hour'`.execute(
         off.database.db,
@@ -483,7 +843,7 @@ describe('"Check now"', () => {
       });
       expect(posted.headers.location).toBe('/?check=queued');
       expect(
-        (await monitorOf(off, email)).next_check_at.getTime(),
+        (await monitorOf(off, email)).next_check_at?.getTime(),
       ).toBeLessThanOrEqual(Date.now());
       const again = await off.inject({
         method: 'POST',

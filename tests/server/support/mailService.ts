@@ -1,6 +1,6 @@
 /**
  * A sign-up service that sends its mail to a real SMTP server of the test's
- * own (tests/server/support/smtpSink.ts), and the steps of the mail tests:
+ * own (harness/mail/smtpSink.ts), and the steps of the mail tests:
  * sign up, redeem the first sign-in for a session, read a mail's link.
  */
 import type {
@@ -14,7 +14,7 @@ import type { ServerOptions } from '../../../server/app';
 import type { MailOptions } from '../../../server/mail/outbox/mailSender';
 import type { DkimSettings } from '../../../server/mail/outbox/mailTransport';
 import { FORM, apiServer, signUpForLogin } from './apiServer';
-import { startSmtpSink, type SmtpSink } from './smtpSink';
+import { startSmtpSink, type SmtpSink } from '../../../harness/mail/smtpSink';
 
 /** Where the service says it is: every mailed link must start with it. */
 export const PUBLIC_URL = 'https://vigil.example';

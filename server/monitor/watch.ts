@@ -1,0 +1,28 @@
+/**
+ * The monitor's part of a confirmation ([D120](../../docs/decisions.md#D120)): a site whose owner has
+ * not proven the address is checked once, at sign-up, then waits with no
+ * next check (./repository.ts parks it as it writes that check). The
+ * statement that confirms the address (server/mail/links/mailLinks.ts)
+ * resumes the watch with this CTE, which the plugin registers with
+ * `app.mail.whenConfirmed`, so that the two commit together.
+ */
+import { sql, type RawBuilder } from 'kysely';
+
+/**
+ * A data-modifying CTE's body that makes the sites of the accounts
+ * `accountIds` selects due at once. It also takes the claim of a check in
+ * flight (the claims counter is the fencing token of ./repository.ts): its
+ * result, read before the address was confirmed, would park the site
+ * again, so it is not written and the site is checked anew.
+ *
+ * @param accountIds a query of one column, the ids of the accounts whose
+ *   address the statement confirms (those unconfirmed until it)
+ * @returns SQL for `name as (…)`, returning nothing
+ */
+export function resumeWatch(
+  accountIds: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  return sql`update monitors set next_check_at = now(), lease_until = null,
+         claims = monitors.claims + 1
+   where monitors.account_id in (${accountIds})`;
+}
