@@ -500,28 +500,42 @@ export function accountsRepository(
 
     /**
      * Ends every session of the account that `session` is signed in to,
-     * `session` included ("Sign out everywhere", [D112](../../docs/decisions.md#D112)). An ended, expired
-     * or unknown session ends nothing.
+     * `session` included ("Sign out everywhere", [D112](../../docs/decisions.md#D112)), and spends what
+     * could open another: its unused sign-in links and one-time tokens
+     * (issue 58; a confirmation link opens no session and stays). The
+     * account's row is locked first ([D113](../../docs/decisions.md#D113), {@link lockAccount}), so a
+     * sign-in by link or a first sign-in running at the same moment
+     * commits either before (and is ended) or after (and finds its token
+     * spent). An ended, expired or unknown session ends nothing.
      *
      * @returns how many sessions it ended
      */
     async endEverySession(session: string): Promise<number> {
-      const result = await query(() =>
-        db
-          .updateTable('sessions')
-          .set({ ended_at: sql`now()` })
-          .where('ended_at', 'is', null)
-          .where('account_id', '=', (eb) =>
-            eb
-              .selectFrom('sessions as mine')
-              .select('mine.account_id')
-              .where('mine.session_hash', '=', secretHash(session))
-              .where('mine.ended_at', 'is', null)
-              .where('mine.expires_at', '>', sql<Date>`now()`),
-          )
-          .executeTakeFirst(),
+      return query(() =>
+        db.transaction().execute(async (trx) => {
+          const account = await lockAccount(
+            trx,
+            sql<string>`select account_id from sessions
+                         where session_hash = ${secretHash(session)}
+                           and ended_at is null and expires_at > now()`,
+          );
+          if (account === undefined) return 0;
+          const { rows } = await sql<{ ended: number | string }>`
+            with ended as (
+              update sessions set ended_at = now()
+               where account_id = ${account} and ended_at is null
+              returning 1),
+            links as (
+              update link_tokens set used_at = now()
+               where account_id = ${account} and purpose = 'signin'
+                 and used_at is null and expires_at > now()),
+            tokens as (
+              update one_time_tokens set used_at = now()
+               where account_id = ${account} and used_at is null)
+            select count(*) as ended from ended`.execute(trx);
+          return Number(rows[0]?.ended ?? 0);
+        }),
       );
-      return Number(result.numUpdatedRows);
     },
 
     /**

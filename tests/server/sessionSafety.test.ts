@@ -369,6 +369,33 @@ describe('a leaked link’s foothold (D112)', () => {
     );
   });
 
+  it('"Sign out everywhere" spends the sign-in links already mailed, so none opens a session after it (issue 58)', async () => {
+    const me = await signUpAndSignIn(service.app);
+    // A confirmed account: the owner's links no longer end its sessions.
+    const confirmed = await postForm(
+      service.app,
+      '/link',
+      { token: tokenOf(await lastMailTo(service, me.email)) },
+      { cookie: me.cookie },
+    );
+    expect(confirmed.statusCode).toBe(303);
+    // A sign-in link asked for (by the owner, or by whoever read the
+    // mail), not used yet.
+    await askSignIn(me.email, '203.0.113.63');
+    const unused = tokenOf(await lastMailTo(service, me.email));
+
+    const answer = await postForm(
+      service.app,
+      '/sign-out-everywhere',
+      {},
+      { cookie: me.cookie },
+    );
+    expect(answer.statusCode).toBe(303);
+    const late = await postForm(service.app, '/link', { token: unused });
+    expect(sessionCookie(late)).toBeUndefined();
+    expect(hook((await get('/', me.cookie)).body, 'signed-out')).toBeDefined();
+  });
+
   it('"Sign out everywhere" from another site is refused and ends nothing', async () => {
     const me = await signUpAndSignIn(service.app);
     const forged = await postForm(
