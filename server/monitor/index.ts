@@ -180,8 +180,11 @@ async function monitor(
       const now = clock();
       const view = await repository.view(accountId, now);
       if (!view) return null;
+      // A "confirm first" answer read after the address was confirmed
+      // (a reload, a bookmark) would no longer be true.
+      const shown = note === 'unconfirmed' && view.confirmed ? undefined : note;
       return {
-        section: monitorSection(view, now, userAgent, note),
+        section: monitorSection(view, now, userAgent, shown),
         firstStep: firstCheckStep(view, userAgent),
       };
     },

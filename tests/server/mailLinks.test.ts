@@ -225,6 +225,23 @@ describe('a confirmation link', () => {
   });
 });
 
+describe('the watched site in the confirmation (issue 58, D123)', () => {
+  it('is named by its host, in the mail and on its continue page, and nothing else of its URL', async () => {
+    const { email } = await signUpAndSignIn(service.app, {
+      url: 'https://Shop.Example/cart?coupon=FREE',
+    });
+    const mail = await lastMailTo(email);
+    expect(mail.text).toContain(', to watch shop.example. Confirm the address');
+    expect(mail.text).not.toMatch(/cart|coupon/i);
+    expect(typeof mail.html === 'string' && mail.html).not.toMatch(
+      /cart|coupon/i,
+    );
+    const page = await get(pathOf(mail));
+    expect(hook(page.body, 'link-site')).toBe('shop.example');
+    expect(page.body).not.toMatch(/cart|coupon/i);
+  });
+});
+
 describe('sign-in by e-mail at /signin', () => {
   it('is a plain HTML form with an email field', async () => {
     const page = await get('/signin');

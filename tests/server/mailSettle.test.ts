@@ -146,6 +146,7 @@ function claimedMail(id: string): ClaimedMail {
     createdAt: new Date('2026-01-02T03:04:05.000Z'),
     name: null,
     newsletter: false,
+    siteUrl: null,
   };
 }
 

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import {
   composeAlertMail,
   composeMail,
+  watchedHost,
   durationInWords,
   fromHeader,
   redactedCopy,
@@ -159,6 +160,44 @@ describe('composeMail', () => {
       expect(mail.text).not.toContain('newsletter');
       expect(mail.html).not.toContain('newsletter');
     }
+  });
+
+  it('names the watched site in a confirm mail, by its host alone and never as a link (issue 58, D123)', () => {
+    const mail = composeMail(
+      input({ kind: 'confirm', siteHost: 'shop.example:8443' }),
+    );
+    const sentence =
+      'You created a Vigil account with this email address, to watch shop.example:8443. Confirm the address so that we check the site every minute and send its alerts to you.';
+    expect(mail.text).toContain(sentence);
+    expect(mail.html).toContain(sentence);
+    // The only link is the confirmation's.
+    expect(urls(mail.text)).toEqual([LINK]);
+    // Without a site, the mail says what it said before.
+    expect(
+      composeMail(input({ kind: 'confirm', siteHost: null })).text,
+    ).toContain(
+      'You created a Vigil account with this email address. Confirm the address so that your alerts can be sent to it.',
+    );
+    // HTML in a host is text, as every value.
+    const marked = composeMail(
+      input({ kind: 'confirm', siteHost: '<b>x</b>' }),
+    );
+    expect(marked.html).not.toContain('<b>x</b>');
+    expect(marked.text).toContain('to watch <b>x</b>.');
+  });
+
+  it('reads the host of a watched site, and nothing of a URL it cannot read', () => {
+    expect(watchedHost('https://Shop.Example/cart?x=1#top')).toBe(
+      'shop.example',
+    );
+    expect(watchedHost('http://site.test:8080/site?n=1')).toBe(
+      'site.test:8080',
+    );
+    expect(watchedHost('https://bücher.example/')).toBe(
+      'xn--bcher-kva.example',
+    );
+    expect(watchedHost('not a url')).toBeNull();
+    expect(watchedHost(null)).toBeNull();
   });
 
   it.each(KINDS)('%s: tells a stranger to ignore it', (kind) => {

@@ -124,19 +124,29 @@ export function mailLinksRepository(
      * Reads a link without changing anything (a `GET` or `HEAD`, which mail
      * scanners send).
      *
-     * @returns while it is unused and unexpired, its purpose and the
-     *   address of its account (which the continue page shows masked,
-     *   [D112](../../../docs/decisions.md#D112)); undefined for a used, expired or unknown token
+     * @returns while it is unused and unexpired, its purpose, the address
+     *   of its account (which the continue page shows masked, [D112](../../../docs/decisions.md#D112)) and
+     *   the site it watches; undefined for a used, expired or unknown token
      */
-    async linkOf(
-      token: string,
-    ): Promise<{ purpose: MailKind; email: string } | undefined> {
+    async linkOf(token: string): Promise<
+      | {
+          purpose: MailKind;
+          email: string;
+          /** The site the account watches ([D123](../../../docs/decisions.md#D123)); null for none. */
+          siteUrl: string | null;
+        }
+      | undefined
+    > {
       if (!isLinkToken(token)) return undefined;
       return unlessUnavailable(() =>
         db
           .selectFrom('link_tokens')
           .innerJoin('accounts', 'accounts.id', 'link_tokens.account_id')
-          .select(['link_tokens.purpose', 'accounts.email'])
+          .select([
+            'link_tokens.purpose',
+            'accounts.email',
+            'accounts.site_url as siteUrl',
+          ])
           .where('link_tokens.token_hash', '=', secretHash(token))
           .where('link_tokens.used_at', 'is', null)
           .where('link_tokens.expires_at', '>', sql<Date>`now()`)

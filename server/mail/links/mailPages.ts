@@ -90,12 +90,15 @@ export function maskedAddress(email: string): string {
  * @param purpose what the link was mailed for
  * @param token the link's token, sent back by the form
  * @param email the address of the link's account
+ * @param siteHost a confirmation's watched site, its host alone
+ *   ([D123](../../../docs/decisions.md#D123)); null for none
  */
 export function linkContinuePage(
   productName: string,
   purpose: MailKind,
   token: string,
   email: string,
+  siteHost: string | null = null,
 ): string {
   const product = escapeHtml(productName);
   const address = `<strong class="account__email" data-testid="link-address">${escapeHtml(maskedAddress(email))}</strong>`;
@@ -103,7 +106,9 @@ export function linkContinuePage(
     purpose === 'confirm'
       ? {
           title: 'Confirm your email address',
-          text: `Press the button to confirm ${address} for your ${product} account. We will send your alerts to it.`,
+          text: siteHost
+            ? `Press the button to confirm ${address} for your ${product} account, which watches <strong data-testid="link-site">${escapeHtml(siteHost)}</strong>. We will check it every minute and send its alerts to this address.`
+            : `Press the button to confirm ${address} for your ${product} account. We will send your alerts to it.`,
           button: 'Confirm my address',
         }
       : {

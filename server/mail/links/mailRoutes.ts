@@ -27,7 +27,7 @@ import {
 import { errorAnswer, type RaisedError } from '../../http/errorAnswer';
 import { acceptFormBodies } from '../../http/formBody';
 import type { MailLinksRepository } from './mailLinks';
-import { LINK_PATH } from '../outbox/mailMessages';
+import { LINK_PATH, watchedHost } from '../outbox/mailMessages';
 import {
   formErrorPage,
   linkContinuePage,
@@ -150,7 +150,13 @@ export async function registerMailRoutes(
         ? linkPage(
             reply,
             200,
-            linkContinuePage(productName, link.purpose, token, link.email),
+            linkContinuePage(
+              productName,
+              link.purpose,
+              token,
+              link.email,
+              watchedHost(link.siteUrl),
+            ),
           )
         : linkPage(reply, 410, linkRefusedPage(productName));
     });

@@ -83,6 +83,13 @@ export interface MailInput {
   name: string | null;
   /** Confirm mails only: the visitor asked for the newsletter. */
   newsletter: boolean;
+  /**
+   * Confirm mails only: the host of the site the account watches, or null
+   * (none, or not readable as a URL): the mail names the host alone, never
+   * a path, so that it shows whose sign-up it is without carrying a link
+   * of the sign-up's choosing ([D123](../../../docs/decisions.md#D123)).
+   */
+  siteHost?: string | null;
   /** base64url, 43 characters. */
   token: string;
   /** e.g. `<vigil-12-1700000000000@vigil.example>`. */
@@ -147,7 +154,9 @@ function wording(input: MailInput): Wording {
     return {
       footnote: IGNORE_NOTE,
       subject: `Confirm your email address for ${product}`,
-      reason: `You created a ${product} account with this email address. Confirm the address so that your alerts can be sent to it.`,
+      reason: input.siteHost
+        ? `You created a ${product} account with this email address, to watch ${input.siteHost}. Confirm the address so that we check the site every minute and send its alerts to you.`
+        : `You created a ${product} account with this email address. Confirm the address so that your alerts can be sent to it.`,
       button: 'Confirm your address',
       notes: input.newsletter
         ? [expiry, 'Confirming also starts the newsletter you asked for.']
@@ -357,6 +366,18 @@ export function durationInWords(ms: number): string {
   return restHours
     ? `${unit(days, 'day')} ${unit(restHours, 'hour')}`
     : unit(days, 'day');
+}
+
+/**
+ * The host of a watched site's URL (`shop.example`, `site.test:8080`), as
+ * the WHATWG URL parser reads it, for the confirmation mail and its
+ * continue page ([D123](../../../docs/decisions.md#D123)).
+ *
+ * @returns null when the URL cannot be read: nothing of it is shown
+ */
+export function watchedHost(siteUrl: string | null): string | null {
+  if (siteUrl === null) return null;
+  return URL.parse(siteUrl)?.host || null;
 }
 
 /** The site's host, for a subject line; the URL as given if unreadable. */

@@ -83,6 +83,8 @@ export interface ClaimedMail {
   name: string | null;
   /** The account's newsletter request, as it is now. */
   newsletter: boolean;
+  /** The site the account watches, as it is now; null for none. */
+  siteUrl: string | null;
 }
 
 /** A token the sender made for a claimed mail; only its hash is stored. */
@@ -230,6 +232,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
         details: AlertDetails | null;
         name: string | null;
         newsletter: boolean;
+        site_url: string | null;
       }>(db, {
         table: 'mail_outbox',
         due,
@@ -244,7 +247,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
           mail_outbox.account_id, mail_outbox.recipient, mail_outbox.attempts,
           mail_outbox.created_at, mail_outbox.details,
           case when accounts.confirmed_at is not null then accounts.name end as name,
-          accounts.newsletter`,
+          accounts.newsletter, accounts.site_url`,
         limit: batch,
       });
       return rows.flatMap((row) =>
@@ -260,6 +263,7 @@ export function mailOutboxRepository(db: Kysely<Schema>) {
                 createdAt: row.created_at,
                 name: row.name,
                 newsletter: row.newsletter,
+                siteUrl: row.site_url,
                 details: row.details,
               },
             ],

@@ -28,6 +28,7 @@ import {
   composeMail,
   fromHeader,
   redactedCopy,
+  watchedHost,
   type ComposedMail,
 } from './mailMessages';
 import type { ClaimedMail, MailOutboxRepository, SentCopy } from './mailOutbox';
@@ -219,6 +220,7 @@ export function mailSender(
       ...common,
       kind: mail.kind,
       newsletter: mail.newsletter,
+      siteHost: watchedHost(mail.siteUrl),
       token: token ?? '',
     });
   }

@@ -228,6 +228,13 @@ describe('the first check and the interval', () => {
     expect((await get(app, '/', cookie)).body).not.toContain(
       'once you have confirmed your address',
     );
+    // Nor does a "confirm first" answer, read again after confirming.
+    expect(
+      hook(
+        (await get(app, '/?check=unconfirmed', cookie)).body,
+        'check-now-result',
+      ),
+    ).toBeUndefined();
     // Every request was the monitor's: its User-Agent, no cookie.
     const requests = site.site.requests.filter((request) =>
       request.target.endsWith(`n=${n}`),
