@@ -117,6 +117,12 @@ export interface AlertDetails {
   reason?: string;
   /** "up": when the check that found the site up again ran. */
   endedAt?: string;
+  /**
+   * The monitor (a bigint, as text) and its stop link's token
+   * ([D124](../../docs/decisions.md#D124)); absent in alerts queued before them.
+   */
+  monitorId?: string;
+  stopToken?: string;
 }
 
 /** One mail of the transactional outbox ([D95](../../docs/decisions.md#D95)). */
@@ -204,6 +210,8 @@ export interface MonitorsTable {
   checked_at: Timestamp | null;
   /** The latest "check now" (one a minute, [D106](../../docs/decisions.md#D106)). */
   check_now_at: Timestamp | null;
+  /** Since when its alert mail is stopped ([D124](../../docs/decisions.md#D124)); null: it is sent. */
+  alerts_stopped_at: Timestamp | null;
   created_at: CreatedAt;
 }
 
@@ -251,4 +259,11 @@ export interface Schema {
   monitor_checks: MonitorChecksTable;
   monitor_hours: MonitorHoursTable;
   monitor_incidents: MonitorIncidentsTable;
+  monitor_secrets: MonitorSecretsTable;
+}
+
+/** The monitor's keys ([D124](../../docs/decisions.md#D124)): `alerts-off` signs the alert mails' stop links. */
+export interface MonitorSecretsTable {
+  name: string;
+  value: Buffer;
 }

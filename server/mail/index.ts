@@ -22,7 +22,11 @@ import {
   type MailSender,
 } from './outbox/mailSender';
 
-export { durationInWords, momentInWords } from './outbox/mailMessages';
+export {
+  ALERTS_STOP_PATH,
+  durationInWords,
+  momentInWords,
+} from './outbox/mailMessages';
 export type { MailOptions } from './outbox/mailSender';
 export type { DkimSettings } from './outbox/mailTransport';
 export { MAIL_DIR, mailDirFrom } from './settings';

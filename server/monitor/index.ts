@@ -12,13 +12,17 @@
  * and stops its checks when the service closes. The rest of the service
  * reaches it through this file only.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { addressRule, parseDeniedNetworks } from './check/addressRule';
 import {
   CHECK_NOW_PATH,
+  alertsStoppedPage,
+  ALERTS_STOP_PATH,
   firstCheckStep,
   monitorSection,
+  RESUME_ALERTS_PATH,
+  stopAlertsPage,
   type CheckNowNote,
 } from './page';
 import { monitorRepository, type MonitorRepository } from './repository';
@@ -240,6 +244,64 @@ async function monitor(
         .code(303)
         .header('location', note ? `/?check=${note}` : '/')
         .send();
+    });
+
+    // The off switch on alert mail (D124). A stop link's GET changes
+    // nothing (mail scanners open every link); its POST, from the page's
+    // form or a mail provider's one-click (RFC 8058: no cookie, no
+    // Origin), stops the site's alerts: the token is the proof.
+    const stopLinkOf = (query: unknown) => {
+      const { m, t } = (query ?? {}) as { m?: unknown; t?: unknown };
+      return typeof m === 'string' && typeof t === 'string'
+        ? { monitorId: m, token: t }
+        : undefined;
+    };
+    const stopPage = (reply: FastifyReply, status: number, html: string) =>
+      reply
+        .code(status)
+        .header('cache-control', 'no-store')
+        .header('referrer-policy', 'no-referrer')
+        .header('x-robots-tag', 'noindex')
+        .type('text/html; charset=utf-8')
+        .send(html);
+    forms.get(ALERTS_STOP_PATH, async (request, reply) => {
+      const link = stopLinkOf(request.query);
+      const site = link
+        ? await repository.stopLinkSite(link.monitorId, link.token)
+        : undefined;
+      if (!link || !site) {
+        return stopPage(
+          reply,
+          404,
+          alertsStoppedPage(options.productName, undefined),
+        );
+      }
+      return stopPage(
+        reply,
+        200,
+        stopAlertsPage(
+          options.productName,
+          site.siteUrl,
+          `${ALERTS_STOP_PATH}?${new URLSearchParams({ m: link.monitorId, t: link.token }).toString()}`,
+          site.stopped,
+        ),
+      );
+    });
+    forms.post(ALERTS_STOP_PATH, async (request, reply) => {
+      const link = stopLinkOf(request.query);
+      const siteUrl = link
+        ? await repository.stopAlerts(link.monitorId, link.token)
+        : undefined;
+      return stopPage(
+        reply,
+        siteUrl ? 200 : 404,
+        alertsStoppedPage(options.productName, siteUrl),
+      );
+    });
+    forms.post(RESUME_ALERTS_PATH, async (request, reply) => {
+      const account = await app.accounts.signedInAccount(request);
+      if (account) await repository.resumeAlerts(account.id);
+      return reply.code(303).header('location', '/').send();
     });
   });
 

@@ -6,8 +6,12 @@
  * ./monitor.css, served with the account page's.
  */
 import type { MonitorState } from '../../machines/monitorMachine';
-import { escapeHtml } from '../http/html';
-import { durationInWords, momentInWords } from '../mail/index';
+import { escapeHtml, layout } from '../http/html';
+import {
+  ALERTS_STOP_PATH,
+  durationInWords,
+  momentInWords,
+} from '../mail/index';
 import type { MonitorHour, MonitorView } from './repository';
 import { describeResult } from './check/siteCheck';
 
@@ -21,6 +25,9 @@ function msOf(ms: number): string {
 
 /** Where "Check now" posts. */
 export const CHECK_NOW_PATH = '/check-now';
+/** Where `/`'s "Send alerts again" posts ([D124](../../docs/decisions.md#D124)). */
+export const RESUME_ALERTS_PATH = '/alerts/resume';
+export { ALERTS_STOP_PATH };
 
 /** What `/?check=` says after "Check now" ([D106](../../docs/decisions.md#D106)). */
 export type CheckNowNote =
@@ -279,6 +286,86 @@ function waiting(view: MonitorView): string {
 }
 
 /**
+ * Alert mail stopped from a mail's stop link ([D124](../../docs/decisions.md#D124)): since when, and a
+ * form to send it again.
+ */
+function alertsStopped(view: MonitorView): string {
+  if (!view.alertsStoppedAt) return '';
+  const since = view.alertsStoppedAt.toISOString();
+  return `<div class="monitor__note" data-testid="alerts-stopped">
+<p>Alert mail for this site is stopped: you turned it off from an alert mail at <time datetime="${since}">${escapeHtml(momentInWords(since))}</time>. We still check the site; this page shows what we find.</p>
+<form method="post" action="${RESUME_ALERTS_PATH}" class="monitor__action" data-testid="resume-alerts">
+<button type="submit" class="button button--secondary">Send alerts again</button>
+</form>
+</div>
+`;
+}
+
+/**
+ * The page a stop link opens ([D124](../../docs/decisions.md#D124)): it changes nothing itself (mail
+ * scanners open every link), and holds one form whose POST stops the
+ * site's alert mail, as a mail provider's one-click POST does.
+ *
+ * @param productName `PRODUCT_NAME`
+ * @param siteUrl the site whose alerts the link stops
+ * @param action the link itself (path and query), which the form posts to
+ * @param stopped whether its alert mail is stopped already
+ * @returns the whole document (its values escaped)
+ */
+export function stopAlertsPage(
+  productName: string,
+  siteUrl: string,
+  action: string,
+  stopped: boolean,
+): string {
+  const site = `<strong>${escapeHtml(siteUrl)}</strong>`;
+  return layout(
+    productName,
+    'Stop alert mail',
+    `<section class="card" aria-labelledby="stop-title">
+<h1 id="stop-title" class="card__title">Stop alert mail</h1>
+${
+  stopped
+    ? `<p data-testid="alerts-stop-done">Alert mail for ${site} is stopped already. Turn it back on from your account.</p>`
+    : `<p>Press the button to stop the mails that say ${site} is down or back up. We keep checking it, and you can turn them back on from your account.</p>
+<form method="post" action="${escapeHtml(action)}" class="form">
+<button type="submit" class="button" data-testid="alerts-stop">Stop alert mail</button>
+</form>`
+}
+<p class="card__aside"><a href="/">Your account</a></p>
+</section>`,
+  );
+}
+
+/**
+ * What a stop link's POST answers ([D124](../../docs/decisions.md#D124)): done, or a link that is not
+ * a site's (404).
+ *
+ * @param siteUrl the site whose alerts stopped; undefined: the link is not
+ *   valid
+ */
+export function alertsStoppedPage(
+  productName: string,
+  siteUrl: string | undefined,
+): string {
+  return layout(
+    productName,
+    siteUrl ? 'Alert mail stopped' : 'Link not valid',
+    siteUrl
+      ? `<section class="card" aria-labelledby="stopped-title">
+<h1 id="stopped-title" class="card__title">Alert mail stopped</h1>
+<p data-testid="alerts-stop-done">We no longer send mails about <strong>${escapeHtml(siteUrl)}</strong>. We keep checking it; turn the mails back on from your account.</p>
+<p class="card__aside"><a href="/">Your account</a></p>
+</section>`
+      : `<section class="card" aria-labelledby="stop-refused-title">
+<h1 id="stop-refused-title" class="card__title">This link is not valid</h1>
+<p data-testid="alerts-stop-refused">It names no site of ours: it may have been cut short. Open the link at the end of your latest alert mail again.</p>
+<p class="card__aside"><a href="/">Your account</a></p>
+</section>`,
+  );
+}
+
+/**
  * The watched site's section of `/`.
  *
  * @param view the monitor's state, checks and hours (./repository.ts)
@@ -303,7 +390,7 @@ export function monitorSection(
 ${waiting(view)}${lastCheck(view, now, userAgent)}
 ${certificate(view)}
 ${chart(view, now)}
-${checkNowNote(note)}<form method="post" action="${CHECK_NOW_PATH}" class="monitor__action">
+${alertsStopped(view)}${checkNowNote(note)}<form method="post" action="${CHECK_NOW_PATH}" class="monitor__action">
 <button type="submit" class="button button--secondary" data-testid="check-now">Check now</button>
 </form>
 </section>

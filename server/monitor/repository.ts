@@ -17,6 +17,7 @@
  * they commit together or not at all: an incident gives one "down" and one
  * "back up" mail, whatever instance dies when.
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type {
   MonitorAlert,
@@ -92,6 +93,8 @@ export interface MonitorView {
    * checked once, at sign-up ([D120](../../docs/decisions.md#D120)).
    */
   confirmed: boolean;
+  /** Since when its alert mail is stopped ([D124](../../docs/decisions.md#D124)); null: it is sent. */
+  alertsStoppedAt: Date | null;
   /** The last 24 hours, oldest first; hours without a check are absent. */
   hours: MonitorHour[];
   /** How long the site was down in the last 24 hours, in ms (incidents). */
@@ -157,18 +160,36 @@ const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 const ms = (value: number) => sql`make_interval(secs => ${value / 1000})`;
 
 /** What an alert mail will say (server/mail/outbox/mailMessages.ts's AlertDetails). */
-function alertDetails(siteUrl: string, alert: MonitorAlert): AlertDetails {
+function alertDetails(
+  siteUrl: string,
+  alert: MonitorAlert,
+  stop: { monitorId: string; stopToken: string },
+): AlertDetails {
   return alert.kind === 'down'
     ? {
         siteUrl,
         startedAt: new Date(alert.startedAt).toISOString(),
         reason: alert.reason,
+        ...stop,
       }
     : {
         siteUrl,
         startedAt: new Date(alert.startedAt).toISOString(),
         endedAt: new Date(alert.endedAt).toISOString(),
+        ...stop,
       };
+}
+
+/**
+ * The token of a site's stop link ([D124](../../docs/decisions.md#D124)): HMAC-SHA256 of the monitor's
+ * id under the `alerts-off` key, base64url (43 characters). One per site,
+ * so every alert mail of a site carries the same link, and no link can be
+ * made without the key.
+ */
+function stopTokenOf(key: Buffer, monitorId: string): string {
+  return createHmac('sha256', key)
+    .update(`alerts-off:${monitorId}`)
+    .digest('base64url');
 }
 
 /** A reason as the columns hold it (≤ 500 characters). */
@@ -199,6 +220,38 @@ function refusedValue(error: unknown): boolean {
  * DatabaseUnavailableError (server/db/unavailable.ts) when the database fails.
  */
 export function monitorRepository(db: Kysely<Schema>) {
+  /** The `alerts-off` key (migration 0014), read once. */
+  let keyRead: Promise<Buffer> | undefined;
+  const alertsKey = (): Promise<Buffer> => {
+    keyRead ??= unlessUnavailable(() =>
+      db
+        .selectFrom('monitor_secrets')
+        .select('value')
+        .where('name', '=', 'alerts-off')
+        .executeTakeFirstOrThrow(),
+    ).then(
+      (row) => Buffer.from(row.value),
+      (error: unknown) => {
+        keyRead = undefined;
+        throw error;
+      },
+    );
+    return keyRead;
+  };
+  const anyAlerts = (checks: readonly RecordedCheck[]) =>
+    checks.some((check) => check.alerts.length > 0);
+
+  /** Whether `token` is the stop link's token of `monitorId`, in constant time. */
+  async function isStopToken(
+    monitorId: string,
+    token: string,
+  ): Promise<boolean> {
+    if (!/^[1-9][0-9]{0,18}$/.test(monitorId)) return false;
+    const expected = Buffer.from(stopTokenOf(await alertsKey(), monitorId));
+    const given = Buffer.from(token);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
   const due = (now: Date) => sql`(monitors.next_check_at <= ${at(now)}
     and (monitors.lease_until is null or monitors.lease_until < ${at(now)}))`;
 
@@ -226,11 +279,17 @@ export function monitorRepository(db: Kysely<Schema>) {
           ${check.inconclusive !== true}::boolean)`,
       ),
     );
+    const stopKey = anyAlerts(checks) ? await alertsKey() : undefined;
     const alerts = checks.flatMap((check) =>
       check.alerts.map(
         (alert) => sql`(${check.monitor.id}::bigint,
           ${check.monitor.claim}::integer, ${alert.kind}::text,
-          ${JSON.stringify(alertDetails(check.monitor.siteUrl, alert))}::jsonb,
+          ${JSON.stringify(
+            alertDetails(check.monitor.siteUrl, alert, {
+              monitorId: check.monitor.id,
+              stopToken: stopKey ? stopTokenOf(stopKey, check.monitor.id) : '',
+            }),
+          )}::jsonb,
           ${new Date(alert.startedAt).toISOString()}::timestamptz,
           ${alert.kind === 'up' ? new Date(alert.endedAt).toISOString() : null}::timestamptz,
           ${alert.kind === 'down' ? clipped(alert.reason) : null}::text)`,
@@ -268,7 +327,7 @@ export function monitorRepository(db: Kysely<Schema>) {
            where monitors.id = results.id and monitors.claims = results.claim
              and owners.id = monitors.account_id
           returning monitors.id, monitors.claims as claim,
-                    monitors.account_id),
+                    monitors.account_id, monitors.alerts_stopped_at),
         -- What else a result writes joins the claim that wrote it, not the
         -- monitor alone: of two results of one site in a batch, the one
         -- whose claim no longer holds the row writes nothing (D120).
@@ -301,6 +360,8 @@ export function monitorRepository(db: Kysely<Schema>) {
             join moved on moved.id = alerts.id and moved.claim = alerts.claim
             join accounts on accounts.id = moved.account_id
            where accounts.confirmed_at is not null
+             -- Its owner stopped the site's alert mail (D124).
+             and moved.alerts_stopped_at is null
           returning account_id)
         select moved.id, exists (select 1 from queued) as queued
           from moved`.execute(db),
@@ -489,6 +550,69 @@ export function monitorRepository(db: Kysely<Schema>) {
     },
 
     /**
+     * The site a stop link names, when its token is the site's
+     * ([D124](../../docs/decisions.md#D124)); reads only.
+     *
+     * @param monitorId the link's `m` (digits)
+     * @param token the link's `t`
+     * @returns the site's URL and whether its alert mail is stopped;
+     *   undefined for a token that is not the site's, or no such site
+     */
+    async stopLinkSite(
+      monitorId: string,
+      token: string,
+    ): Promise<{ siteUrl: string; stopped: boolean } | undefined> {
+      if (!(await isStopToken(monitorId, token))) return undefined;
+      const row = await unlessUnavailable(() =>
+        db
+          .selectFrom('monitors')
+          .select(['site_url', 'alerts_stopped_at'])
+          .where('id', '=', monitorId)
+          .executeTakeFirst(),
+      );
+      return row
+        ? { siteUrl: row.site_url, stopped: row.alerts_stopped_at !== null }
+        : undefined;
+    },
+
+    /**
+     * Stops a site's alert mail, by its stop link ([D124](../../docs/decisions.md#D124), RFC 8058): no
+     * session needed, the token is the proof. Stopping twice is stopping
+     * once.
+     *
+     * @returns the site's URL; undefined for a token that is not the
+     *   site's, or no such site
+     */
+    async stopAlerts(
+      monitorId: string,
+      token: string,
+    ): Promise<string | undefined> {
+      if (!(await isStopToken(monitorId, token))) return undefined;
+      const row = await unlessUnavailable(() =>
+        db
+          .updateTable('monitors')
+          .set({
+            alerts_stopped_at: sql<Date>`coalesce(alerts_stopped_at, now())`,
+          })
+          .where('id', '=', monitorId)
+          .returning('site_url')
+          .executeTakeFirst(),
+      );
+      return row?.site_url;
+    },
+
+    /** Sends the account's alert mail again ([D124](../../docs/decisions.md#D124)), from `/`. */
+    async resumeAlerts(accountId: string): Promise<void> {
+      await unlessUnavailable(() =>
+        db
+          .updateTable('monitors')
+          .set({ alerts_stopped_at: null })
+          .where('account_id', '=', accountId)
+          .execute(),
+      );
+    },
+
+    /**
      * @returns what `/` shows of the account's monitor: its state, latest
      *   check, last 24 hours and time down; null when it watches no site
      */
@@ -506,6 +630,7 @@ export function monitorRepository(db: Kysely<Schema>) {
             'monitors.last_check',
             'monitors.checked_at',
             'monitors.next_check_at',
+            'monitors.alerts_stopped_at',
             'accounts.confirmed_at',
           ])
           .where('monitors.account_id', '=', accountId)
@@ -558,6 +683,7 @@ export function monitorRepository(db: Kysely<Schema>) {
         checkedAt: monitor.checked_at,
         nextCheckAt: monitor.next_check_at,
         confirmed: monitor.confirmed_at !== null,
+        alertsStoppedAt: monitor.alerts_stopped_at,
         hours: hours.rows.map((row) => ({
           hour: row.hour,
           checks: Number(row.checks),

@@ -293,6 +293,40 @@ describe('composeAlertMail (D105)', () => {
       },
     });
 
+  it('carries the site’s stop link at its end and as a one-click List-Unsubscribe (RFC 8058, D124), when the details hold its token', () => {
+    const token = 'x'.repeat(43);
+    const stop = `${PUBLIC_URL}/alerts/stop?m=42&t=${token}`;
+    for (const kind of ['down', 'up'] as const) {
+      const mail = composeAlertMail(
+        alert({
+          kind,
+          details: {
+            siteUrl: 'https://shop.example/health',
+            startedAt: started,
+            ...(kind === 'down'
+              ? { reason: 'HTTP 503' }
+              : { endedAt: '2026-11-29T14:12:10.000Z' }),
+            monitorId: '42',
+            stopToken: token,
+          },
+        }),
+      );
+      expect(mail.headers['List-Unsubscribe']).toBe(`<${stop}>`);
+      expect(mail.headers['List-Unsubscribe-Post']).toBe(
+        'List-Unsubscribe=One-Click',
+      );
+      expect(mail.text).toContain(
+        `To stop these mails for this site, open ${stop}`,
+      );
+      // The auto-responders' headers stay.
+      expect(mail.headers['Auto-Submitted']).toBe('auto-generated');
+    }
+    // An alert queued before the stop links has none.
+    const older = composeAlertMail(alert());
+    expect(older.headers['List-Unsubscribe']).toBeUndefined();
+    expect(older.text).not.toContain('/alerts/stop');
+  });
+
   it('"down" names the site’s host in the subject, the site, the reason and when it started', () => {
     const mail = composeAlertMail(alert());
     expect(mail.subject).toBe('shop.example is down');

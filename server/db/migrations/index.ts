@@ -20,6 +20,7 @@ import * as siteMonitor from './0010_site_monitor';
 import * as provenSessions from './0011_proven_sessions';
 import * as watchOnceConfirmed from './0012_watch_once_confirmed';
 import * as outboxRetention from './0013_outbox_retention';
+import * as alertsOff from './0014_alerts_off';
 
 /** Name → migration; Kysely runs them in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -36,6 +37,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0011_proven_sessions': provenSessions,
   '0012_watch_once_confirmed': watchOnceConfirmed,
   '0013_outbox_retention': outboxRetention,
+  '0014_alerts_off': alertsOff,
 };
 
 /**

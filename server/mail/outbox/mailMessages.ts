@@ -426,9 +426,37 @@ function alertWording(input: AlertInput): Wording {
  *   and their name (null while the address is unconfirmed), the Message-ID
  * @returns the From, To and Subject (the site's host and what happened), a
  *   plain-text and an HTML part with one link, to `${publicUrl}/`, and the
- *   headers that silence auto-responders (RFC 3834 §5). Every value in the
- *   HTML is escaped. Raises nothing.
+ *   headers that silence auto-responders (RFC 3834 §5); with the site's
+ *   stop token in the details, the stop link at the end and as
+ *   `List-Unsubscribe` with `List-Unsubscribe-Post` (RFC 8058, [D124](../../../docs/decisions.md#D124)).
+ *   Every value in the HTML is escaped. Raises nothing.
  */
 export function composeAlertMail(input: AlertInput): ComposedMail {
-  return assemble(input, alertWording(input), `${input.publicUrl}/`);
+  const { monitorId, stopToken } = input.details;
+  const words = alertWording(input);
+  if (!monitorId || !stopToken) {
+    return assemble(input, words, `${input.publicUrl}/`);
+  }
+  // The off switch (D124): the site's stop link, in the mail and as
+  // RFC 8058's one-click List-Unsubscribe, which mail providers POST.
+  const stop = `${input.publicUrl}${ALERTS_STOP_PATH}?${new URLSearchParams({ m: monitorId, t: stopToken }).toString()}`;
+  const mail = assemble(
+    input,
+    {
+      ...words,
+      footnote: `${words.footnote} To stop these mails for this site, open ${stop}`,
+    },
+    `${input.publicUrl}/`,
+  );
+  return {
+    ...mail,
+    headers: {
+      ...mail.headers,
+      'List-Unsubscribe': `<${stop}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    },
+  };
 }
+
+/** Where an alert mail's stop link points ([D124](../../../docs/decisions.md#D124)); served by the monitor. */
+export const ALERTS_STOP_PATH = '/alerts/stop';

@@ -181,7 +181,7 @@ async function watchedAndUp(service: MailService, clock: TestClock) {
   const state = async () => (await monitorOf(service.app, email)).state;
   await passWith(service, clock, 0);
   expect(await state()).toBe('up');
-  return { n, email, state };
+  return { n, email, cookie, state };
 }
 
 describe('the first check and the interval', () => {
@@ -314,6 +314,94 @@ describe('up, down and the alerts', () => {
       .execute();
     expect(incidents).toHaveLength(1);
     expect(incidents[0]?.ended_at).toBeInstanceOf(Date);
+  });
+
+  it('stops a site’s alert mail by the one-click link its mails carry, with no session, and / sends them again (RFC 8058, D124)', async () => {
+    const { service } = held;
+    const { n, email, cookie, state } = await watchedAndUp(service, held.clock);
+    site.set(n, 'fail');
+    await pass(TEST_INTERVAL_MS);
+    await pass(TEST_INTERVAL_MS / 3);
+    expect(await state()).toBe('down');
+    const [down] = alertsTo(service, email);
+    // The raw header lines (mailparser reads List-* into its own shape).
+    const headerLine = (key: string) =>
+      (down?.headerLines.find((line) => line.key === key)?.line ?? '')
+        .replace(/\r?\n[ \t]+/g, ' ')
+        .replace(/^[^:]+:\s*/, '');
+    const stop = new URL(
+      /^<(https:\/\/[^>]+)>$/.exec(headerLine('list-unsubscribe'))?.[1] ?? '',
+    );
+    expect(stop.origin + stop.pathname).toBe(
+      'https://vigil.example/alerts/stop',
+    );
+    expect(headerLine('list-unsubscribe-post')).toBe(
+      'List-Unsubscribe=One-Click',
+    );
+    expect(down?.text).toContain(stop.href);
+    const path = `${stop.pathname}${stop.search}`;
+
+    // Opening it (a mail scanner does) changes nothing.
+    const opened = await service.app.inject({ method: 'GET', url: path });
+    expect(opened.statusCode).toBe(200);
+    expect(hook(opened.body, 'alerts-stop')).toBe('Stop alert mail');
+    expect(
+      hook((await get(service.app, '/', cookie)).body, 'alerts-stopped'),
+    ).toBeUndefined();
+    // A token that is not the site's stops nothing.
+    const forged = new URL(stop);
+    forged.searchParams.set(
+      't',
+      `${(stop.searchParams.get('t') ?? '').slice(0, -1)}A`,
+    );
+    const refused = await service.app.inject({
+      method: 'POST',
+      url: `${forged.pathname}${forged.search}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'List-Unsubscribe=One-Click',
+    });
+    expect(refused.statusCode).toBe(404);
+
+    // The mail provider's one-click POST: no cookie, no Origin.
+    const stopped = await service.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'List-Unsubscribe=One-Click',
+    });
+    expect(stopped.statusCode).toBe(200);
+    expect(hook(stopped.body, 'alerts-stop-done')).toContain(site.url(n));
+    site.set(n, 'up');
+    await pass(TEST_INTERVAL_MS);
+    expect(await state()).toBe('up');
+    // Checked, and no "back up" mail.
+    expect(alertsTo(service, email)).toHaveLength(1);
+    const page = await get(service.app, '/', cookie);
+    expect(hook(page.body, 'alerts-stopped')).toMatch(
+      /^Alert mail for this site is stopped/,
+    );
+    expect(page.body).toMatch(
+      /<form method="post" action="\/alerts\/resume"[^>]*data-testid="resume-alerts"/,
+    );
+
+    // Sent again from `/`.
+    const resumed = await postForm(
+      service.app,
+      '/alerts/resume',
+      {},
+      { cookie },
+    );
+    expect(resumed.statusCode).toBe(303);
+    expect(
+      hook((await get(service.app, '/', cookie)).body, 'alerts-stopped'),
+    ).toBeUndefined();
+    site.set(n, 'fail');
+    await pass(TEST_INTERVAL_MS);
+    await pass(TEST_INTERVAL_MS / 3);
+    expect(alertsTo(service, email).map((mail) => mail.subject)).toEqual([
+      `site.test:${site.site.port} is down`,
+      `site.test:${site.site.port} is down`,
+    ]);
   });
 
   it('checks the site of an unconfirmed address once and mails it no alert (D120)', async () => {
