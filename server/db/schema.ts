@@ -99,8 +99,11 @@ export interface ConsentRecordsTable {
 /** Why a link mail is sent: to confirm the address, or to sign in ([D96](../../docs/decisions.md#D96)). */
 export type MailKind = 'confirm' | 'signin';
 
-/** An alert about the watched site: it went down, or came back up ([D105](../../docs/decisions.md#D105)). */
-export type AlertKind = 'down' | 'up';
+/**
+ * An alert about the watched site: it went down, or came back up
+ * ([D105](../../docs/decisions.md#D105)); it is flapping, or steady again after flapping ([D125](../../docs/decisions.md#D125)).
+ */
+export type AlertKind = 'down' | 'up' | 'flapping' | 'steady';
 
 /** Every kind of mail the outbox carries. */
 export type OutboxKind = MailKind | AlertKind;
@@ -115,8 +118,10 @@ export interface AlertDetails {
   startedAt: string;
   /** "down": the failure in plain words. */
   reason?: string;
-  /** "up": when the check that found the site up again ran. */
+  /** "up": when the check that found the site up again ran; "steady": when its last incident ended. */
   endedAt?: string;
+  /** "flapping": its incidents within the hour; "steady": the times it went down while flapping. */
+  incidents?: number;
   /**
    * The monitor (a bigint, as text) and its stop link's token
    * ([D124](../../docs/decisions.md#D124)); absent in alerts queued before them.
@@ -212,6 +217,8 @@ export interface MonitorsTable {
   check_now_at: Timestamp | null;
   /** Since when its alert mail is stopped ([D124](../../docs/decisions.md#D124)); null: it is sent. */
   alerts_stopped_at: Timestamp | null;
+  /** Since when it is flapping ([D125](../../docs/decisions.md#D125)); null: it is not. */
+  flapping_since: Timestamp | null;
   created_at: CreatedAt;
 }
 
@@ -244,6 +251,8 @@ export interface MonitorIncidentsTable {
   started_at: Timestamp;
   ended_at: Timestamp | null;
   reason: string;
+  /** How many times the site went down in it: more than 1 while flapping ([D125](../../docs/decisions.md#D125)). */
+  flaps: ColumnType<number, number | undefined, number>;
 }
 
 /** Every table, by name. */

@@ -27,7 +27,7 @@ import type {
 import { deleteInBatches, type BatchOptions } from '../db/batchedWrites';
 import { DatabaseUnavailableError, unlessUnavailable } from '../db/unavailable';
 import { claimDue } from '../db/dueClaim';
-import type { AlertDetails, Schema } from '../db/schema';
+import type { AlertDetails, AlertKind, Schema } from '../db/schema';
 import type { CheckResult } from './check/siteCheck';
 
 /** A monitor a claim took: what its check and its transition need. */
@@ -42,6 +42,8 @@ export interface ClaimedMonitor {
   dueAt: Date;
   /** The claim's number: the result is written only while it is the row's. */
   claim: number;
+  /** Since when the site is flapping ([D125](../../docs/decisions.md#D125)), ms; null: it is not. */
+  flappingSince: number | null;
 }
 
 /** A finished check, with the transition it made (./scheduler.ts). */
@@ -119,6 +121,15 @@ export const RAW_CHECKS_KEPT_MS = 60 * 60 * 1000;
 export const HOURS_KEPT_DAYS = 90;
 /** Incidents are kept this long after they ended ([D107](../../docs/decisions.md#D107)). */
 export const INCIDENTS_KEPT_DAYS = 365;
+/**
+ * The ceiling on alert mail ([D125](../../docs/decisions.md#D125)): a site that opens its next incident
+ * after this many within an hour is flapping.
+ */
+export const FLAP_INCIDENTS_PER_HOUR = 3;
+/** A flapping site is steady again once its last incident ended this long ago. */
+export const STEADY_AFTER_MS = 30 * 60 * 1000;
+const HOUR_MS = 60 * 60 * 1000;
+
 /** Monitors whose hour is rolled up per statement. */
 const ROLL_UP_BATCH = 500;
 
@@ -133,11 +144,12 @@ interface MonitorRow {
   /** Never null in a claimed row: a claim takes due rows only. */
   next_check_at: Date;
   claims: number;
+  flapping_since: Date | null;
 }
 
 const MONITOR_COLUMNS = sql`monitors.id, monitors.account_id,
   monitors.site_url, monitors.state, monitors.failing_since, monitors.reason,
-  monitors.next_check_at, monitors.claims`;
+  monitors.next_check_at, monitors.claims, monitors.flapping_since`;
 
 function claimed(row: MonitorRow): ClaimedMonitor {
   return {
@@ -151,6 +163,7 @@ function claimed(row: MonitorRow): ClaimedMonitor {
     },
     dueAt: row.next_check_at,
     claim: Number(row.claims),
+    flappingSince: row.flapping_since?.getTime() ?? null,
   };
 }
 
@@ -160,24 +173,41 @@ const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 const ms = (value: number) => sql`make_interval(secs => ${value / 1000})`;
 
 /** What an alert mail will say (server/mail/outbox/mailMessages.ts's AlertDetails). */
-function alertDetails(
-  siteUrl: string,
-  alert: MonitorAlert,
-  stop: { monitorId: string; stopToken: string },
-): AlertDetails {
+function alertDetails(siteUrl: string, alert: MonitorAlert): AlertDetails {
   return alert.kind === 'down'
     ? {
         siteUrl,
         startedAt: new Date(alert.startedAt).toISOString(),
         reason: alert.reason,
-        ...stop,
       }
     : {
         siteUrl,
         startedAt: new Date(alert.startedAt).toISOString(),
         endedAt: new Date(alert.endedAt).toISOString(),
-        ...stop,
       };
+}
+
+/**
+ * What a transition's alert writes ([D125](../../docs/decisions.md#D125)): the incident it opens,
+ * merges into the flapping one, or closes (none for "steady"), and the
+ * mail it queues, if any.
+ */
+interface PlannedAlert {
+  monitor: ClaimedMonitor;
+  action: 'open' | 'merge' | 'close' | 'none';
+  mail: AlertKind | null;
+  details: AlertDetails;
+  /** A "down"'s reason, kept with the incident. */
+  reason: string | null;
+}
+
+/** What the ceiling needs to know of a site's incidents, read before its write. */
+interface FlapFacts {
+  /** Incidents started within the hour before the check. */
+  recent: number;
+  /** The latest incident: when it ended (null while open), its flaps. */
+  latestEndedAt: Date | null;
+  latestFlaps: number;
 }
 
 /**
@@ -238,8 +268,133 @@ export function monitorRepository(db: Kysely<Schema>) {
     );
     return keyRead;
   };
-  const anyAlerts = (checks: readonly RecordedCheck[]) =>
-    checks.some((check) => check.alerts.length > 0);
+  /**
+   * The ceiling on alert mail ([D125](../../docs/decisions.md#D125)): turns each transition's alerts
+   * into what they write, after reading the incidents of the sites that
+   * need it. The read is outside the write's statement, but only the
+   * claim that holds a site writes its incidents, so what it read stands.
+   *
+   * @returns the planned rows, and each check's `flapping_since` to write
+   */
+  async function planAlerts(checks: readonly RecordedCheck[]): Promise<{
+    rows: PlannedAlert[];
+    flappingSince: (check: RecordedCheck) => string | null;
+  }> {
+    const asked = checks.filter(
+      (check) =>
+        check.alerts.length > 0 ||
+        (check.monitor.flappingSince !== null && check.state === 'up'),
+    );
+    const facts = new Map<string, FlapFacts>();
+    if (asked.length > 0) {
+      const { rows } = await unlessUnavailable(() =>
+        sql<{
+          id: string | number;
+          recent: string | number;
+          latest_ended_at: Date | null;
+          latest_flaps: number | null;
+        }>`
+          with asked (id, since) as (values ${sql.join(
+            asked.map(
+              (check) => sql`(${check.monitor.id}::bigint,
+                ${new Date(check.checkedAt.getTime() - HOUR_MS).toISOString()}::timestamptz)`,
+            ),
+          )})
+          select asked.id,
+                 (select count(*) from monitor_incidents as recent
+                   where recent.monitor_id = asked.id
+                     and recent.started_at > asked.since) as recent,
+                 latest.ended_at as latest_ended_at,
+                 latest.flaps as latest_flaps
+            from asked
+            left join lateral (
+              select ended_at, flaps from monitor_incidents
+               where monitor_id = asked.id
+               order by started_at desc limit 1) as latest on true`.execute(db),
+      );
+      for (const row of rows) {
+        facts.set(String(row.id), {
+          recent: Number(row.recent),
+          latestEndedAt: row.latest_ended_at,
+          latestFlaps: Number(row.latest_flaps ?? 0),
+        });
+      }
+    }
+    const planned: PlannedAlert[] = [];
+    const flapping = new Map<RecordedCheck, number | null>();
+    for (const check of checks) {
+      const { monitor } = check;
+      let since = monitor.flappingSince;
+      const known = facts.get(monitor.id);
+      for (const alert of check.alerts) {
+        const details = alertDetails(monitor.siteUrl, alert);
+        if (alert.kind === 'up') {
+          planned.push({
+            monitor,
+            action: 'close',
+            mail: since === null ? 'up' : null,
+            details,
+            reason: null,
+          });
+        } else if (since !== null) {
+          planned.push({
+            monitor,
+            action: 'merge',
+            mail: null,
+            details,
+            reason: alert.reason,
+          });
+        } else if ((known?.recent ?? 0) >= FLAP_INCIDENTS_PER_HOUR) {
+          since = alert.startedAt;
+          planned.push({
+            monitor,
+            action: 'open',
+            mail: 'flapping',
+            details: { ...details, incidents: (known?.recent ?? 0) + 1 },
+            reason: alert.reason,
+          });
+        } else {
+          planned.push({
+            monitor,
+            action: 'open',
+            mail: 'down',
+            details,
+            reason: alert.reason,
+          });
+        }
+      }
+      const lastEnded = known?.latestEndedAt;
+      if (
+        since !== null &&
+        check.alerts.length === 0 &&
+        check.state === 'up' &&
+        lastEnded &&
+        lastEnded.getTime() <= check.checkedAt.getTime() - STEADY_AFTER_MS
+      ) {
+        planned.push({
+          monitor,
+          action: 'none',
+          mail: 'steady',
+          details: {
+            siteUrl: monitor.siteUrl,
+            startedAt: new Date(since).toISOString(),
+            endedAt: lastEnded.toISOString(),
+            incidents: known.latestFlaps,
+          },
+          reason: null,
+        });
+        since = null;
+      }
+      flapping.set(check, since);
+    }
+    return {
+      rows: planned,
+      flappingSince: (check) => {
+        const since = flapping.get(check) ?? null;
+        return since === null ? null : new Date(since).toISOString();
+      },
+    };
+  }
 
   /** Whether `token` is the stop link's token of `monitorId`, in constant time. */
   async function isStopToken(
@@ -264,6 +419,7 @@ export function monitorRepository(db: Kysely<Schema>) {
     checks: readonly RecordedCheck[],
   ): Promise<{ written: Set<string>; alertsQueued: boolean }> {
     if (checks.length === 0) return { written: new Set(), alertsQueued: false };
+    const plans = await planAlerts(checks);
     const results = sql.join(
       checks.map(
         (check) => sql`(${check.monitor.id}::bigint,
@@ -276,38 +432,40 @@ export function monitorRepository(db: Kysely<Schema>) {
           ${check.result.outcome === 'up'}::boolean,
           ${check.result.status ?? null}::smallint,
           ${Math.round(check.result.timings.totalMs)}::integer,
-          ${check.inconclusive !== true}::boolean)`,
+          ${check.inconclusive !== true}::boolean,
+          ${plans.flappingSince(check)}::timestamptz)`,
       ),
     );
-    const stopKey = anyAlerts(checks) ? await alertsKey() : undefined;
-    const alerts = checks.flatMap((check) =>
-      check.alerts.map(
-        (alert) => sql`(${check.monitor.id}::bigint,
-          ${check.monitor.claim}::integer, ${alert.kind}::text,
-          ${JSON.stringify(
-            alertDetails(check.monitor.siteUrl, alert, {
-              monitorId: check.monitor.id,
-              stopToken: stopKey ? stopTokenOf(stopKey, check.monitor.id) : '',
-            }),
-          )}::jsonb,
-          ${new Date(alert.startedAt).toISOString()}::timestamptz,
-          ${alert.kind === 'up' ? new Date(alert.endedAt).toISOString() : null}::timestamptz,
-          ${alert.kind === 'down' ? clipped(alert.reason) : null}::text)`,
-      ),
+    const stopKey = plans.rows.some((row) => row.mail !== null)
+      ? await alertsKey()
+      : undefined;
+    const alerts = plans.rows.map(
+      (row) => sql`(${row.monitor.id}::bigint,
+          ${row.monitor.claim}::integer, ${row.action}::text,
+          ${row.mail}::text,
+          ${JSON.stringify({
+            ...row.details,
+            monitorId: row.monitor.id,
+            stopToken: stopKey ? stopTokenOf(stopKey, row.monitor.id) : '',
+          })}::jsonb,
+          ${row.details.startedAt}::timestamptz,
+          ${row.details.endedAt ?? null}::timestamptz,
+          ${row.reason === null ? null : clipped(row.reason)}::text)`,
     );
     // A values list cannot be empty: with no alert, one that matches
     // no monitor.
     const alertRows =
       alerts.length > 0
         ? sql.join(alerts)
-        : sql`(null::bigint, null::integer, null::text, null::jsonb,
-            null::timestamptz, null::timestamptz, null::text)`;
+        : sql`(null::bigint, null::integer, null::text, null::text,
+            null::jsonb, null::timestamptz, null::timestamptz, null::text)`;
     const { rows } = await unlessUnavailable(() =>
       sql<{ id: string | number; queued: boolean }>`
         with results (id, claim, state, failing_since, reason, next_check_at,
-                      last_check, checked_at, up, status, total_ms, counted)
+                      last_check, checked_at, up, status, total_ms, counted,
+                      flapping_since)
           as (values ${results}),
-        alerts (id, claim, kind, details, started_at, ended_at, reason)
+        alerts (id, claim, action, mail, details, started_at, ended_at, reason)
           as (values ${alertRows}),
         -- A site whose owner has not confirmed the address waits, with no
         -- next check, once its first check is written (D120).
@@ -322,7 +480,8 @@ export function monitorRepository(db: Kysely<Schema>) {
                  last_check = case when results.counted
                    then results.last_check else monitors.last_check end,
                  checked_at = case when results.counted
-                   then results.checked_at else monitors.checked_at end
+                   then results.checked_at else monitors.checked_at end,
+                 flapping_since = results.flapping_since
             from results, accounts as owners
            where monitors.id = results.id and monitors.claims = results.claim
              and owners.id = monitors.account_id
@@ -344,22 +503,34 @@ export function monitorRepository(db: Kysely<Schema>) {
           select alerts.id, alerts.started_at, alerts.reason
             from alerts join moved
               on moved.id = alerts.id and moved.claim = alerts.claim
-           where alerts.kind = 'down'
+           where alerts.action = 'open'
           on conflict (monitor_id) where ended_at is null do nothing),
+        -- A flapping site's next incident is its flapping one again (D125).
+        merged as (
+          update monitor_incidents set ended_at = null,
+                 flaps = monitor_incidents.flaps + 1
+            from alerts join moved
+              on moved.id = alerts.id and moved.claim = alerts.claim
+           where alerts.action = 'merge'
+             and monitor_incidents.id = (
+                   select latest.id from monitor_incidents as latest
+                    where latest.monitor_id = alerts.id
+                    order by latest.started_at desc limit 1)),
         closed as (
           update monitor_incidents set ended_at = alerts.ended_at
             from alerts join moved
               on moved.id = alerts.id and moved.claim = alerts.claim
-           where alerts.kind = 'up'
+           where alerts.action = 'close'
              and monitor_incidents.monitor_id = alerts.id
              and monitor_incidents.ended_at is null),
         queued as (
           insert into mail_outbox (kind, account_id, recipient, details)
-          select alerts.kind, accounts.id, accounts.email, alerts.details
+          select alerts.mail, accounts.id, accounts.email, alerts.details
             from alerts
             join moved on moved.id = alerts.id and moved.claim = alerts.claim
             join accounts on accounts.id = moved.account_id
-           where accounts.confirmed_at is not null
+           where alerts.mail is not null
+             and accounts.confirmed_at is not null
              -- Its owner stopped the site's alert mail (D124).
              and moved.alerts_stopped_at is null
           returning account_id)

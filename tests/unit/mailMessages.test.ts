@@ -327,6 +327,39 @@ describe('composeAlertMail (D105)', () => {
     expect(older.text).not.toContain('/alerts/stop');
   });
 
+  it('"flapping" says how often the site went down within the hour and that no mail follows until it is steady; "steady" counts the times it went down meanwhile (D125)', () => {
+    const flapping = composeAlertMail(
+      alert({
+        kind: 'flapping',
+        details: {
+          siteUrl: 'https://shop.example/health',
+          startedAt: started,
+          incidents: 4,
+        },
+      }),
+    );
+    expect(flapping.subject).toBe('shop.example is flapping');
+    expect(flapping.text).toContain(
+      'https://shop.example/health has gone down 4 times within an hour, the latest at 14:02 UTC on 29 November 2026.',
+    );
+    expect(flapping.text).toContain('until it has been steady for 30 minutes');
+    const steady = composeAlertMail(
+      alert({
+        kind: 'steady',
+        details: {
+          siteUrl: 'https://shop.example/health',
+          startedAt: started,
+          endedAt: '2026-11-29T14:40:10.000Z',
+          incidents: 1,
+        },
+      }),
+    );
+    expect(steady.subject).toBe('shop.example is steady again');
+    expect(steady.text).toContain(
+      'While it was flapping, from 14:02 UTC on 29 November 2026 to 14:40 UTC on 29 November 2026, it went down 1 time.',
+    );
+  });
+
   it('"down" names the site’s host in the subject, the site, the reason and when it started', () => {
     const mail = composeAlertMail(alert());
     expect(mail.subject).toBe('shop.example is down');

@@ -21,6 +21,7 @@ import * as provenSessions from './0011_proven_sessions';
 import * as watchOnceConfirmed from './0012_watch_once_confirmed';
 import * as outboxRetention from './0013_outbox_retention';
 import * as alertsOff from './0014_alerts_off';
+import * as flapping from './0015_flapping';
 
 /** Name → migration; Kysely runs them in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -38,6 +39,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0012_watch_once_confirmed': watchOnceConfirmed,
   '0013_outbox_retention': outboxRetention,
   '0014_alerts_off': alertsOff,
+  '0015_flapping': flapping,
 };
 
 /**

@@ -392,7 +392,31 @@ function siteName(siteUrl: string): string {
 function alertWording(input: AlertInput): Wording {
   const { details } = input;
   const product = input.productName;
-  const footnote = `You receive this because you asked ${product} to watch ${details.siteUrl}. We send one mail when it goes down and one when it is back.`;
+  const footnote = `You receive this because you asked ${product} to watch ${details.siteUrl}. We send one mail when it goes down and one when it is back, and at most three of each an hour.`;
+  if (input.kind === 'flapping') {
+    return {
+      subject: `${siteName(details.siteUrl)} is flapping`,
+      reason: `${details.siteUrl} has gone down ${details.incidents ?? 4} times within an hour, the latest at ${momentInWords(details.startedAt)}.`,
+      button: 'See your site’s checks',
+      notes: [
+        'So that your inbox does not fill up, we send no more mails about it until it has been steady for 30 minutes. Then one mail says so, with how often it went down meanwhile.',
+        'We keep checking it every minute; your account shows what we find.',
+      ],
+      footnote,
+    };
+  }
+  if (input.kind === 'steady') {
+    const times = details.incidents ?? 1;
+    return {
+      subject: `${siteName(details.siteUrl)} is steady again`,
+      reason: `${details.siteUrl} has answered every check for 30 minutes. While it was flapping, from ${momentInWords(details.startedAt)} to ${momentInWords(details.endedAt ?? details.startedAt)}, it went down ${times} ${times === 1 ? 'time' : 'times'}.`,
+      button: 'See your site’s checks',
+      notes: [
+        'We send one mail when it goes down and one when it is back again.',
+      ],
+      footnote,
+    };
+  }
   if (input.kind === 'down') {
     return {
       subject: `${siteName(details.siteUrl)} is down`,

@@ -208,7 +208,7 @@ export function mailSender(
       name: mail.name,
       messageId: messageId(mail),
     };
-    if (mail.kind === 'down' || mail.kind === 'up') {
+    if (mail.kind !== 'confirm' && mail.kind !== 'signin') {
       if (!mail.details) throw new Error(`alert ${mail.id} has no details`);
       return composeAlertMail({
         ...common,

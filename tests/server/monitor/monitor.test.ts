@@ -404,6 +404,66 @@ describe('up, down and the alerts', () => {
     ]);
   });
 
+  it('mails at most three incidents an hour: the fourth says the site is flapping, then nothing until one mail says it has been steady for 30 minutes (D125)', async () => {
+    const { service } = held;
+    const { n, email, state } = await watchedAndUp(service, held.clock);
+    const host = `site.test:${site.site.port}`;
+    const subjects = () =>
+      service
+        .mailsTo(email)
+        .map((mail) => mail.subject ?? '')
+        .filter((subject) => subject.startsWith(host));
+    // Down and back up six times in about 14 minutes.
+    for (let flap = 0; flap < 6; flap += 1) {
+      site.set(n, 'fail');
+      await pass(TEST_INTERVAL_MS);
+      await pass(TEST_INTERVAL_MS / 3);
+      expect(await state()).toBe('down');
+      site.set(n, 'up');
+      await pass(TEST_INTERVAL_MS);
+      expect(await state()).toBe('up');
+    }
+    const pair = [`${host} is down`, `${host} is back up`];
+    expect(subjects()).toEqual([
+      ...pair,
+      ...pair,
+      ...pair,
+      `${host} is flapping`,
+    ]);
+    const flapping = service
+      .mailsTo(email)
+      .find((mail) => mail.subject === `${host} is flapping`);
+    expect(flapping?.text).toContain('has gone down 4 times within an hour');
+    // Its incidents: three, and the flapping one that went down three times.
+    const incidents = await service.app.database.db
+      .selectFrom('monitor_incidents')
+      .select(['flaps', 'ended_at'])
+      .where('monitor_id', '=', (await monitorOf(service.app, email)).id)
+      .orderBy('started_at')
+      .execute();
+    expect(incidents.map((incident) => incident.flaps)).toEqual([1, 1, 1, 3]);
+
+    // Up for half an hour: one mail says so, with what happened meanwhile.
+    for (let minute = 0; minute < 29; minute += 1) {
+      await pass(TEST_INTERVAL_MS);
+    }
+    expect(subjects()).toHaveLength(7);
+    for (let minute = 0; minute < 3; minute += 1) {
+      await pass(TEST_INTERVAL_MS);
+    }
+    expect(subjects()).toEqual([
+      ...pair,
+      ...pair,
+      ...pair,
+      `${host} is flapping`,
+      `${host} is steady again`,
+    ]);
+    const steady = service
+      .mailsTo(email)
+      .find((mail) => mail.subject === `${host} is steady again`);
+    expect(steady?.text).toContain('it went down 3 times');
+  });
+
   it('checks the site of an unconfirmed address once and mails it no alert (D120)', async () => {
     const n = nextSite();
     const { email } = await signUpAndSignIn(held.service.app, {
