@@ -73,9 +73,11 @@ import {
   loopbackTripwire,
   type Tripwire,
 } from '../../harness/monitor/tripwire';
+import { startDnsServer } from '../../harness/monitor/dnsServer';
 
 const ROOT = join(import.meta.dirname, '../..');
 const RESULTS = join(ROOT, 'bench/monitor-results.md');
+const HOSTILE_RESULTS = join(ROOT, 'bench/monitor-hostile-results.md');
 const { values: options } = parseArgs({
   options: {
     sites: { type: 'string', default: '10000' },
@@ -87,6 +89,11 @@ const { values: options } = parseArgs({
     'shared-sites': { type: 'string', default: '2000' },
     'day-sites': { type: 'string', default: '100' },
     engines: { type: 'string', default: 'pglite,postgres' },
+    // The hostile mix (issue 58): only the watch, with sites that never
+    // answer and names whose DNS server never answers among the honest.
+    hostile: { type: 'boolean', default: false },
+    'hostile-share': { type: 'string', default: '0.1' },
+    'hanging-names': { type: 'string', default: '20' },
   },
 });
 const ENGINES = new Set(options.engines.split(','));
@@ -229,6 +236,7 @@ async function startService(
   database: DatabaseSettings,
   watch?: Watch,
   instance = 0,
+  dnsServers?: readonly string[],
 ) {
   let monitor: MonitorOptions | undefined;
   if (watch) {
@@ -237,7 +245,11 @@ async function startService(
       intervalMs: watch.intervalMs,
       concurrency: CONCURRENCY,
       allowedNetworks: parseAllowedNetworks('127.0.0.0/8'),
-      resolve: pinnedResolver(new Map([[SITE_NAME, SITE_ADDRESS]])),
+      // The hostile mix asks a DNS server on loopback, as the product does
+      // with MONITOR_DNS_SERVERS; the rest pins its one name.
+      ...(dnsServers
+        ? { dnsServers }
+        : { resolve: pinnedResolver(new Map([[SITE_NAME, SITE_ADDRESS]])) }),
       beforeConnect: watch.tripwire.beforeConnect,
       clock: watch.clock.now,
       autoStart: true,
@@ -1348,51 +1360,225 @@ ${growth
 `;
 }
 
-const startedAt = performance.now();
-const loadAtStart = loadavg();
-const sites = await startSites();
-const runs: EngineRun[] = [];
-const growth: GrowthRun[] = [];
-let shared: SharedRun | undefined;
-try {
-  if (ENGINES.has('pglite')) {
-    runs.push(await benchEngine(await scratchDatabase({}), sites));
-    growth.push(
-      await benchGrowth(() => scratchDatabase({}), ['service', 'none']),
-    );
-  }
-  if (ENGINES.has('postgres')) {
-    const postgres = await startEmbeddedPostgres();
-    try {
-      const env = { [TEST_DATABASE_URL]: postgres.adminUrl };
-      runs.push(await benchEngine(await scratchDatabase(env), sites));
-      shared = await benchShared(await scratchDatabase(env), sites);
-      console.error(`two instances: ${JSON.stringify(shared)}`);
-      growth.push(
-        await benchGrowth(() => scratchDatabase(env), ['autovacuum']),
-      );
-    } finally {
-      await postgres.stop();
-    }
-  }
-} finally {
-  sites.stop();
+if (options.hostile) {
+  await hostileMain();
+} else {
+  await fullMain();
 }
-const markdown = report({
-  runs,
-  shared,
-  growth,
-  load: { start: loadAtStart, end: loadavg() },
-  minutes: (performance.now() - startedAt) / 60_000,
-});
-console.log(`\n${markdown}`);
-writeFileSync(RESULTS, markdown);
-const violations =
-  runs.reduce((sum, run) => sum + run.violations, 0) +
-  (shared?.violations ?? 0);
-if (violations > 0) {
-  console.error(
-    `The tripwire saw ${violations} connection(s) outside loopback: the run is void.`,
+
+async function fullMain() {
+  const startedAt = performance.now();
+  const loadAtStart = loadavg();
+  const sites = await startSites();
+  const runs: EngineRun[] = [];
+  const growth: GrowthRun[] = [];
+  let shared: SharedRun | undefined;
+  try {
+    if (ENGINES.has('pglite')) {
+      runs.push(await benchEngine(await scratchDatabase({}), sites));
+      growth.push(
+        await benchGrowth(() => scratchDatabase({}), ['service', 'none']),
+      );
+    }
+    if (ENGINES.has('postgres')) {
+      const postgres = await startEmbeddedPostgres();
+      try {
+        const env = { [TEST_DATABASE_URL]: postgres.adminUrl };
+        runs.push(await benchEngine(await scratchDatabase(env), sites));
+        shared = await benchShared(await scratchDatabase(env), sites);
+        console.error(`two instances: ${JSON.stringify(shared)}`);
+        growth.push(
+          await benchGrowth(() => scratchDatabase(env), ['autovacuum']),
+        );
+      } finally {
+        await postgres.stop();
+      }
+    }
+  } finally {
+    sites.stop();
+  }
+  const markdown = report({
+    runs,
+    shared,
+    growth,
+    load: { start: loadAtStart, end: loadavg() },
+    minutes: (performance.now() - startedAt) / 60_000,
+  });
+  console.log(`\n${markdown}`);
+  writeFileSync(RESULTS, markdown);
+  const violations =
+    runs.reduce((sum, run) => sum + run.violations, 0) +
+    (shared?.violations ?? 0);
+  if (violations > 0) {
+    console.error(
+      `The tripwire saw ${violations} connection(s) outside loopback: the run is void.`,
+    );
+    process.exitCode = 1;
+  }
+}
+
+/** What the hostile mix measured on one engine. */
+interface HostileRun {
+  engine: string;
+  honest: number;
+  tarpits: number;
+  hanging: number;
+  figures: CheckFigures;
+  coverage: Coverage;
+  usage: Usage;
+  /** Checks written of the tarpits and the hanging names (all down). */
+  hostileChecks: number;
+  violations: number;
+}
+
+/**
+ * The hostile mix (issue 58): {@link SITES} sites, of which one in
+ * 1 ÷ `--hostile-share` accepts and never answers and the first
+ * `--hanging-names` are under names whose DNS server (on loopback) never
+ * answers; the honest rest are judged as the watch is (lag, once per
+ * interval). Names are resolved as the product does, by DNS on the event
+ * loop, from a DNS server on 127.0.0.1.
+ */
+async function benchHostile(
+  database: DatabaseSettings,
+  sites: Sites,
+): Promise<HostileRun> {
+  const hanging = Number(options['hanging-names']);
+  const every = Math.round(1 / Number(options['hostile-share']));
+  const silent = Array.from(
+    { length: hanging },
+    (_, i) => `hang-${i + 1}.test`,
   );
-  process.exitCode = 1;
+  const dns = await startDnsServer({
+    a: { [SITE_NAME]: [SITE_ADDRESS] },
+    silent,
+  });
+  const watch: Watch = {
+    clock: benchClock(),
+    tripwire: loopbackTripwire(),
+    observed: [],
+    intervalMs: INTERVAL_MS,
+  };
+  const service = await startService(database, watch, 0, [dns.server]);
+  try {
+    const { db } = service.app.database;
+    const engine = await engineName(db);
+    const firstDue = watch.clock.now().getTime() + 2_000;
+    const port = new URL(sites.url).port;
+    await sql`
+      with s as (select n, gen_random_uuid() as id
+                   from generate_series(1, ${SITES}::integer) n),
+      u as (select n, id,
+                   case when n <= ${hanging}::integer
+                          then 'http://hang-' || n || '.test:' || ${port}::text || '/site?n=' || n
+                        when n % ${every}::integer = 0
+                          then 'http://' || ${SITE_NAME}::text || ':' || ${port}::text || '/tarpit?n=' || n
+                        else 'http://' || ${SITE_NAME}::text || ':' || ${port}::text || '/site?n=' || n
+                   end as url
+              from s),
+      a as (insert into accounts (id, name, email, site_url, newsletter,
+                                  confirmed_at)
+            select id, 'Bench Site', 'bench-hostile-' || ${RUN}::text || '-' || n
+                     || '@example.com', url, false, now() from u)
+      insert into monitors (account_id, site_url, next_check_at)
+      select id, url, ${new Date(firstDue).toISOString()}::timestamptz
+               + make_interval(secs => (n - 1) * ${INTERVAL_MS / 1000}::float8
+                                      / ${SITES}::integer)
+        from u`.execute(db);
+    const kinds = await sql<{ id: string | number; url: string }>`
+      select id, site_url as url from monitors`.execute(db);
+    const honest = new Set(
+      kinds.rows
+        .filter(
+          (row) =>
+            row.url.includes(`${SITE_NAME}:`) && row.url.includes('/site?'),
+        )
+        .map((row) => String(row.id)),
+    );
+    console.error(
+      `${engine}: hostile mix, ${honest.size} honest of ${SITES}; one interval of warm-up`,
+    );
+    const from = firstDue + INTERVAL_MS;
+    const to = from + INTERVALS * INTERVAL_MS;
+    await sleep(from - watch.clock.now().getTime());
+    const usage = startUsage(sites, database);
+    await sleep(to - watch.clock.now().getTime());
+    const measured = usage.stop();
+    await sleep(1_000);
+    const honestChecks = watch.observed.filter((check) =>
+      honest.has(check.monitor),
+    );
+    const run: HostileRun = {
+      engine,
+      honest: honest.size,
+      tarpits: kinds.rows.filter((row) => row.url.includes('/tarpit?')).length,
+      hanging,
+      figures: checkFigures(honestChecks, from, to, INTERVAL_MS),
+      coverage: coverage(honestChecks, honest.size, from, to, INTERVAL_MS),
+      usage: measured,
+      hostileChecks: watch.observed.filter(
+        (check) =>
+          !honest.has(check.monitor) &&
+          check.started >= from &&
+          check.started < to,
+      ).length,
+      violations: watch.tripwire.violations.length,
+    };
+    console.error(`${engine}: ${JSON.stringify(run)}`);
+    return run;
+  } finally {
+    await service.close();
+    await dns.close();
+  }
+}
+
+async function hostileMain() {
+  const startedAt = performance.now();
+  const loadAtStart = loadavg();
+  const sites = await startSites();
+  const runs: HostileRun[] = [];
+  try {
+    if (ENGINES.has('pglite')) {
+      runs.push(await benchHostile(await scratchDatabase({}), sites));
+    }
+    if (ENGINES.has('postgres')) {
+      const postgres = await startEmbeddedPostgres();
+      try {
+        const env = { [TEST_DATABASE_URL]: postgres.adminUrl };
+        runs.push(await benchHostile(await scratchDatabase(env), sites));
+      } finally {
+        await postgres.stop();
+      }
+    }
+  } finally {
+    sites.stop();
+  }
+  const load = { start: loadAtStart, end: loadavg() };
+  const ms = (value: number) => `${whole(value)} ms`;
+  const markdown = `# Monitor benchmark: the hostile mix
+
+Written by \`npm run bench:monitor -- --hostile\` on ${new Date().toISOString()}:
+Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.split(' ').slice(0, 2).join(' ') ?? 'CPU'}; load average ${load.start[0]?.toFixed(1)} at the start, ${load.end[0]?.toFixed(1)} at the end; ${((performance.now() - startedAt) / 60_000).toFixed(1)} minutes.
+
+${SITES} sites on a ${INTERVAL_MS / 1000} s interval, ${CONCURRENCY} slots, as \`npm run bench:monitor\`'s watch (one interval of warm-up, ${INTERVALS} measured), but hostile (issue 58): one site in ${Math.round(1 / Number(options['hostile-share']))} accepts a connection and never answers (each check waits out its 15 s time box), and ${Number(options['hanging-names'])} sites are under names whose DNS server never answers (c-ares gives up after 2 × 2 s). Names are resolved by DNS on the event loop, as the product does with \`MONITOR_DNS_SERVERS\`, from a DNS server on 127.0.0.1 (harness/monitor/dnsServer.ts); everything on loopback. Lag and coverage are the honest sites'.
+
+| | ${runs.map((run) => run.engine).join(' | ')} |
+|---|${runs.map(() => '---:').join('|')}|
+| honest sites / tarpits / names that hang | ${runs.map((run) => `${whole(run.honest)} / ${whole(run.tarpits)} / ${run.hanging}`).join(' | ')} |
+| honest checks per second over the measured intervals | ${runs.map((run) => run.figures.perSecondMean.toFixed(1)).join(' | ')} |
+| honest site-intervals checked once / twice or more / never | ${runs.map((run) => `${whole(run.coverage.once)} / ${whole(run.coverage.twice)} / ${whole(run.coverage.never)} of ${whole(run.coverage.pairs)}`).join(' | ')} |
+| **honest lag from due to start: p50 / p99 / max** | ${runs.map((run) => `${ms(run.figures.lagP50)} / **${ms(run.figures.lagP99)}** / ${ms(run.figures.lagMax)}`).join(' | ')} |
+| hostile checks written (all down) | ${runs.map((run) => whole(run.hostileChecks)).join(' | ')} |
+| CPU of the service process, % of one core | ${runs.map((run) => `${run.usage.serviceCpu.toFixed(1)} %`).join(' | ')} |
+| RSS of the service process: max | ${runs.map((run) => `${whole(run.usage.rssMaxMb)} MB`).join(' | ')} |
+| target: honest lag p99 ≤ ${TARGET.lagP99Ms / 1000} s | ${runs.map((run) => (run.figures.lagP99 <= TARGET.lagP99Ms ? 'met' : '**not met**')).join(' | ')} |
+`;
+  console.log(`\n${markdown}`);
+  writeFileSync(HOSTILE_RESULTS, markdown);
+  if (runs.some((run) => run.violations > 0)) {
+    console.error(
+      'The tripwire saw a connection outside loopback: the run is void.',
+    );
+    process.exitCode = 1;
+  }
 }

@@ -6,7 +6,9 @@
  * takes the service's event loop; it still takes some of the machine's
  * two cores, which real sites would not (the bench reports its CPU). It
  * prints `PORT <n>` when listening; `GET /stats` answers `{ "requests":
- * <count>, "cpuMs": <its CPU so far> }`. It exits on SIGTERM.
+ * <count>, "cpuMs": <its CPU so far> }`. `GET /tarpit?n=…` accepts and
+ * never answers (a hostile site, issue 58: the check's own time box ends
+ * it). It exits on SIGTERM.
  *
  * Usage: `node --import tsx scripts/bench/benchMonitorSites.ts`
  */
@@ -21,6 +23,10 @@ const server = createServer((request, response) => {
     const { user, system } = process.cpuUsage();
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ requests, cpuMs: (user + system) / 1000 }));
+    return;
+  }
+  if (path.startsWith('/tarpit?')) {
+    requests += 1;
     return;
   }
   if (!path.startsWith('/site?')) {

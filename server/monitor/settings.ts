@@ -28,7 +28,7 @@ export interface MonitorOptions {
    * that waits for its site past `slotHoldMs` waits outside them.
    */
   concurrency: number;
-  /** How long a check holds its slot, ms (default 2 s; tests shorten it). */
+  /** How long a check holds its slot, ms (default 1 s; tests shorten it). */
   slotHoldMs?: number;
   /**
    * Networks checked although they are not public

@@ -816,7 +816,7 @@ describe('slots that sites which never answer cannot fill (issue 58)', () => {
 
   it('with 20 slots and 40 sites that accept and never answer, checks every other site within 5 s of its due time', async () => {
     const observed: CheckObservation[] = [];
-    // A slot is held a fifth of a second (2 s in production).
+    // A slot is held a fifth of a second (1 s in production).
     const app = await tarpitService(20, 200, (observation) =>
       observed.push(observation),
     );
