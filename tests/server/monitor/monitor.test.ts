@@ -83,6 +83,19 @@ async function monitorOf(app: FastifyInstance, email: string) {
     .executeTakeFirstOrThrow();
 }
 
+/** "Check now", posted from the service's own page with a session cookie. */
+function postCheckNow(
+  app: FastifyInstance,
+  cookie: string,
+  headers: Record<string, string> = {},
+) {
+  return app.inject({
+    method: 'POST',
+    url: '/check-now',
+    headers: { cookie, 'sec-fetch-site': 'same-origin', ...headers },
+  });
+}
+
 /** GET a page with a session cookie. */
 function get(app: FastifyInstance, url: string, cookie: string) {
   return app.inject({ method: 'GET', url, headers: { cookie } });
@@ -873,11 +886,7 @@ describe('slots that sites which never answer cannot fill (issue 58)', () => {
         url: site.url(n),
       });
       await confirmedBeforeFirstCheck(app, email);
-      const pressed = await app.inject({
-        method: 'POST',
-        url: '/check-now',
-        headers: { cookie, 'sec-fetch-site': 'same-origin' },
-      });
+      const pressed = await postCheckNow(app, cookie);
       expect(pressed.headers.location).toBe('/?check=queued');
       expect(site.hits(n)).toBe(0);
       expect(
@@ -893,11 +902,7 @@ describe('"Check now"', () => {
   const service = monitoredService();
 
   const checkNow = (cookie: string, headers: Record<string, string> = {}) =>
-    service.app.inject({
-      method: 'POST',
-      url: '/check-now',
-      headers: { cookie, 'sec-fetch-site': 'same-origin', ...headers },
-    });
+    postCheckNow(service.app, cookie, headers);
 
   it('runs a check at once and comes back to / with its result; one a minute per account', async () => {
     const { app, clock } = service;
@@ -980,31 +985,19 @@ describe('"Check now"', () => {
         url: site.url(n),
       });
       // Before confirmation it is refused here too.
-      const early = await off.inject({
-        method: 'POST',
-        url: '/check-now',
-        headers: { cookie, 'sec-fetch-site': 'same-origin' },
-      });
+      const early = await postCheckNow(off, cookie);
       expect(early.headers.location).toBe('/?check=unconfirmed');
       await confirmedBeforeFirstCheck(off, email);
       // Due at once anyway (a new site); push it out, as after a check.
       await sql`update monitors set next_check_at = now() + interval '1 hour'`.execute(
         off.database.db,
       );
-      const posted = await off.inject({
-        method: 'POST',
-        url: '/check-now',
-        headers: { cookie, 'sec-fetch-site': 'same-origin' },
-      });
+      const posted = await postCheckNow(off, cookie);
       expect(posted.headers.location).toBe('/?check=queued');
       expect(
         (await monitorOf(off, email)).next_check_at?.getTime(),
       ).toBeLessThanOrEqual(Date.now());
-      const again = await off.inject({
-        method: 'POST',
-        url: '/check-now',
-        headers: { cookie, 'sec-fetch-site': 'same-origin' },
-      });
+      const again = await postCheckNow(off, cookie);
       expect(again.headers.location).toBe('/?check=limited');
       expect(site.hits(n)).toBe(0);
     } finally {
