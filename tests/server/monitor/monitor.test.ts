@@ -363,9 +363,12 @@ describe('up, down and the alerts', () => {
     ).toBeUndefined();
     // A token that is not the site's stops nothing.
     const forged = new URL(stop);
+    // Another token: its last character changed (a token ending in "A"
+    // gets an "E"; changing it to itself would forge nothing).
+    const token = stop.searchParams.get('t') ?? '';
     forged.searchParams.set(
       't',
-      `${(stop.searchParams.get('t') ?? '').slice(0, -1)}A`,
+      `${token.slice(0, -1)}${token.endsWith('A') ? 'E' : 'A'}`,
     );
     const refused = await service.app.inject({
       method: 'POST',
