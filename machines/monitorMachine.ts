@@ -48,12 +48,54 @@ export const MONITOR_STATES: readonly MonitorState[] = [
 ];
 
 /**
+ * Why a check found a site down, as a code: `no_such_name` (DNS has no
+ * address), `not_public` (refused by the address rule, or not http(s)),
+ * `unreachable` (refused, reset, or no route), `timeout`, `certificate`,
+ * `redirects` (too many), `status` (a final answer other than 2xx).
+ */
+export type DownReason =
+  | 'no_such_name'
+  | 'not_public'
+  | 'unreachable'
+  | 'timeout'
+  | 'certificate'
+  | 'redirects'
+  | 'status';
+
+/**
+ * A failure as data: its {@link DownReason} and what the words about it
+ * need. English is made only where a page or a mail is rendered
+ * (server/monitor/words.ts), so a change of wording reaches the incidents
+ * already open.
+ *
+ * `code: 'worded'` holds a reason stored as words before reason codes
+ * (migration 0016): shown as it was written.
+ */
+export type DownCause =
+  | {
+      code: DownReason;
+      /** A machine-readable detail: an error code, the phase that timed out, a refused address or scheme. */
+      detail?: string;
+      /** The final HTTP status, when one was received. */
+      status?: number;
+      /** The host of the hop that failed, cleaned. */
+      host?: string;
+      /** The limit that ran out, ms (`timeout`). */
+      timeoutMs?: number;
+      /** Redirects followed (`redirects`). */
+      redirects?: number;
+      /** The certificate's end, ISO 8601 (`certificate`). */
+      validTo?: string;
+    }
+  | { code: 'worded'; words: string };
+
+/**
  * One finished check of the site; `at`: when it ran, ms since the epoch;
- * `reason`: the failure in plain words, as the "down" mail says it.
+ * `reason`: why it failed, as data.
  */
 export type MonitorEvent =
   | { type: 'check.up'; at: number }
-  | { type: 'check.down'; at: number; reason: string };
+  | { type: 'check.down'; at: number; reason: DownCause };
 
 /** What a site's state keeps beside its name (stored with it). */
 export interface MonitorContext {
@@ -63,7 +105,7 @@ export interface MonitorContext {
    */
   failingSince: number | null;
   /** The latest failure's reason; null when the last check was up or none ran. */
-  reason: string | null;
+  reason: DownCause | null;
 }
 
 /**
@@ -73,7 +115,7 @@ export interface MonitorContext {
  */
 export interface DownAlert {
   startedAt: number;
-  reason: string;
+  reason: DownCause;
 }
 
 /**
@@ -106,7 +148,7 @@ function failingSinceOf({ failingSince }: MonitorContext): number {
 }
 
 /** The latest failure's reason; `suspect` and `down` keep one. */
-function reasonOf({ reason }: MonitorContext): string {
+function reasonOf({ reason }: MonitorContext): DownCause {
   if (reason === null) throw new Error('no failed check: no reason kept');
   return reason;
 }
@@ -223,7 +265,12 @@ function fits(state: MonitorState, context: MonitorContext): boolean {
   if (state === 'pending' || state === 'up') {
     return failingSince === null && reason === null;
   }
-  return Number.isFinite(failingSince) && typeof reason === 'string';
+  return (
+    Number.isFinite(failingSince) &&
+    typeof reason === 'object' &&
+    reason !== null &&
+    typeof reason.code === 'string'
+  );
 }
 
 /**

@@ -17,7 +17,7 @@ import type { ModelSpec } from './planner';
 /** The results a check can have, as the planner's cases (dated later). */
 export const monitorCases: MonitorEvent[] = [
   { type: 'check.up', at: 0 },
-  { type: 'check.down', at: 0, reason: 'planned' },
+  { type: 'check.down', at: 0, reason: { code: 'unreachable' } },
 ];
 
 export const monitorModel: ModelSpec<undefined> = {
@@ -40,7 +40,7 @@ export const MODEL_FIRST_CHECK = Date.UTC(2025, 0, 1, 9, 0);
  * A path's results as the scheduler would date them: the first at
  * {@link MODEL_FIRST_CHECK}, each next one an interval later, or a third
  * of one after a site the reference calls suspect (the retest). Failure
- * `n` of the path says `no answer (check n)`.
+ * `n` of the path is a timeout whose detail is `check n`.
  *
  * @param cases the planned results (`check.up` or `check.down`)
  * @returns the checks, in order
@@ -52,7 +52,11 @@ export function scheduledChecks(cases: readonly EventObject[]): MonitorEvent[] {
     const check: MonitorEvent =
       event.type === 'check.up'
         ? { type: 'check.up', at }
-        : { type: 'check.down', at, reason: `no answer (check ${index + 1})` };
+        : {
+            type: 'check.down',
+            at,
+            reason: { code: 'timeout', detail: `check ${index + 1}` },
+          };
     reference.step(check);
     at += reference.expectation().retest
       ? MODEL_INTERVAL_MS / 3

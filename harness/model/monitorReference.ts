@@ -9,6 +9,7 @@
  * when a check is up after two or more; nothing else sends a mail.
  */
 import type {
+  DownCause,
   MonitorAlert,
   MonitorContext,
   MonitorEvent,
@@ -24,7 +25,7 @@ export interface MonitorExpectation {
   /** Some check has run (not `pending`). */
   checked: boolean;
   /** The incident going on: since its first failure, the latest reason. */
-  incident: { startedAt: number; reason: string } | null;
+  incident: { startedAt: number; reason: DownCause } | null;
 }
 
 /** The reference site: its checks so far, as failures in a row. */
@@ -32,7 +33,7 @@ export class MonitorReference {
   private checks = 0;
   private failuresInRow = 0;
   private firstFailureAt: number | null = null;
-  private latestReason: string | null = null;
+  private latestReason: DownCause | null = null;
 
   expectation(): MonitorExpectation {
     const state: MonitorState =

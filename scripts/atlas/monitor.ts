@@ -161,7 +161,11 @@ export async function playMonitorStates(
           context,
           check.site === 'up'
             ? { type: 'check.up', at }
-            : { type: 'check.down', at, reason: 'HTTP 503' },
+            : {
+                type: 'check.down',
+                at,
+                reason: { code: 'status', status: 503 },
+              },
         ));
       }
       events.push(...stop.events);

@@ -8,6 +8,7 @@ import type {
   ConsentRecordChoice,
   ConsentSource,
 } from '../../contract/consentRecord';
+import type { DownCause } from '../../machines/monitorMachine';
 
 /** A column the database fills in (`default now()`), read as a Date. */
 type CreatedAt = ColumnType<Date, never, never>;
@@ -116,8 +117,8 @@ export interface AlertDetails {
   siteUrl: string;
   /** When the first failed check of the incident ran. */
   startedAt: string;
-  /** "down": the failure in plain words. */
-  reason?: string;
+  /** "down": why, as data (machines/monitorMachine.ts's DownCause). */
+  reason?: DownCause;
   /** "up": when the check that found the site up again ran; "steady": when its last incident ended. */
   endedAt?: string;
   /** "flapping": its incidents within the hour; "steady": the times it went down while flapping. */
@@ -196,7 +197,8 @@ export interface MonitorsTable {
   >;
   /** The machine's context: the first failed check in a row, its reason. */
   failing_since: Timestamp | null;
-  reason: string | null;
+  /** jsonb: machines/monitorMachine.ts's DownCause. */
+  reason: DownCause | null;
   /**
    * When the next check is due; null while the site waits for its owner's
    * address to be confirmed ([D120](../../docs/decisions.md#D120)).
@@ -250,7 +252,8 @@ export interface MonitorIncidentsTable {
   monitor_id: string;
   started_at: Timestamp;
   ended_at: Timestamp | null;
-  reason: string;
+  /** jsonb: the DownCause that made the site down. */
+  reason: DownCause;
   /** How many times the site went down in it: more than 1 while flapping ([D125](../../docs/decisions.md#D125)). */
   flaps: ColumnType<number, number | undefined, number>;
 }

@@ -22,11 +22,7 @@ import {
   type MailSender,
 } from './outbox/mailSender';
 
-export {
-  ALERTS_STOP_PATH,
-  durationInWords,
-  momentInWords,
-} from './outbox/mailMessages';
+export { ALERTS_STOP_PATH } from './outbox/mailMessages';
 export type { MailOptions } from './outbox/mailSender';
 export type { DkimSettings } from './outbox/mailTransport';
 export { MAIL_DIR, mailDirFrom } from './settings';

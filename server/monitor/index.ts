@@ -34,7 +34,8 @@ import {
 } from './settings';
 import { hostResolver } from './check/hostResolver';
 import { resumeWatch } from './watch';
-import { checkSite, describeResult } from './check/siteCheck';
+import { checkSite } from './check/siteCheck';
+import { monitorUserAgent } from './words';
 
 export { CHECK_NOW_PATH } from './page';
 export type { CheckNowNote } from './page';
@@ -97,18 +98,7 @@ declare module 'fastify' {
   }
 }
 
-/**
- * The checks' User-Agent ([D103](../../docs/decisions.md#D103)): the product, the monitor's version, and
- * where to read about it, so that a site's owner can allow or refuse it.
- */
-export function monitorUserAgent(
-  productName: string,
-  publicUrl: string,
-): string {
-  const product =
-    productName.replace(/[^A-Za-z0-9!#$%&'*+.^_`|~-]+/g, '') || 'Vigil';
-  return `${product}-Monitor/1 (+${publicUrl})`;
-}
+export { monitorUserAgent };
 
 /** A `/?check=` value, when it is one the page knows. */
 export function checkNowNoteOf(value: unknown): CheckNowNote | undefined {
@@ -166,7 +156,6 @@ async function monitor(
             ...(settings.ca && { ca: settings.ca }),
             ...(settings.timeouts && { timeouts: settings.timeouts }),
           }),
-        describe: (result) => describeResult(result, userAgent),
         // Alerts are queued in the outbox; its sender is told.
         wakeSender: () => app.mail.wake(),
         embedded: app.database.engine === 'pglite',

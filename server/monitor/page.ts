@@ -7,13 +7,15 @@
  */
 import type { MonitorState } from '../../machines/monitorMachine';
 import { escapeHtml, layout } from '../http/html';
+import { ALERTS_STOP_PATH } from '../mail/index';
+import type { MonitorHour, MonitorView } from './repository';
 import {
-  ALERTS_STOP_PATH,
+  agoInWords,
+  dayInWords,
+  describeResult,
   durationInWords,
   momentInWords,
-} from '../mail/index';
-import type { MonitorHour, MonitorView } from './repository';
-import { describeResult } from './check/siteCheck';
+} from './words';
 
 /**
  * A time in milliseconds, its number and unit kept on one line (a no-break
@@ -50,35 +52,6 @@ const STATE_NOTES: Readonly<Record<MonitorState, string>> = {
   down: 'The site has failed two checks in a row.',
 };
 
-/**
- * How long ago, in words: `just now`, `45 seconds ago`, `3 minutes ago`,
- * `2 hours ago`, `5 days ago`.
- *
- * @param ms the time since, in milliseconds
- */
-export function agoInWords(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 5) return 'just now';
-  const unit = (n: number, word: string) =>
-    `${n} ${word}${n === 1 ? '' : 's'} ago`;
-  if (seconds < 60) return unit(seconds, 'second');
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return unit(minutes, 'minute');
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return unit(hours, 'hour');
-  return unit(Math.floor(hours / 24), 'day');
-}
-
-/** A day as the page writes it: `5 December 2026` (UTC). */
-function dayOf(iso: string): string {
-  return new Date(iso).toLocaleDateString('en-GB', {
-    day: 'numeric',
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  });
-}
-
 /** The latest check: when (relative and absolute), and what it found. */
 function lastCheck(view: MonitorView, now: Date, userAgent: string): string {
   const check = view.lastCheck;
@@ -100,7 +73,7 @@ function certificate(view: MonitorView): string {
   if (!cert) {
     return `<p class="monitor__certificate" data-testid="monitor-certificate">Certificate: not read yet.</p>`;
   }
-  const until = dayOf(cert.validTo);
+  const until = dayInWords(cert.validTo);
   const words = cert.error
     ? `does not verify (${cert.error}); valid until ${until}, issued by ${cert.issuer}.`
     : cert.daysLeft < 0

@@ -20,6 +20,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type {
+  DownCause,
   MonitorAlert,
   MonitorContext,
   MonitorState,
@@ -140,7 +141,7 @@ interface MonitorRow {
   site_url: string;
   state: MonitorState;
   failing_since: Date | null;
-  reason: string | null;
+  reason: DownCause | null;
   /** Never null in a claimed row: a claim takes due rows only. */
   next_check_at: Date;
   claims: number;
@@ -198,7 +199,7 @@ interface PlannedAlert {
   mail: AlertKind | null;
   details: AlertDetails;
   /** A "down"'s reason, kept with the incident. */
-  reason: string | null;
+  reason: DownCause | null;
 }
 
 /** What the ceiling needs to know of a site's incidents, read before its write. */
@@ -222,8 +223,9 @@ function stopTokenOf(key: Buffer, monitorId: string): string {
     .digest('base64url');
 }
 
-/** A reason as the columns hold it (≤ 500 characters). */
-const clipped = (text: string) => text.slice(0, 500);
+/** A reason as a jsonb parameter. */
+const reasonJson = (reason: DownCause | null) =>
+  reason === null ? null : JSON.stringify(reason);
 
 /** What {@link MonitorRepository.record} did with a batch of checks. */
 export interface RecordOutcome {
@@ -425,7 +427,7 @@ export function monitorRepository(db: Kysely<Schema>) {
         (check) => sql`(${check.monitor.id}::bigint,
           ${check.monitor.claim}::integer, ${check.state}::text,
           ${check.context.failingSince === null ? null : new Date(check.context.failingSince).toISOString()}::timestamptz,
-          ${check.context.reason === null ? null : clipped(check.context.reason)}::text,
+          ${reasonJson(check.context.reason)}::jsonb,
           ${check.nextCheckAt.toISOString()}::timestamptz,
           ${JSON.stringify(check.result)}::jsonb,
           ${check.checkedAt.toISOString()}::timestamptz,
@@ -450,7 +452,7 @@ export function monitorRepository(db: Kysely<Schema>) {
           })}::jsonb,
           ${row.details.startedAt}::timestamptz,
           ${row.details.endedAt ?? null}::timestamptz,
-          ${row.reason === null ? null : clipped(row.reason)}::text)`,
+          ${reasonJson(row.reason)}::jsonb)`,
     );
     // A values list cannot be empty: with no alert, one that matches
     // no monitor.
@@ -458,7 +460,7 @@ export function monitorRepository(db: Kysely<Schema>) {
       alerts.length > 0
         ? sql.join(alerts)
         : sql`(null::bigint, null::integer, null::text, null::text,
-            null::jsonb, null::timestamptz, null::timestamptz, null::text)`;
+            null::jsonb, null::timestamptz, null::timestamptz, null::jsonb)`;
     const { rows } = await unlessUnavailable(() =>
       sql<{ id: string | number; queued: boolean }>`
         with results (id, claim, state, failing_since, reason, next_check_at,

@@ -30,7 +30,7 @@ import type {
   MonitorRepository,
   RecordedCheck,
 } from './repository';
-import type { CheckResult } from './check/siteCheck';
+import { causeOf, type CheckResult } from './check/siteCheck';
 
 /** How the scheduler runs; the defaults are `MONITOR_*`'s ([D104](../../docs/decisions.md#D104)). */
 export interface SchedulerSettings {
@@ -56,8 +56,6 @@ export interface SchedulerSettings {
   clock: () => Date;
   /** One check of one site (./check/siteCheck.ts's checkSite, with its settings). */
   check: (url: string, signal: AbortSignal) => Promise<CheckResult>;
-  /** A failed check in plain words: the machine keeps it as the reason. */
-  describe: (result: CheckResult) => string;
   /** Tells the mail sender an alert was queued. */
   wakeSender: () => void;
   /** The embedded engine: one process, so claims left at start are orphans. */
@@ -320,7 +318,7 @@ export function monitorScheduler(
           : {
               type: 'check.down',
               at: checkedAt.getTime(),
-              reason: settings.describe(result),
+              reason: causeOf(result),
             };
       const step = stepMonitor(monitor.state, monitor.context, event);
       const finished = clock().getTime();

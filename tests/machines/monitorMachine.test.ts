@@ -22,6 +22,7 @@ import {
   stepMonitor,
   type BackUpAlert,
   type DownAlert,
+  type DownCause,
   type MonitorAlert,
   type MonitorContext,
   type MonitorEvent,
@@ -36,7 +37,16 @@ const up = (minute: number): MonitorEvent => ({
   type: 'check.up',
   at: minutes(minute),
 });
-const down = (minute: number, reason = 'connection refused'): MonitorEvent => ({
+/** Failures as the checker reports them (machines/monitorMachine.ts's DownCause). */
+const REFUSED: DownCause = { code: 'unreachable', detail: 'ECONNREFUSED' };
+const TIMED_OUT: DownCause = {
+  code: 'timeout',
+  detail: 'headers',
+  timeoutMs: 10_000,
+};
+const http = (status: number): DownCause => ({ code: 'status', status });
+
+const down = (minute: number, reason: DownCause = REFUSED): MonitorEvent => ({
   type: 'check.down',
   at: minutes(minute),
   reason,
@@ -94,15 +104,15 @@ describe('monitorMachine: down only after a second failed check in a row', () =>
 
   it('pending: one failure makes it suspect, the second down', () => {
     const { checks, actor } = startMonitor();
-    expect(checks(down(0, 'timed out'))).toBe('suspect');
+    expect(checks(down(0, TIMED_OUT))).toBe('suspect');
     expect(actor.getSnapshot().context).toEqual({
       failingSince: minutes(0),
-      reason: 'timed out',
+      reason: TIMED_OUT,
     });
-    expect(checks(down(1, 'HTTP 503'))).toBe('down');
+    expect(checks(down(1, http(503)))).toBe('down');
     expect(actor.getSnapshot().context).toEqual({
       failingSince: minutes(0),
-      reason: 'HTTP 503',
+      reason: http(503),
     });
   });
 
@@ -130,14 +140,14 @@ describe('monitorMachine: one "down" and one "back up" alert per incident', () =
   // Failures at 12:00, 12:01 (the retest), 12:04, 12:07; up at 12:10.
   const incident = [
     up(-3),
-    down(0, 'timed out'),
-    down(1, 'HTTP 503'),
-    down(4, 'HTTP 502'),
-    down(7, 'timed out'),
+    down(0, TIMED_OUT),
+    down(1, http(503)),
+    down(4, http(502)),
+    down(7, TIMED_OUT),
     up(10),
   ];
   const expected: MonitorAlert[] = [
-    { kind: 'down', startedAt: minutes(0), reason: 'HTTP 503' },
+    { kind: 'down', startedAt: minutes(0), reason: http(503) },
     { kind: 'up', startedAt: minutes(0), endedAt: minutes(10) },
   ];
 
@@ -166,28 +176,36 @@ describe('monitorMachine: one "down" and one "back up" alert per incident', () =
     checks(...incident.slice(0, 5));
     expect(actor.getSnapshot().context).toEqual({
       failingSince: minutes(0),
-      reason: 'timed out',
+      reason: TIMED_OUT,
     });
     expect(selectIncident(actor.getSnapshot())).toEqual({
       startedAt: minutes(0),
-      reason: 'timed out',
+      reason: TIMED_OUT,
     });
   });
 
   it('two incidents give two of each, each from its own first failure', () => {
     const { checks, alerts } = startMonitor();
-    checks(down(0), down(1), up(4), up(7), down(10, 'DNS'), down(11), up(14));
+    checks(
+      down(0),
+      down(1),
+      up(4),
+      up(7),
+      down(10, { code: 'no_such_name', host: 'site.test' }),
+      down(11),
+      up(14),
+    );
     expect(alerts).toEqual([
-      { kind: 'down', startedAt: minutes(0), reason: 'connection refused' },
+      { kind: 'down', startedAt: minutes(0), reason: REFUSED },
       { kind: 'up', startedAt: minutes(0), endedAt: minutes(4) },
-      { kind: 'down', startedAt: minutes(10), reason: 'connection refused' },
+      { kind: 'down', startedAt: minutes(10), reason: REFUSED },
       { kind: 'up', startedAt: minutes(10), endedAt: minutes(14) },
     ]);
   });
 
   it('an incident still going on has given its "down" alert only', () => {
     expect(stepAll([down(0), down(1), down(4), down(7)]).alerts).toEqual([
-      { kind: 'down', startedAt: minutes(0), reason: 'connection refused' },
+      { kind: 'down', startedAt: minutes(0), reason: REFUSED },
     ]);
   });
 });
@@ -207,7 +225,7 @@ describe('monitorMachine: a single failure sends nothing', () => {
     expect(
       stepMonitor(
         'suspect',
-        { failingSince: minutes(0), reason: 'timed out' },
+        { failingSince: minutes(0), reason: TIMED_OUT },
         up(1),
       ),
     ).toEqual({
@@ -231,7 +249,7 @@ describe('monitorMachine: a single failure sends nothing', () => {
 describe('stepMonitor: from each stored state', () => {
   const failing: MonitorContext = {
     failingSince: minutes(0),
-    reason: 'timed out',
+    reason: TIMED_OUT,
   };
   const cleared = INITIAL_MONITOR_CONTEXT;
   /** A stored site, a check, and what the requirement says comes next. */
@@ -255,7 +273,7 @@ describe('stepMonitor: from each stored state', () => {
     {
       from: 'pending',
       stored: cleared,
-      check: down(0, 'timed out'),
+      check: down(0, TIMED_OUT),
       to: 'suspect',
       context: failing,
       alerts: [],
@@ -271,7 +289,7 @@ describe('stepMonitor: from each stored state', () => {
     {
       from: 'up',
       stored: cleared,
-      check: down(0, 'timed out'),
+      check: down(0, TIMED_OUT),
       to: 'suspect',
       context: failing,
       alerts: [],
@@ -287,17 +305,17 @@ describe('stepMonitor: from each stored state', () => {
     {
       from: 'suspect',
       stored: failing,
-      check: down(1, 'HTTP 500'),
+      check: down(1, http(500)),
       to: 'down',
-      context: { failingSince: minutes(0), reason: 'HTTP 500' },
-      alerts: [{ kind: 'down', startedAt: minutes(0), reason: 'HTTP 500' }],
+      context: { failingSince: minutes(0), reason: http(500) },
+      alerts: [{ kind: 'down', startedAt: minutes(0), reason: http(500) }],
     },
     {
       from: 'down',
       stored: failing,
-      check: down(4, 'HTTP 500'),
+      check: down(4, http(500)),
       to: 'down',
-      context: { failingSince: minutes(0), reason: 'HTTP 500' },
+      context: { failingSince: minutes(0), reason: http(500) },
       alerts: [],
     },
     {
@@ -369,7 +387,7 @@ describe('stepMonitor: the retest flag (a third of the interval after one failur
 describe('monitorMachine: tags and selectors', () => {
   const failing: MonitorContext = {
     failingSince: minutes(0),
-    reason: 'timed out',
+    reason: TIMED_OUT,
   };
   const stored: [MonitorState, MonitorContext][] = [
     ['pending', INITIAL_MONITOR_CONTEXT],
@@ -389,9 +407,7 @@ describe('monitorMachine: tags and selectors', () => {
       checked: state !== 'pending',
       retest: state === 'suspect',
       incident:
-        state === 'down'
-          ? { startedAt: minutes(0), reason: 'timed out' }
-          : null,
+        state === 'down' ? { startedAt: minutes(0), reason: TIMED_OUT } : null,
     });
   });
 
@@ -415,7 +431,7 @@ describe('stepMonitor: a stored shape the machine cannot be in is refused', () =
     /stored monitor state .* is none the monitor machine can be in/;
   const failing: MonitorContext = {
     failingSince: minutes(0),
-    reason: 'timed out',
+    reason: TIMED_OUT,
   };
 
   it.each([
@@ -427,11 +443,7 @@ describe('stepMonitor: a stored shape the machine cannot be in is refused', () =
       'up',
       { failingSince: minutes(0), reason: null },
     ],
-    [
-      'a reason kept while up',
-      'up',
-      { failingSince: null, reason: 'timed out' },
-    ],
+    ['a reason kept while up', 'up', { failingSince: null, reason: TIMED_OUT }],
     [
       'suspect without its start',
       'suspect',
@@ -439,6 +451,12 @@ describe('stepMonitor: a stored shape the machine cannot be in is refused', () =
     ],
     ['down without its start', 'down', { ...failing, failingSince: null }],
     ['down without a reason', 'down', { ...failing, reason: null }],
+    [
+      'a reason kept as bare words',
+      'down',
+      { ...failing, reason: 'timed out' },
+    ],
+    ['a reason with no code', 'suspect', { ...failing, reason: {} }],
     ['a start that is no time', 'down', { ...failing, failingSince: NaN }],
     [
       'a start stored as text',
@@ -458,7 +476,7 @@ describe('stepMonitor: a stored shape the machine cannot be in is refused', () =
     expect(() =>
       stepMonitor('degraded' as MonitorState, failing, up(10)),
     ).toThrow(
-      `stored monitor state {"state":"degraded","context":{"failingSince":${minutes(0)},"reason":"timed out"}}`,
+      `stored monitor state {"state":"degraded","context":{"failingSince":${minutes(0)},"reason":${JSON.stringify(TIMED_OUT)}}}`,
     );
   });
 
@@ -467,9 +485,9 @@ describe('stepMonitor: a stored shape the machine cannot be in is refused', () =
     expect(stepMonitor('suspect', stored, up(1)).context).toEqual(
       INITIAL_MONITOR_CONTEXT,
     );
-    expect(stepMonitor('down', stored, down(4, 'HTTP 502')).context).toEqual({
+    expect(stepMonitor('down', stored, down(4, http(502))).context).toEqual({
       failingSince: minutes(0),
-      reason: 'HTTP 502',
+      reason: http(502),
     });
   });
 

@@ -185,7 +185,7 @@ describe('monitorMachine, every sequence of up to eight checks', () => {
       {
         kind: 'down',
         startedAt: MODEL_FIRST_CHECK,
-        reason: 'no answer (check 2)',
+        reason: { code: 'timeout', detail: 'check 2' },
       },
       {
         kind: 'up',

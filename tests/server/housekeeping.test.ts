@@ -550,14 +550,14 @@ describe('in batches', () => {
           monitor_id: monitor.id,
           started_at: ago(days + 1),
           ended_at: ago(days),
-          reason: 'HTTP 503',
+          reason: { code: 'status' as const, status: 503 },
         })),
         // Still going on.
         {
           monitor_id: monitor.id,
           started_at: ago(INCIDENTS_KEPT_DAYS + 2),
           ended_at: null,
-          reason: 'HTTP 503',
+          reason: { code: 'status' as const, status: 503 },
         },
       ])
       .execute();

@@ -234,7 +234,7 @@ describe('the name typed at sign-up, in mails to an address nobody has proven (i
         details: JSON.stringify({
           siteUrl: 'https://shop.example/',
           startedAt: '2026-11-29T14:02:10.000Z',
-          reason: 'HTTP 503',
+          reason: { code: 'status', status: 503 },
         }),
       })
       .execute();

@@ -11,13 +11,13 @@ import {
   composeAlertMail,
   composeMail,
   watchedHost,
-  durationInWords,
   fromHeader,
   redactedCopy,
   type AlertInput,
   type MailInput,
   type MailKind,
 } from '../../server/mail/outbox/mailMessages';
+import { durationInWords } from '../../server/monitor/words';
 
 const PUBLIC_URL = 'https://vigil.example';
 const TOKEN = 'q3Zr9Xw-_b1cD2eF3gH4iJ5kL6mN7oP8qR9sT0uV1wX';
@@ -277,7 +277,7 @@ describe('composeAlertMail (D105)', () => {
       details: {
         siteUrl: 'https://shop.example/health',
         startedAt: started,
-        reason: 'HTTP 503 Service Unavailable',
+        reason: { code: 'status', status: 503 },
       },
       messageId: '<vigil-40-1700000000000@vigil.example>',
       ...overrides,
@@ -304,7 +304,7 @@ describe('composeAlertMail (D105)', () => {
             siteUrl: 'https://shop.example/health',
             startedAt: started,
             ...(kind === 'down'
-              ? { reason: 'HTTP 503' }
+              ? { reason: { code: 'status' as const, status: 503 } }
               : { endedAt: '2026-11-29T14:12:10.000Z' }),
             monitorId: '42',
             stopToken: token,
@@ -372,6 +372,36 @@ describe('composeAlertMail (D105)', () => {
     expect(mail.text).toContain('Hello Ada,');
   });
 
+  it('"down" words its reason when the mail is made: a reason kept in words before reason codes is shown as written, and advice ends one sentence', () => {
+    const worded = composeAlertMail(
+      alert({
+        details: {
+          siteUrl: 'https://shop.example/health',
+          startedAt: started,
+          reason: {
+            code: 'worded',
+            words: 'Refused or unreachable (ECONNREFUSED)',
+          },
+        },
+      }),
+    );
+    expect(worded.text).toContain(
+      'What we saw: Refused or unreachable (ECONNREFUSED).',
+    );
+    const robots = composeAlertMail(
+      alert({
+        details: {
+          siteUrl: 'https://shop.example/health',
+          startedAt: started,
+          reason: { code: 'status', status: 403 },
+        },
+      }),
+    );
+    expect(robots.text).toContain(
+      'What we saw: HTTP 403 Forbidden. The site may be blocking robots: allow the user agent "Vigil-Monitor/1 (+https://vigil.example)" in its firewall or bot protection.\n',
+    );
+  });
+
   it('greets no one by name when no name is given (an unconfirmed address)', () => {
     const mail = composeAlertMail(alert({ name: null }));
     expect(mail.text.split('\n')[0]).toBe('Hello,');
@@ -419,7 +449,7 @@ describe('composeAlertMail (D105)', () => {
         details: {
           siteUrl: `https://x.example/${hostile}`,
           startedAt: started,
-          reason: hostile,
+          reason: { code: 'no_such_name', host: hostile },
         },
       }),
     );

@@ -22,6 +22,7 @@ import * as watchOnceConfirmed from './0012_watch_once_confirmed';
 import * as outboxRetention from './0013_outbox_retention';
 import * as alertsOff from './0014_alerts_off';
 import * as flapping from './0015_flapping';
+import * as reasonCodes from './0016_reason_codes';
 
 /** Name → migration; Kysely runs them in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -40,6 +41,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0013_outbox_retention': outboxRetention,
   '0014_alerts_off': alertsOff,
   '0015_flapping': flapping,
+  '0016_reason_codes': reasonCodes,
 };
 
 /**

@@ -9,6 +9,12 @@
  */
 import { escapeHtml } from '../../http/html';
 import type { AlertDetails, AlertKind, MailKind } from '../../db/schema';
+import {
+  describeCause,
+  durationInWords,
+  momentInWords,
+  monitorUserAgent,
+} from '../../monitor/words';
 
 export type { AlertKind, MailKind };
 
@@ -325,49 +331,6 @@ export interface AlertInput {
   messageId: string;
 }
 
-/** A moment as the alerts write it: `14:02 UTC on 29 November 2026`. */
-export function momentInWords(iso: string): string {
-  const date = new Date(iso);
-  const time = date.toLocaleTimeString('en-GB', {
-    hour: '2-digit',
-    minute: '2-digit',
-    timeZone: 'UTC',
-  });
-  const day = date.toLocaleDateString('en-GB', {
-    day: 'numeric',
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  });
-  return `${time} UTC on ${day}`;
-}
-
-/**
- * A length of time in words, to the minute (under a minute: seconds):
- * `45 seconds`, `1 minute`, `2 hours 5 minutes`, `3 days 4 hours`.
- *
- * @param ms the length in milliseconds (negative is read as 0)
- */
-export function durationInWords(ms: number): string {
-  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 60) return unit(seconds, 'second');
-  const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return unit(minutes, 'minute');
-  const hours = Math.floor(minutes / 60);
-  if (hours < 24) {
-    const rest = minutes % 60;
-    return rest
-      ? `${unit(hours, 'hour')} ${unit(rest, 'minute')}`
-      : unit(hours, 'hour');
-  }
-  const days = Math.floor(hours / 24);
-  const restHours = hours % 24;
-  return restHours
-    ? `${unit(days, 'day')} ${unit(restHours, 'hour')}`
-    : unit(days, 'day');
-}
-
 /**
  * The host of a watched site's URL (`shop.example`, `site.test:8080`), as
  * the WHATWG URL parser reads it, for the confirmation mail and its
@@ -423,7 +386,7 @@ function alertWording(input: AlertInput): Wording {
       reason: `${details.siteUrl} has stopped answering. It failed two checks in a row, the first at ${momentInWords(details.startedAt)}.`,
       button: 'See your site’s checks',
       notes: [
-        `What we saw: ${details.reason ?? 'the site did not answer'}.`,
+        `What we saw: ${details.reason ? describeCause(details.reason, monitorUserAgent(product, input.publicUrl)).replace(/\.$/, '') : 'the site did not answer'}.`,
         'We keep checking it every minute, and will email you as soon as it answers again.',
       ],
       footnote,

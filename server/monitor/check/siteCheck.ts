@@ -11,21 +11,33 @@
  * never used), so that neither a private name nor DNS rebinding reaches
  * the inside of the network. It sends nothing that identifies anyone but
  * the monitor itself, and it keeps nothing of the site's body.
+ *
+ * This file is the hop-and-redirect loop; the connection and the deadline
+ * are ./transport.ts's. The result is data (a reason code, a detail):
+ * ../words.ts puts it into words where a page or a mail shows it.
  */
-import { STATUS_CODES } from 'node:http';
-import { connect as connectTcp, isIP, type Socket } from 'node:net';
+import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import {
-  connect as connectTls,
-  createSecureContext,
-  rootCertificates,
-  type PeerCertificate,
-  type SecureContext,
-  type TLSSocket,
-} from 'node:tls';
-import { Client, type buildConnector } from 'undici';
+import { Client } from 'undici';
+import type { DownCause, DownReason } from '../../../machines/monitorMachine';
 import type { AddressRule } from './addressRule';
 import { cleanRemoteText } from './remoteText';
+import {
+  beforeDeadline,
+  CheckStopped,
+  errorCode,
+  firstValue,
+  HOP_ENDED,
+  msSince,
+  pinnedConnector,
+  startDeadline,
+  type CertificateInfo,
+  type Deadline,
+  type Failure,
+  type HopRecord,
+} from './transport';
+
+export type { CertificateInfo };
 
 /**
  * Resolves a host name to every address it has (A and AAAA), in the order
@@ -68,32 +80,7 @@ export interface CheckSettings {
   signal?: AbortSignal;
 }
 
-export type DownReason =
-  | 'no_such_name'
-  | 'not_public'
-  | 'unreachable'
-  | 'timeout'
-  | 'certificate'
-  | 'redirects'
-  | 'status';
-
-export interface CertificateInfo {
-  /**
-   * The issuer's organisation (O), or its common name (CN) without one,
-   * cleaned (./remoteText.ts): no controls, at most 200 characters.
-   */
-  issuer: string;
-  /** ISO 8601 */
-  validTo: string;
-  /** whole days from checkedAt to validTo (rounded down), negative when expired */
-  daysLeft: number;
-  /**
-   * when it does not verify: Node's code (CERT_HAS_EXPIRED,
-   * ERR_TLS_CERT_ALTNAME_INVALID, DEPTH_ZERO_SELF_SIGNED_CERT,
-   * UNABLE_TO_VERIFY_LEAF_SIGNATURE, SELF_SIGNED_CERT_IN_CHAIN, …)
-   */
-  error?: string;
-}
+export type { DownReason };
 
 export interface CheckResult {
   outcome: 'up' | 'down';
@@ -148,316 +135,6 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** What a resolver says of a name with no address (getaddrinfo's EAI_NONAME, EAI_NODATA). */
 const NO_SUCH_NAME_CODES = new Set(['ENOTFOUND', 'ENODATA', 'ENONAME']);
-
-/**
- * What a hop's client and connection are destroyed with when the hop ends:
- * one error, made once. Node reads the stack of the error a socket is
- * destroyed with; undici's own, a new ClientDestroyedError per hop, cost a
- * fifth of a check's CPU where stacks go through source maps
- * (`--enable-source-maps`, as `npm run serve` runs; `npm run
- * bench:monitor`).
- */
-const HOP_ENDED = new Error('the check of this hop is over');
-
-/** Why a check stopped short of a final response. */
-interface Failure {
-  reason: DownReason;
-  detail?: string;
-  timeoutMs?: number;
-  status?: number;
-}
-
-/** Ends the check early with a {@link Failure}; caught in {@link checkSite}. */
-class CheckStopped extends Error {
-  constructor(readonly failure: Failure) {
-    super(failure.reason);
-  }
-}
-
-/** What one hop measured and met, kept for the result. */
-interface HopRecord {
-  host: string;
-  address?: string;
-  dnsMs?: number;
-  connectMs?: number;
-  tlsMs?: number;
-  firstByteMs?: number;
-  certificate?: CertificateInfo;
-  /** A failure the connector saw (undici may wrap or replace its error). */
-  failure?: Failure;
-}
-
-/**
- * The whole chain's one time box (the `totalMs` limit), which also ends
- * when the caller's `settings.signal` aborts.
- */
-interface Deadline {
-  signal: AbortSignal;
-  /** ms left, never negative */
-  remaining(): number;
-  /** Why the signal aborted: the total timeout, or the caller's abort. */
-  stopped(): CheckStopped;
-  clear(): void;
-}
-
-function startDeadline(
-  started: number,
-  totalMs: number,
-  external: AbortSignal | undefined,
-): Deadline {
-  const controller = new AbortController();
-  let byCaller = false;
-  const onExternalAbort = () => {
-    byCaller = true;
-    controller.abort();
-  };
-  const timer = setTimeout(() => controller.abort(), totalMs);
-  if (external?.aborted) onExternalAbort();
-  external?.addEventListener('abort', onExternalAbort, { once: true });
-  return {
-    signal: controller.signal,
-    remaining: () => Math.max(0, totalMs - (performance.now() - started)),
-    stopped: () =>
-      new CheckStopped(
-        byCaller
-          ? { reason: 'unreachable', detail: 'ABORT_ERR' }
-          : { reason: 'timeout', detail: 'total', timeoutMs: totalMs },
-      ),
-    clear: () => {
-      clearTimeout(timer);
-      external?.removeEventListener('abort', onExternalAbort);
-    },
-  };
-}
-
-/**
- * Settles with `promise`, or rejects with {@link Deadline.stopped} when the
- * deadline passes first (a resolver cannot be cancelled, only abandoned).
- */
-function beforeDeadline<T>(
-  promise: Promise<T>,
-  deadline: Deadline,
-): Promise<T> {
-  promise.catch(() => undefined);
-  if (deadline.signal.aborted) return Promise.reject(deadline.stopped());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(deadline.stopped());
-    deadline.signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        deadline.signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        deadline.signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-function errorCode(error: unknown): string {
-  if (typeof error === 'object' && error !== null) {
-    const { code, cause } = error as { code?: unknown; cause?: unknown };
-    // undici's SocketError ("other side closed") says more in its cause.
-    if (code === 'UND_ERR_SOCKET' && cause !== undefined) {
-      return errorCode(cause);
-    }
-    if (typeof code === 'string' && code !== '') return code;
-  }
-  return 'ERROR';
-}
-
-/** Whole ms since `since`. */
-function msSince(since: number): number {
-  return Math.round(performance.now() - since);
-}
-
-/**
- * Extra trusted CAs → one secure context each, made once: building one
- * parses Node's ~140 bundled roots.
- */
-const secureContexts = new Map<string, SecureContext>();
-
-function secureContextFor(ca: CheckSettings['ca']): SecureContext {
-  const extra = ca === undefined ? [] : typeof ca === 'string' ? [ca] : [...ca];
-  const key = extra.join('\n');
-  let context = secureContexts.get(key);
-  if (!context) {
-    context = createSecureContext({ ca: [...rootCertificates, ...extra] });
-    secureContexts.set(key, context);
-  }
-  return context;
-}
-
-function firstValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function certificateInfo(
-  certificate: PeerCertificate,
-  checkedAt: Date,
-  error: string | undefined,
-): CertificateInfo | undefined {
-  const validTo = new Date(certificate.valid_to);
-  if (Number.isNaN(validTo.getTime())) return undefined;
-  const issuer = certificate.issuer as
-    Record<string, string | string[] | undefined> | undefined;
-  return {
-    // The issuer's name is the site's text: cleaned before it is kept.
-    issuer: cleanRemoteText(
-      firstValue(issuer?.O) ?? firstValue(issuer?.CN) ?? '',
-    ),
-    validTo: validTo.toISOString(),
-    daysLeft: Math.floor(
-      (validTo.getTime() - checkedAt.getTime()) / 86_400_000,
-    ),
-    ...(error === undefined ? {} : { error }),
-  };
-}
-
-/**
- * Node gives `authorizationError` as the OpenSSL or Node code (a string),
- * though typed as an Error.
- */
-function authorizationCode(socket: TLSSocket): string {
-  const error: unknown = socket.authorizationError;
-  if (typeof error === 'string') return error;
-  const code = errorCode(error);
-  return code === 'ERROR' && error instanceof Error ? error.message : code;
-}
-
-/** A pinned connection never resolves a name: refuse if asked to. */
-function refuseLookup(
-  hostname: string,
-  _options: unknown,
-  callback: (error: Error | null, address: string, family: number) => void,
-): void {
-  callback(new Error(`refused to resolve ${hostname} at connect`), '', 0);
-}
-
-interface ConnectorContext {
-  /** Checked addresses, tried in order while TCP connections fail. */
-  addresses: readonly string[];
-  port: number;
-  secure: boolean;
-  /** The URL's host: the TLS server name (SNI, for a name) and the name the certificate must carry. */
-  host: string;
-  settings: CheckSettings;
-  /** The connect limit: TCP connection and TLS handshake, per address. */
-  connectLimitMs: number;
-  deadline: Deadline;
-  checkedAt: Date;
-  record: HopRecord;
-}
-
-/**
- * undici's connector for one hop: a TCP connection to exactly one of the
- * checked addresses (pinned), then, for https, TLS over it with the
- * certificate verified here rather than by `rejectUnauthorized`, so that a
- * bad certificate is reported with its issuer and date and no request is
- * sent. The connect limit covers the TCP connection and the TLS handshake;
- * when it is no shorter than the time left, the total deadline alone
- * applies.
- */
-function pinnedConnector(context: ConnectorContext): buildConnector.connector {
-  const { addresses, port, secure, host, settings, deadline, record } = context;
-  return (_options, callback) => {
-    let settled = false;
-    let socket: Socket | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const finish = (failure: Failure | undefined, connected?: Socket) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      deadline.signal.removeEventListener('abort', onAbort);
-      if (connected) {
-        callback(null, connected);
-        return;
-      }
-      socket?.destroy();
-      if (failure) record.failure = failure;
-      callback(new Error(failure?.detail ?? 'aborted'), null);
-    };
-    const onAbort = () => finish(undefined);
-    deadline.signal.addEventListener('abort', onAbort, { once: true });
-
-    const attempt = (index: number) => {
-      const address = addresses[index] as string;
-      record.address = address;
-      try {
-        settings.beforeConnect?.(address, port);
-      } catch {
-        finish({ reason: 'not_public', detail: address });
-        return;
-      }
-      const next = (failure: Failure) => {
-        socket?.destroy();
-        if (index + 1 < addresses.length) attempt(index + 1);
-        else finish(failure);
-      };
-      const limit = context.connectLimitMs;
-      clearTimeout(timer);
-      if (limit < deadline.remaining()) {
-        timer = setTimeout(() => {
-          const failure = {
-            reason: 'timeout' as const,
-            detail: 'connect',
-            timeoutMs: limit,
-          };
-          // Only a TCP connection that never came moves on to the next address.
-          if (socket?.connecting) next(failure);
-          else finish(failure);
-        }, limit);
-      }
-      const connectStarted = performance.now();
-      const tcp = connectTcp({ host: address, port, lookup: refuseLookup });
-      socket = tcp;
-      const onTcpError = (error: Error) =>
-        next({ reason: 'unreachable', detail: errorCode(error) });
-      tcp.once('error', onTcpError);
-      tcp.once('connect', () => {
-        record.connectMs = msSince(connectStarted);
-        tcp.off('error', onTcpError);
-        if (!secure) {
-          finish(undefined, tcp);
-          return;
-        }
-        // The TLS socket reports the connection's errors from here on.
-        tcp.on('error', () => undefined);
-        const tlsStarted = performance.now();
-        const tlsSocket = connectTls({
-          socket: tcp,
-          host,
-          ...(isIP(host) ? {} : { servername: host }),
-          secureContext: secureContextFor(settings.ca),
-          rejectUnauthorized: false,
-          ALPNProtocols: ['http/1.1'],
-        });
-        socket = tlsSocket;
-        const onTlsError = (error: Error) =>
-          finish({ reason: 'unreachable', detail: errorCode(error) });
-        tlsSocket.once('error', onTlsError);
-        tlsSocket.once('secureConnect', () => {
-          record.tlsMs = msSince(tlsStarted);
-          tlsSocket.off('error', onTlsError);
-          const code = tlsSocket.authorized
-            ? undefined
-            : authorizationCode(tlsSocket);
-          const info = certificateInfo(
-            tlsSocket.getPeerCertificate(),
-            context.checkedAt,
-            code,
-          );
-          if (info) record.certificate = info;
-          if (code === undefined) finish(undefined, tlsSocket);
-          else finish({ reason: 'certificate', detail: code });
-        });
-      });
-    };
-    attempt(0);
-  };
-}
 
 /** The final response of a hop, or a redirect to follow. */
 type HopAnswer =
@@ -537,7 +214,8 @@ async function runHop(
       port,
       secure,
       host,
-      settings,
+      beforeConnect: settings.beforeConnect,
+      ca: settings.ca,
       connectLimitMs: limits.connectMs,
       deadline,
       checkedAt: chain.checkedAt,
@@ -775,109 +453,34 @@ export async function checkSite(
   } catch (error) {
     // Not expected (every known failure is a CheckStopped); still a result.
     return down({ reason: 'unreachable', detail: errorCode(error) });
-  } finally {
-    deadline.clear();
   }
-}
-
-/** "0.3 s", "10 s" */
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(1))} s`;
-}
-
-/** "3 March 2026", in UTC: the day the certificate's time falls on there. */
-function longDate(iso: string): string {
-  return new Intl.DateTimeFormat('en-GB', {
-    day: 'numeric',
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  }).format(new Date(iso));
-}
-
-/** Codes that mean the chain does not lead to a root the monitor trusts. */
-const UNTRUSTED_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_UNTRUSTED',
-  'CERT_SIGNATURE_FAILURE',
-  'INVALID_CA',
-]);
-
-/** Statuses with which a site often turns robots away (RFC 9110 §15.5.2, §15.5.4; RFC 6585 §4). */
-const ROBOT_BLOCKING_STATUSES = new Set([401, 403, 429]);
-
-function describeCertificate(result: CheckResult): string {
-  const code = result.certificate?.error ?? result.detail;
-  if (code === 'CERT_HAS_EXPIRED' && result.certificate) {
-    return `Certificate expired on ${longDate(result.certificate.validTo)}`;
-  }
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-    return 'Certificate is for another name';
-  }
-  if (code === 'CERT_NOT_YET_VALID') return 'Certificate is not valid yet';
-  if (code !== undefined && UNTRUSTED_CODES.has(code)) {
-    return 'Certificate is not from a trusted authority';
-  }
-  return `Certificate is not valid (${code ?? 'unknown'})`;
-}
-
-function describeTimeout(result: CheckResult): string {
-  const within =
-    result.timeoutMs === undefined
-      ? ''
-      : ` within ${seconds(result.timeoutMs)}`;
-  if (result.detail === 'connect')
-    return `Timed out: could not connect${within}`;
-  if (result.detail === 'headers') return `Timed out: no answer${within}`;
-  return result.timeoutMs === undefined
-    ? 'Timed out'
-    : `Timed out: the check took longer than ${seconds(result.timeoutMs)}`;
 }
 
 /**
- * The result in plain words for the page and the alert mail.
+ * A failed check as the machine keeps it: its reason code and what the
+ * words about it need (../words.ts), nothing of timings.
  *
- * @param result a {@link CheckResult}
- * @param userAgent the monitor's User-Agent, named in the advice for a
- *   401, 403 or 429
- * @returns one or two sentences, e.g. "Up: 200 in 123 ms", "No such name:
- *   the address example.invalid does not exist in DNS", "Not a public
- *   address: we can only check sites reachable from the public internet",
- *   "Refused or unreachable (ECONNREFUSED)", "Timed out: no answer within
- *   10 s", "Certificate expired on 3 March 2026", "Certificate is for
- *   another name", "Certificate is not from a trusted authority", "Too many
- *   redirects (more than 5)", "HTTP 500 Internal Server Error"; for 401,
- *   403 and 429, a second sentence: the site may be blocking robots, and
- *   to allow the user agent
+ * @param result a {@link CheckResult} whose outcome is `down`
+ * @returns the {@link DownCause}
+ * @throws RangeError for a result that is up
  */
-export function describeResult(result: CheckResult, userAgent: string): string {
-  if (result.outcome === 'up') {
-    return `Up: ${result.status ?? ''} in ${result.timings.totalMs} ms`;
+export function causeOf(result: CheckResult): DownCause {
+  if (result.outcome === 'up' || result.reason === undefined) {
+    throw new RangeError('causeOf: the check found the site up');
   }
-  switch (result.reason) {
-    case 'no_such_name':
-      return `No such name: the address ${result.host ?? ''} does not exist in DNS`;
-    case 'not_public':
-      return 'Not a public address: we can only check sites reachable from the public internet';
-    case 'unreachable':
-      return `Refused or unreachable (${result.detail ?? 'unknown'})`;
-    case 'timeout':
-      return describeTimeout(result);
-    case 'certificate':
-      return describeCertificate(result);
-    case 'redirects':
-      return `Too many redirects (more than ${result.redirects})`;
-    case 'status':
-    case undefined: {
-      const status = result.status ?? 0;
-      const words = `HTTP ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd();
-      return ROBOT_BLOCKING_STATUSES.has(status)
-        ? `${words}. The site may be blocking robots: allow the user agent "${userAgent}" in its firewall or bot protection.`
-        : words;
-    }
-  }
+  const code = result.reason;
+  const validTo =
+    code === 'certificate' ? result.certificate?.validTo : undefined;
+  return {
+    code,
+    // A detail can be the site's (a redirect's scheme): cleaned, capped.
+    ...(result.detail === undefined
+      ? {}
+      : { detail: cleanRemoteText(result.detail) }),
+    ...(result.status === undefined ? {} : { status: result.status }),
+    ...(result.host === undefined ? {} : { host: result.host }),
+    ...(result.timeoutMs === undefined ? {} : { timeoutMs: result.timeoutMs }),
+    ...(code === 'redirects' ? { redirects: result.redirects } : {}),
+    ...(validTo === undefined ? {} : { validTo }),
+  };
 }

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ParsedMail } from 'mailparser';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { DownCause } from '../../../machines/monitorMachine';
 import { accountsRepository } from '../../../server/accounts/accounts';
 import {
   CHECK_NOW_LIMIT_MS,
@@ -661,7 +662,10 @@ describe('a claim that outlived its lease', () => {
         result: result('down'),
         checkedAt: clock.now(),
         state: 'suspect',
-        context: { failingSince: clock.now().getTime(), reason: 'HTTP 500' },
+        context: {
+          failingSince: clock.now().getTime(),
+          reason: { code: 'status', status: 500 },
+        },
         alerts: [],
         nextCheckAt: new Date(clock.now().getTime() + 20_000),
       },
@@ -703,7 +707,7 @@ describe('a claim that outlived its lease', () => {
     if (!stalled || !holding) return;
     // Each claim's check found the site down, and its transition queued a
     // "down": a stalled write arriving in the batch of the claim after it.
-    const down = (claimed: typeof stalled, reason: string) => {
+    const down = (claimed: typeof stalled, reason: DownCause) => {
       const at = clock.now().getTime();
       return {
         monitor: claimed,
@@ -723,8 +727,8 @@ describe('a claim that outlived its lease', () => {
       };
     };
     const outcome = await repository.record([
-      down(stalled, 'HTTP 503 (stalled)'),
-      down(holding, 'HTTP 503'),
+      down(stalled, { code: 'status', status: 503, detail: 'stalled' }),
+      down(holding, { code: 'status', status: 503 }),
     ]);
     expect([...outcome.written]).toEqual([String(monitor.id)]);
     const { db } = app.database;
@@ -739,7 +743,9 @@ describe('a claim that outlived its lease', () => {
       .select('reason')
       .where('monitor_id', '=', String(monitor.id))
       .execute();
-    expect(incidents.map((incident) => incident.reason)).toEqual(['HTTP 503']);
+    expect(incidents.map((incident) => incident.reason)).toEqual([
+      { code: 'status', status: 503 },
+    ]);
     const alerts = await db
       .selectFrom('mail_outbox')
       .select(['kind', 'details'])
@@ -789,7 +795,7 @@ describe('a result the database refuses (issue 58)', () => {
         state: 'suspect' as const,
         context: {
           failingSince: clock.now().getTime(),
-          reason: 'Certificate expired',
+          reason: { code: 'certificate', detail: 'CERT_HAS_EXPIRED' },
         },
         alerts: [],
         nextCheckAt: new Date(clock.now().getTime() + 20_000),
@@ -1148,7 +1154,7 @@ describe('storage that stays bounded', () => {
           monitor_id: monitor.id,
           started_at: daysAgo(days + 1),
           ended_at: daysAgo(days),
-          reason: 'HTTP 503',
+          reason: { code: 'status' as const, status: 503 },
         })),
       )
       .execute();

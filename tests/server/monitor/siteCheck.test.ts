@@ -26,11 +26,13 @@ import {
   parseAllowedNetworks,
 } from '../../../server/monitor/check/addressRule';
 import {
+  causeOf,
   checkSite,
-  describeResult,
   type CheckResult,
   type CheckSettings,
 } from '../../../server/monitor/check/siteCheck';
+import { describeCause, describeResult } from '../../../server/monitor/words';
+import type { DownCause } from '../../../machines/monitorMachine';
 import {
   answer,
   closedPort,
@@ -961,5 +963,100 @@ describe('describeResult', () => {
     ],
   ])('words %s', (_what, fields, words) => {
     expect(describeResult({ ...base, ...fields }, USER_AGENT)).toBe(words);
+  });
+});
+
+describe('causeOf: a failed check as the machine keeps it', () => {
+  const base: CheckResult = {
+    outcome: 'down',
+    timings: { totalMs: 10_000, dnsMs: 3 },
+    redirects: 0,
+    checkedAt: '2026-03-03T10:00:00.000Z',
+    address: '203.0.113.9',
+  };
+
+  it('keeps the code and what its words need, nothing of timings or addresses', () => {
+    expect(
+      causeOf({
+        ...base,
+        reason: 'certificate',
+        detail: 'CERT_HAS_EXPIRED',
+        host: 'shop.example',
+        certificate: {
+          issuer: 'Example CA',
+          validTo: '2026-03-03T12:00:00.000Z',
+          daysLeft: -1,
+          error: 'CERT_HAS_EXPIRED',
+        },
+      }),
+    ).toEqual({
+      code: 'certificate',
+      detail: 'CERT_HAS_EXPIRED',
+      host: 'shop.example',
+      validTo: '2026-03-03T12:00:00.000Z',
+    });
+    expect(
+      causeOf({
+        ...base,
+        reason: 'redirects',
+        detail: '5',
+        status: 302,
+        redirects: 5,
+      }),
+    ).toEqual({
+      code: 'redirects',
+      detail: '5',
+      status: 302,
+      redirects: 5,
+    });
+  });
+
+  it("cleans a detail a site controls (a redirect's scheme): no controls, capped at 200", () => {
+    const scheme = `x\u202e${'a'.repeat(300)}\u0000:`;
+    const cause = causeOf({ ...base, reason: 'not_public', detail: scheme });
+    expect(cause).toMatchObject({ code: 'not_public' });
+    const detail = 'detail' in cause ? (cause.detail ?? '') : '';
+    expect(detail).not.toContain('\u0000');
+    expect(detail).not.toContain('\u202e');
+    expect(Array.from(detail)).toHaveLength(200);
+  });
+
+  it('refuses a check that found the site up', () => {
+    expect(() => causeOf({ ...base, outcome: 'up', status: 200 })).toThrow(
+      RangeError,
+    );
+  });
+});
+
+describe('describeCause: words made where they are shown', () => {
+  it('words a cause from its code, as the result would be', () => {
+    expect(describeCause({ code: 'status', status: 403 }, USER_AGENT)).toBe(
+      `HTTP 403 Forbidden. The site may be blocking robots: allow the user agent "${USER_AGENT}" in its firewall or bot protection.`,
+    );
+    expect(
+      describeCause(
+        { code: 'redirects', detail: '5', redirects: 5 },
+        USER_AGENT,
+      ),
+    ).toBe('Too many redirects (more than 5)');
+    expect(
+      describeCause({ code: 'unreachable', detail: 'ECONNRESET' }, USER_AGENT),
+    ).toBe('Refused or unreachable (ECONNRESET)');
+  });
+
+  it('shows a reason kept in words before reason codes as it was written', () => {
+    expect(
+      describeCause(
+        { code: 'worded', words: 'Refused or unreachable (ECONNREFUSED)' },
+        USER_AGENT,
+      ),
+    ).toBe('Refused or unreachable (ECONNREFUSED)');
+  });
+
+  it("reads a code it does not know (a newer instance's) as a failure, not a crash", () => {
+    const newer = JSON.parse('{"code":"quic_refused"}') as DownCause;
+    expect(describeCause(newer, USER_AGENT)).toBe(
+      'The check failed (quic_refused)',
+    );
   });
 });
