@@ -32,6 +32,10 @@
  *   the VACUUM, on PostgreSQL with one standing in for autovacuum (see
  *   {@link Vacuum}); and the bytes of one incident.
  *
+ * Every service keeps two canaries (`MONITOR_CANARY_URLS`, D122), two of
+ * the bench's own sites, as an operator keeps two URLs trusted to be up;
+ * they are checked only when a check fails (the hostile mix).
+ *
  * Nothing leaves loopback and no name is resolved: the checks resolve with
  * the product's pinned resolver (`MONITOR_RESOLVE`'s), which knows
  * `site.test` (127.0.0.1) only and never asks DNS; 127.0.0.0/8 is allowed
@@ -162,6 +166,8 @@ interface Observed {
   due: number;
   started: number;
   up: boolean;
+  /** Failed while most canaries failed too (D122): counted for nothing. */
+  inconclusive: boolean;
 }
 
 const sleep = (ms: number) =>
@@ -225,6 +231,16 @@ interface Watch {
   tripwire: Tripwire;
   observed: Observed[];
   intervalMs: number;
+  /** `MONITOR_CANARY_URLS`: two sites of the bench's, on loopback. */
+  canaryUrls: readonly string[];
+}
+
+/**
+ * The canaries every bench service keeps (D122), as an operator would:
+ * two URLs trusted to be up, here two of the bench's own sites.
+ */
+function canariesOf(sites: Sites): string[] {
+  return [`${sites.url}?n=canary-1`, `${sites.url}?n=canary-2`];
 }
 
 /**
@@ -252,6 +268,7 @@ async function startService(
         : { resolve: pinnedResolver(new Map([[SITE_NAME, SITE_ADDRESS]])) }),
       beforeConnect: watch.tripwire.beforeConnect,
       clock: watch.clock.now,
+      canaryUrls: watch.canaryUrls,
       autoStart: true,
       observe: (check) =>
         watch.observed.push({
@@ -260,6 +277,7 @@ async function startService(
           due: check.dueAt.getTime(),
           started: check.startedAt.getTime(),
           up: check.outcome === 'up',
+          inconclusive: check.inconclusive,
         }),
     };
   }
@@ -663,6 +681,7 @@ async function benchEngine(
     tripwire: loopbackTripwire(),
     observed: [],
     intervalMs: INTERVAL_MS,
+    canaryUrls: canariesOf(sites),
   };
   let service = await startService(database, watch);
   const engine = await engineName(service.app.database.db);
@@ -773,6 +792,7 @@ async function benchShared(
     tripwire: loopbackTripwire(),
     observed: [],
     intervalMs: SHARED.intervalMs,
+    canaryUrls: canariesOf(sites),
   };
   const services = [
     await startService(database, watch, 0),
@@ -1428,6 +1448,8 @@ interface HostileRun {
   usage: Usage;
   /** Checks written of the tarpits and the hanging names (all down). */
   hostileChecks: number;
+  /** Failed checks held inconclusive because the canaries failed too. */
+  inconclusive: number;
   violations: number;
 }
 
@@ -1458,6 +1480,7 @@ async function benchHostile(
     tripwire: loopbackTripwire(),
     observed: [],
     intervalMs: INTERVAL_MS,
+    canaryUrls: canariesOf(sites),
   };
   const service = await startService(database, watch, 0, [dns.server]);
   try {
@@ -1522,6 +1545,7 @@ async function benchHostile(
           check.started >= from &&
           check.started < to,
       ).length,
+      inconclusive: watch.observed.filter((check) => check.inconclusive).length,
       violations: watch.tripwire.violations.length,
     };
     console.error(`${engine}: ${JSON.stringify(run)}`);
@@ -1560,7 +1584,7 @@ async function hostileMain() {
 Written by \`npm run bench:monitor -- --hostile\` on ${new Date().toISOString()}:
 Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.split(' ').slice(0, 2).join(' ') ?? 'CPU'}; load average ${load.start[0]?.toFixed(1)} at the start, ${load.end[0]?.toFixed(1)} at the end; ${((performance.now() - startedAt) / 60_000).toFixed(1)} minutes.
 
-${SITES} sites on a ${INTERVAL_MS / 1000} s interval, ${CONCURRENCY} slots, as \`npm run bench:monitor\`'s watch (one interval of warm-up, ${INTERVALS} measured), but hostile (issue 58): one site in ${Math.round(1 / Number(options['hostile-share']))} accepts a connection and never answers (each check waits out its 15 s time box), and ${Number(options['hanging-names'])} sites are under names whose DNS server never answers (c-ares gives up after 2 × 2 s). Names are resolved by DNS on the event loop, as the product does with \`MONITOR_DNS_SERVERS\`, from a DNS server on 127.0.0.1 (harness/monitor/dnsServer.ts); everything on loopback. Lag and coverage are the honest sites'.
+${SITES} sites on a ${INTERVAL_MS / 1000} s interval, ${CONCURRENCY} slots, as \`npm run bench:monitor\`'s watch (one interval of warm-up, ${INTERVALS} measured), but hostile (issue 58): one site in ${Math.round(1 / Number(options['hostile-share']))} accepts a connection and never answers (each check waits out its 15 s time box), and ${Number(options['hanging-names'])} sites are under names whose DNS server never answers (c-ares gives up after 2 × 2 s). Names are resolved by DNS on the event loop, as the product does with \`MONITOR_DNS_SERVERS\`, from a DNS server on 127.0.0.1 (harness/monitor/dnsServer.ts); two canaries (\`MONITOR_CANARY_URLS\`) are two of the bench's sites; everything on loopback. Lag and coverage are the honest sites'.
 
 | | ${runs.map((run) => run.engine).join(' | ')} |
 |---|${runs.map(() => '---:').join('|')}|
@@ -1569,6 +1593,7 @@ ${SITES} sites on a ${INTERVAL_MS / 1000} s interval, ${CONCURRENCY} slots, as \
 | honest site-intervals checked once / twice or more / never | ${runs.map((run) => `${whole(run.coverage.once)} / ${whole(run.coverage.twice)} / ${whole(run.coverage.never)} of ${whole(run.coverage.pairs)}`).join(' | ')} |
 | **honest lag from due to start: p50 / p99 / max** | ${runs.map((run) => `${ms(run.figures.lagP50)} / **${ms(run.figures.lagP99)}** / ${ms(run.figures.lagMax)}`).join(' | ')} |
 | hostile checks written (all down) | ${runs.map((run) => whole(run.hostileChecks)).join(' | ')} |
+| failed checks held inconclusive, the canaries failing too (target 0) | ${runs.map((run) => whole(run.inconclusive)).join(' | ')} |
 | CPU of the service process, % of one core | ${runs.map((run) => `${run.usage.serviceCpu.toFixed(1)} %`).join(' | ')} |
 | RSS of the service process: max | ${runs.map((run) => `${whole(run.usage.rssMaxMb)} MB`).join(' | ')} |
 | target: honest lag p99 ≤ ${TARGET.lagP99Ms / 1000} s | ${runs.map((run) => (run.figures.lagP99 <= TARGET.lagP99Ms ? 'met' : '**not met**')).join(' | ')} |

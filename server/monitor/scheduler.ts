@@ -87,6 +87,8 @@ export interface CheckObservation {
   outcome: CheckResult['outcome'];
   /** The alerts its transition queued ("down", "up"). */
   alerts: readonly string[];
+  /** Failed while most canaries failed too: it counted for nothing (D122). */
+  inconclusive: boolean;
 }
 
 /** What a "check now" did ([D106](../../docs/decisions.md#D106)). */
@@ -388,6 +390,7 @@ export function monitorScheduler(
               startedAt: check.checkedAt,
               outcome: check.result.outcome,
               alerts: check.alerts.map((alert) => alert.kind),
+              inconclusive: check.inconclusive === true,
             });
           }
         } catch (error) {

@@ -219,9 +219,13 @@ describe('without SMTP_URL', () => {
   it('says at start where mail goes, writes each mail to a file only its owner reads, and npm run mail shows the link', async () => {
     const settings = await scratchDatabase();
     const service = await start(databaseEnv(settings));
-    // What the start logged may still be in the pipe when /healthz answers.
+    // What the start logged may still be in the pipe when /healthz answers
+    // (behind the start's warnings, on a busy machine): the limit is for a
+    // hang, not a timing.
     await expect
-      .poll(() => service.output.some((line) => line.startsWith('Mail: ')))
+      .poll(() => service.output.some((line) => line.startsWith('Mail: ')), {
+        timeout: 15_000,
+      })
       .toBe(true);
     const dataDir =
       settings.engine === 'pglite'
