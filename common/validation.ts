@@ -257,6 +257,14 @@ const SITE_URL_MESSAGES: Record<SiteUrlProblem, string> = {
   unchecked: messages.urlUnchecked,
 };
 
+/**
+ * The message for a site URL's problem (the sign-up form's, and the
+ * account's site form's on the server).
+ */
+export function siteUrlMessage(problem: SiteUrlProblem): string {
+  return SITE_URL_MESSAGES[problem];
+}
+
 /** What the rules are given beside the form: the UTS #46 host rule, if loaded. */
 interface RuleContext {
   idnRule?: HostRule;

@@ -22,7 +22,12 @@ import { loggerOptions, OneLinePerRequest } from './http/logging';
 import { pageRoutesPlugin } from './http/pageRoutes';
 import { httpPlugin } from './http/plugin';
 import { mailPlugin, type MailOptions } from './mail/index';
-import { monitorPlugin, type MonitorOptions } from './monitor/index';
+import {
+  DEFAULT_SITES_PER_ACCOUNT,
+  monitorPlugin,
+  type MonitorOptions,
+  type SitesOptions,
+} from './monitor/index';
 import {
   BODY_LIMIT_BYTES,
   signUpPlugin,
@@ -71,6 +76,12 @@ export interface ServerOptions {
    * that does.
    */
   monitor?: MonitorOptions;
+  /**
+   * An account's sites (`SITES_PER_ACCOUNT`, and `MONITOR_INTERVAL_SECONDS`
+   * as their intervals' base, read even with `MONITOR=off`). Default: 20
+   * sites, the monitor's interval (else 60 s).
+   */
+  sites?: SitesOptions;
   /**
    * `PUBLIC_URL`: the one host the service answers to ([D109](../docs/decisions.md#D109)), whether its
    * cookies are Secure, and the origin the checks' User-Agent names
@@ -218,6 +229,10 @@ export async function buildServer(
     await app.register(mailPlugin, { productName, mail: options.mail });
     await app.register(monitorPlugin, {
       monitor: options.monitor,
+      sites: options.sites ?? {
+        perAccount: DEFAULT_SITES_PER_ACCOUNT,
+        intervalMs: options.monitor?.intervalMs ?? 60_000,
+      },
       productName,
       publicUrl,
     });

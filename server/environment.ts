@@ -20,7 +20,11 @@ import {
 } from './db/settings';
 import { isLoopbackHost } from './http/hostCheck';
 import { mailDirFrom, type DkimSettings, type MailOptions } from './mail/index';
-import { monitorOptionsFrom, monitorWarnings } from './monitor/index';
+import {
+  monitorOptionsFrom,
+  monitorWarnings,
+  sitesOptionsFrom,
+} from './monitor/index';
 
 export type { ServerEnvironment } from './db/settings';
 export { DEFAULT_DATA_DIR, databaseSettingsFrom } from './db/settings';
@@ -376,6 +380,7 @@ export function serverOptionsFrom(
     cookieDomain: config.cookieDomain,
     // The watch (server/monitor/): on unless MONITOR=off.
     monitor: monitorOptionsFrom(env),
+    sites: sitesOptionsFrom(env),
     mail: mailOptionsFrom(env),
     trackingTagUrl: config.trackingTagUrl,
     sentryDsn: config.sentryDsn,

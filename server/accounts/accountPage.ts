@@ -110,7 +110,7 @@ function signedIn(
 <ol class="next-steps__list">
 <li data-testid="first-check">${view.monitor?.firstStep ?? 'Your site’s first check runs within a minute, then every minute, around the clock.'}</li>
 <li>When it stops answering, we email you, and again when it is back.</li>
-<li>Add your team and more sites from here once the app opens to you.</li>
+<li>Add more sites, name them and choose how often each is checked, under “Your sites”.</li>
 </ol>
 </section>
 `
@@ -137,7 +137,6 @@ ${welcome}<h1 id="account-title" class="card__title">Your account</h1>
 ${unconfirmed}<dl class="account">
 <div class="account__row"><dt>Name</dt><dd data-testid="account-name">${escapeHtml(account.name)}</dd></div>
 <div class="account__row"><dt>Email address</dt><dd data-testid="account-email">${escapeHtml(account.email)}</dd></div>
-<div class="account__row"><dt>Website watched</dt><dd data-testid="account-site">${site ?? 'None yet'}</dd></div>
 </dl>
 ${view.monitor?.section ?? ''}${nextSteps}<div class="sign-out">
 <form method="post" action="${SIGN_OUT_PATH}">

@@ -114,6 +114,8 @@ export type OutboxKind = MailKind | AlertKind;
  * (server/monitor/): times are ISO 8601.
  */
 export interface AlertDetails {
+  /** What the owner calls the site; absent: its host (D127). */
+  siteName?: string;
   siteUrl: string;
   /** When the first failed check of the incident ran. */
   startedAt: string;
@@ -221,6 +223,12 @@ export interface MonitorsTable {
   alerts_stopped_at: Timestamp | null;
   /** Since when it is flapping ([D125](../../docs/decisions.md#D125)); null: it is not. */
   flapping_since: Timestamp | null;
+  /** What its owner calls it, ≤ 100 characters; null: its host (D127). */
+  name: string | null;
+  /** Checked every `interval_factor` × `MONITOR_INTERVAL_SECONDS`: 1, 2, 5, 10, 30 or 60. */
+  interval_factor: ColumnType<number, number | undefined, number>;
+  /** Since when it is paused: not checked, no alert, no next check (D127). */
+  paused_at: Timestamp | null;
   created_at: CreatedAt;
 }
 

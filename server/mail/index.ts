@@ -10,6 +10,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
+import { sql, type RawBuilder } from 'kysely';
 import { mailLinksRepository, type ConfirmationWrite } from './links/mailLinks';
 import {
   mailOutboxRepository,
@@ -37,6 +38,14 @@ export interface MailFeature {
    * monitor's watch, [D120](../../docs/decisions.md#D120)). Register before the service is ready.
    */
   whenConfirmed(write: ConfirmationWrite): void;
+  /**
+   * A data-modifying CTE's body that deletes the alerts not yet sent
+   * (state `pending`) about the monitors `monitorIds` selects, for a
+   * statement that removes them (D127). It returns nothing.
+   *
+   * @param monitorIds a query of one column: monitor ids, as text
+   */
+  unsentAlertsOf(monitorIds: RawBuilder<unknown>): RawBuilder<unknown>;
 }
 
 declare module 'fastify' {
@@ -80,6 +89,11 @@ async function mail(
     whenConfirmed(write) {
       confirmationWrites.push(write);
     },
+    unsentAlertsOf: (monitorIds) =>
+      sql`delete from mail_outbox
+           where state = 'pending'
+             and kind in ('down', 'up', 'flapping', 'steady')
+             and details->>'monitorId' in (${monitorIds})`,
   } satisfies MailFeature);
 
   await registerMailRoutes(app, {

@@ -7,43 +7,48 @@
  *
  * A Fastify plugin of its own, started and closed like the mail sender: it
  * decorates the service with `monitor` (its repository, its scheduler on
- * an instance that checks), shows the watched site on `/` (through
- * accounts), registers `POST /check-now`, gives housekeeping its deletes,
- * and stops its checks when the service closes. The rest of the service
+ * an instance that checks), lists the account's sites on `/` (through
+ * accounts), registers the sites' pages and forms (./siteRoutes.ts, D127)
+ * and the alert mail's stop link, gives housekeeping its deletes, and
+ * stops its checks when the service closes. The rest of the service
  * reaches it through this file only.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { addressRule, parseDeniedNetworks } from './check/addressRule';
 import {
-  CHECK_NOW_PATH,
   alertsStoppedPage,
   ALERTS_STOP_PATH,
   firstCheckStep,
-  monitorSection,
-  RESUME_ALERTS_PATH,
   stopAlertsPage,
-  type CheckNowNote,
 } from './page';
+import { registerSiteRoutes } from './siteRoutes';
+import { sitesSection, type SitesNote } from './sitePages';
+import { sitesRepository } from './sites';
 import { monitorRepository, type MonitorRepository } from './repository';
 import { monitorScheduler, type MonitorScheduler } from './scheduler';
 import {
   DEFAULT_LEASE_MS,
   pinnedResolver,
   type MonitorOptions,
+  type SitesOptions,
 } from './settings';
 import { hostResolver } from './check/hostResolver';
 import { resumeWatch } from './watch';
 import { checkSite } from './check/siteCheck';
 import { monitorUserAgent } from './words';
 
-export { CHECK_NOW_PATH } from './page';
+export { checkNowPath, sitePath } from './page';
 export type { CheckNowNote } from './page';
+export { NEW_SITE_PATH } from './sitePages';
 export {
+  DEFAULT_SITES_PER_ACCOUNT,
   monitorNotice,
   monitorOptionsFrom,
   monitorWarnings,
+  sitesOptionsFrom,
   type MonitorOptions,
+  type SitesOptions,
 } from './settings';
 export type { CheckObservation } from './scheduler';
 
@@ -57,14 +62,16 @@ export const CHECK_NOW_LIMIT_MS = 60_000;
 export interface MonitorPluginOptions {
   /** How this instance checks; undefined: it checks nothing (`MONITOR=off`). */
   monitor: MonitorOptions | undefined;
+  /** An account's sites: how many, and their intervals' base. */
+  sites: SitesOptions;
   /** `PRODUCT_NAME` and `PUBLIC_URL`: the checks' User-Agent. */
   productName: string;
   publicUrl: string;
 }
 
-/** What `/` shows of an account's monitor. */
+/** What `/` shows of an account's sites. */
 export interface MonitorPageParts {
-  /** The section: state, latest check, certificate, chart, "Check now". */
+  /** The section: the sites, each with its state, and "Add a site". */
   section: string;
   /** The first item of "What happens next". */
   firstStep: string;
@@ -78,15 +85,14 @@ export interface MonitorFeature {
   /** The checks' User-Agent ([D103](../../docs/decisions.md#D103)). */
   userAgent: string;
   /**
-   * What `/` shows of an account's monitor.
+   * What `/` shows of an account's sites.
    *
-   * @param note the answer to "Check now" (`/?check=`), if any
-   * @returns null when the account watches no site
+   * @param note what `/?removed=` says, if anything
    */
   pageParts(
     accountId: string,
-    note: CheckNowNote | undefined,
-  ): Promise<MonitorPageParts | null>;
+    note: SitesNote | undefined,
+  ): Promise<MonitorPageParts>;
   /** Looks for due checks now (after a sign-up committed). */
   wake(): void;
 }
@@ -100,22 +106,14 @@ declare module 'fastify' {
 
 export { monitorUserAgent };
 
-/** A `/?check=` value, when it is one the page knows. */
-export function checkNowNoteOf(value: unknown): CheckNowNote | undefined {
-  return value === 'checked' ||
-    value === 'limited' ||
-    value === 'running' ||
-    value === 'queued' ||
-    value === 'unconfirmed'
-    ? value
-    : undefined;
-}
-
 async function monitor(
   app: FastifyInstance,
   options: MonitorPluginOptions,
 ): Promise<void> {
   const repository = monitorRepository(app.database.db);
+  const sites = sitesRepository(app.database.db, {
+    unsentAlertsOf: (monitorIds) => app.mail.unsentAlertsOf(monitorIds),
+  });
   const userAgent = monitorUserAgent(options.productName, options.publicUrl);
   const settings = options.monitor;
   const clock = settings?.clock ?? (() => new Date());
@@ -171,14 +169,18 @@ async function monitor(
     userAgent,
     async pageParts(accountId, note) {
       const now = clock();
-      const view = await repository.view(accountId, now);
-      if (!view) return null;
-      // A "confirm first" answer read after the address was confirmed
-      // (a reload, a bookmark) would no longer be true.
-      const shown = note === 'unconfirmed' && view.confirmed ? undefined : note;
+      const [list, first] = await Promise.all([
+        sites.list(accountId, now),
+        repository.view(accountId, undefined, now),
+      ]);
       return {
-        section: monitorSection(view, now, userAgent, shown),
-        firstStep: firstCheckStep(view, userAgent),
+        section: sitesSection(list, {
+          now,
+          baseIntervalMs: options.sites.intervalMs,
+          limit: options.sites.perAccount,
+          note,
+        }),
+        firstStep: firstCheckStep(first, userAgent),
       };
     },
     wake() {
@@ -189,11 +191,13 @@ async function monitor(
   // A confirmed address's site is due at once (D120), in the statement
   // that confirms it.
   app.mail.whenConfirmed(resumeWatch);
-  // `/` shows the watched site, and the answer to "Check now" (`?check=`).
+  // `/` lists the sites, and says when one was removed (`?removed=`).
   app.accounts.showOnAccountPage((accountId, query) =>
     feature.pageParts(
       accountId,
-      checkNowNoteOf((query as { check?: unknown } | undefined)?.check),
+      (query as { removed?: unknown } | undefined)?.removed === undefined
+        ? undefined
+        : 'removed',
     ),
   );
   app.housekeeping.add('raw checks past their hour (rolled up)', () =>
@@ -203,37 +207,28 @@ async function monitor(
     repository.deleteOld(clock()),
   );
 
-  // "Check now" ([D106](../../docs/decisions.md#D106)): a form with no body; its origin is checked by the
-  // service's cross-origin hook like every POST.
+  await registerSiteRoutes(app, {
+    productName: options.productName,
+    repository,
+    sites,
+    scheduler,
+    userAgent,
+    baseIntervalMs: options.sites.intervalMs,
+    limit: options.sites.perAccount,
+    checkNowLimitMs: CHECK_NOW_LIMIT_MS,
+    resolve,
+    isAllowed,
+    clock,
+  });
+
+  // The alert mail's stop link (D124): a form with no body; its origin is
+  // checked by the service's cross-origin hook like every POST (a mail
+  // provider's one-click POST sends no Origin, which passes).
   await app.register(async (forms) => {
     forms.removeAllContentTypeParsers();
     forms.addContentTypeParser('*', (_request, _payload, done) =>
       done(null, undefined),
     );
-    forms.post(CHECK_NOW_PATH, async (request, reply) => {
-      const account = await app.accounts.signedInAccount(request);
-      if (!account) return reply.code(303).header('location', '/').send();
-      let note: CheckNowNote | undefined;
-      if (!account.confirmed) {
-        // Nothing is checked for an unproven address but its first check
-        // (D120): not on request either.
-        note = account.siteUrl === null ? undefined : 'unconfirmed';
-      } else if (scheduler) {
-        const outcome = await scheduler.checkNow(account.id);
-        note = outcome === 'none' ? undefined : outcome;
-      } else {
-        const queued = await repository.dueNow(
-          account.id,
-          CHECK_NOW_LIMIT_MS,
-          clock(),
-        );
-        note = queued ? 'queued' : 'limited';
-      }
-      return reply
-        .code(303)
-        .header('location', note ? `/?check=${note}` : '/')
-        .send();
-    });
 
     // The off switch on alert mail (D124). A stop link's GET changes
     // nothing (mail scanners open every link); its POST, from the page's
@@ -286,11 +281,6 @@ async function monitor(
         siteUrl ? 200 : 404,
         alertsStoppedPage(options.productName, siteUrl),
       );
-    });
-    forms.post(RESUME_ALERTS_PATH, async (request, reply) => {
-      const account = await app.accounts.signedInAccount(request);
-      if (account) await repository.resumeAlerts(account.id);
-      return reply.code(303).header('location', '/').send();
     });
   });
 

@@ -25,27 +25,41 @@ function msOf(ms: number): string {
   return `${Math.round(ms)}\u00a0ms`;
 }
 
-/** Where "Check now" posts. */
-export const CHECK_NOW_PATH = '/check-now';
-/** Where `/`'s "Send alerts again" posts ([D124](../../docs/decisions.md#D124)). */
-export const RESUME_ALERTS_PATH = '/alerts/resume';
+/** A site's page (D127): `/sites/{id}`. */
+export function sitePath(siteId: string): string {
+  return `/sites/${siteId}`;
+}
+/** Where a site's "Check now" posts. */
+export function checkNowPath(siteId: string): string {
+  return `${sitePath(siteId)}/check-now`;
+}
+/** Where a site's "Send alerts again" posts ([D124](../../docs/decisions.md#D124)). */
+export function resumeAlertsPath(siteId: string): string {
+  return `${sitePath(siteId)}/alerts/resume`;
+}
 export { ALERTS_STOP_PATH };
 
-/** What `/?check=` says after "Check now" ([D106](../../docs/decisions.md#D106)). */
+/** What a site page's `?check=` says after "Check now" ([D106](../../docs/decisions.md#D106)). */
 export type CheckNowNote =
-  'checked' | 'limited' | 'running' | 'queued' | 'unconfirmed';
+  'checked' | 'limited' | 'running' | 'queued' | 'unconfirmed' | 'paused';
+
+/** What a site shows: its machine's state, or paused (D127). */
+export type ShownState = MonitorState | 'paused';
 
 /** A state in words, never by colour alone. */
-export const STATE_WORDS: Readonly<Record<MonitorState, string>> = {
+export const STATE_WORDS: Readonly<Record<ShownState, string>> = {
   pending: 'Checking for the first time',
   up: 'Up',
   suspect: 'Checking again',
   down: 'Down',
+  paused: 'Paused',
 };
 
 /** What each state means, under its name. */
-const STATE_NOTES: Readonly<Record<MonitorState, string>> = {
-  pending: 'The first check runs within a minute of signing up.',
+const STATE_NOTES: Readonly<Record<ShownState, string>> = {
+  paused:
+    'We do not check the site or send alerts about it until you resume it.',
+  pending: 'Its first check runs within seconds.',
   up: 'The site answered its latest check.',
   suspect:
     'The latest check failed. We check again shortly before we call it down, so that one lost answer sends no alert.',
@@ -230,15 +244,16 @@ ${key}</figure>`;
 function checkNowNote(note: CheckNowNote | undefined): string {
   if (note === undefined) return '';
   const text: Record<CheckNowNote, string> = {
-    checked: 'We have just checked your site: the result is above.',
+    checked: 'We have just checked the site: the result is above.',
     limited:
-      'Your site was checked on request less than a minute ago. Please wait a minute before asking again.',
+      'The site was checked on request less than a minute ago. Please wait a minute before asking again.',
     running:
-      'A check of your site is running now: its result appears here in a few seconds.',
+      'A check of the site is running now: its result appears here in a few seconds.',
     queued:
-      'Your site will be checked within a few seconds: reload this page to see the result.',
+      'The site will be checked within a few seconds: reload this page to see the result.',
     unconfirmed:
-      'We check your site on request, and every minute, once you have confirmed your address: open the link we mailed you.',
+      'We check the site on request, and on its schedule, once you have confirmed your address: open the link we mailed you.',
+    paused: 'The site is paused: resume it to check it.',
   };
   return `<p class="monitor__note" role="status" data-testid="check-now-result">${escapeHtml(text[note])}</p>
 `;
@@ -252,8 +267,8 @@ function waiting(view: MonitorView): string {
   if (view.confirmed) return '';
   return `<p class="monitor__meaning">${escapeHtml(
     view.lastCheck
-      ? 'We checked your site once, when you signed up. We check it every minute once you have confirmed your address.'
-      : 'We check your site every minute once you have confirmed your address.',
+      ? 'We checked the site once, when you signed up. We check it on its schedule once you have confirmed your address.'
+      : 'We check the site on its schedule once you have confirmed your address.',
   )}</p>
 `;
 }
@@ -267,7 +282,7 @@ function alertsStopped(view: MonitorView): string {
   const since = view.alertsStoppedAt.toISOString();
   return `<div class="monitor__note" data-testid="alerts-stopped">
 <p>Alert mail for this site is stopped: you turned it off from an alert mail at <time datetime="${since}">${escapeHtml(momentInWords(since))}</time>. We still check the site; this page shows what we find.</p>
-<form method="post" action="${RESUME_ALERTS_PATH}" class="monitor__action" data-testid="resume-alerts">
+<form method="post" action="${resumeAlertsPath(view.id)}" class="monitor__action" data-testid="resume-alerts">
 <button type="submit" class="button button--secondary">Send alerts again</button>
 </form>
 </div>
@@ -339,9 +354,10 @@ export function alertsStoppedPage(
 }
 
 /**
- * The watched site's section of `/`.
+ * What a site's page shows of its checks: the state in words and shape,
+ * the latest check, the certificate, the last 24 hours and "Check now".
  *
- * @param view the monitor's state, checks and hours (./repository.ts)
+ * @param view the site's state, checks and hours (./repository.ts)
  * @param now the page's time: "3 minutes ago" and the chart's 24 hours
  * @param userAgent the checks' User-Agent, named when a site refuses robots
  * @param note the answer to "Check now", when this visit follows one
@@ -349,25 +365,35 @@ export function alertsStoppedPage(
  *   `monitor-certificate` (https only), `monitor-chart` and `check-now`
  *   (docs/contract.md); every value escaped
  */
-export function monitorSection(
+export function siteStatus(
   view: MonitorView,
   now: Date,
   userAgent: string,
   note?: CheckNowNote,
 ): string {
-  const state = view.state;
-  return `<section class="monitor" aria-labelledby="monitor-title">
-<h2 id="monitor-title" class="monitor__title">Your site</h2>
-<p class="monitor__state monitor__state--${state}" data-testid="monitor-state"><span class="monitor__badge" aria-hidden="true"></span><strong>${escapeHtml(STATE_WORDS[state])}</strong></p>
+  const state: ShownState = view.pausedAt ? 'paused' : view.state;
+  const paused = view.pausedAt
+    ? `<p class="monitor__note" data-testid="site-paused">Paused since <time datetime="${view.pausedAt.toISOString()}">${escapeHtml(momentInWords(view.pausedAt.toISOString()))}</time>.</p>\n`
+    : '';
+  return `${stateLine(state)}
 <p class="monitor__meaning">${escapeHtml(STATE_NOTES[state])}</p>
-${waiting(view)}${lastCheck(view, now, userAgent)}
+${paused}${view.pausedAt ? '' : waiting(view)}${lastCheck(view, now, userAgent)}
 ${certificate(view)}
 ${chart(view, now)}
-${alertsStopped(view)}${checkNowNote(note)}<form method="post" action="${CHECK_NOW_PATH}" class="monitor__action">
+${alertsStopped(view)}${checkNowNote(note)}${
+    // A paused site is checked by no one: resuming it checks it.
+    view.pausedAt
+      ? ''
+      : `<form method="post" action="${checkNowPath(view.id)}" class="monitor__action">
 <button type="submit" class="button button--secondary" data-testid="check-now">Check now</button>
 </form>
-</section>
-`;
+`
+  }`;
+}
+
+/** A state in words, with its badge (a shape per state, ./monitor.css). */
+export function stateLine(state: ShownState): string {
+  return `<p class="monitor__state monitor__state--${state}" data-testid="monitor-state"><span class="monitor__badge" aria-hidden="true"></span><strong>${escapeHtml(STATE_WORDS[state])}</strong></p>`;
 }
 
 /**

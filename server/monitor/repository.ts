@@ -45,6 +45,10 @@ export interface ClaimedMonitor {
   claim: number;
   /** Since when the site is flapping ([D125](../../docs/decisions.md#D125)), ms; null: it is not. */
   flappingSince: number | null;
+  /** Checked every `intervalFactor` × the base interval (D127). */
+  intervalFactor: number;
+  /** What its owner calls it; null: its host (D127). */
+  name: string | null;
 }
 
 /** A finished check, with the transition it made (./scheduler.ts). */
@@ -78,9 +82,17 @@ export interface MonitorHour {
   slowestMs: number | null;
 }
 
-/** What `/` shows of an account's monitor. */
+/** What a site's page shows of its monitor. */
 export interface MonitorView {
+  /** The site's id (a bigint, as text). */
+  id: string;
   siteUrl: string;
+  /** What its owner calls it; null: its host (D127). */
+  name: string | null;
+  /** Checked every `intervalFactor` × `MONITOR_INTERVAL_SECONDS`. */
+  intervalFactor: number;
+  /** Since when it is paused; null: it is checked. */
+  pausedAt: Date | null;
   state: MonitorState;
   context: MonitorContext;
   /** The latest check, when one has run. */
@@ -114,7 +126,9 @@ export type CheckNowClaim =
   /** The account watches no site. */
   | { kind: 'none' }
   /** The owner's address is not confirmed yet ([D120](../../docs/decisions.md#D120)). */
-  | { kind: 'unconfirmed' };
+  | { kind: 'unconfirmed' }
+  /** The site is paused (D127). */
+  | { kind: 'paused' };
 
 /** The raw checks of an hour are rolled up once the hour ended this long ago. */
 export const RAW_CHECKS_KEPT_MS = 60 * 60 * 1000;
@@ -146,11 +160,14 @@ interface MonitorRow {
   next_check_at: Date;
   claims: number;
   flapping_since: Date | null;
+  interval_factor: number;
+  name: string | null;
 }
 
 const MONITOR_COLUMNS = sql`monitors.id, monitors.account_id,
   monitors.site_url, monitors.state, monitors.failing_since, monitors.reason,
-  monitors.next_check_at, monitors.claims, monitors.flapping_since`;
+  monitors.next_check_at, monitors.claims, monitors.flapping_since,
+  monitors.interval_factor, monitors.name`;
 
 function claimed(row: MonitorRow): ClaimedMonitor {
   return {
@@ -165,6 +182,8 @@ function claimed(row: MonitorRow): ClaimedMonitor {
     dueAt: row.next_check_at,
     claim: Number(row.claims),
     flappingSince: row.flapping_since?.getTime() ?? null,
+    intervalFactor: Number(row.interval_factor),
+    name: row.name,
   };
 }
 
@@ -174,14 +193,21 @@ const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 const ms = (value: number) => sql`make_interval(secs => ${value / 1000})`;
 
 /** What an alert mail will say (server/mail/outbox/mailMessages.ts's AlertDetails). */
-function alertDetails(siteUrl: string, alert: MonitorAlert): AlertDetails {
+function alertDetails(
+  monitor: ClaimedMonitor,
+  alert: MonitorAlert,
+): AlertDetails {
+  const siteUrl = monitor.siteUrl;
+  const named = monitor.name === null ? {} : { siteName: monitor.name };
   return alert.kind === 'down'
     ? {
+        ...named,
         siteUrl,
         startedAt: new Date(alert.startedAt).toISOString(),
         reason: alert.reason,
       }
     : {
+        ...named,
         siteUrl,
         startedAt: new Date(alert.startedAt).toISOString(),
         endedAt: new Date(alert.endedAt).toISOString(),
@@ -329,7 +355,7 @@ export function monitorRepository(db: Kysely<Schema>) {
       let since = monitor.flappingSince;
       const known = facts.get(monitor.id);
       for (const alert of check.alerts) {
-        const details = alertDetails(monitor.siteUrl, alert);
+        const details = alertDetails(monitor, alert);
         if (alert.kind === 'up') {
           planned.push({
             monitor,
@@ -378,6 +404,7 @@ export function monitorRepository(db: Kysely<Schema>) {
           action: 'none',
           mail: 'steady',
           details: {
+            ...(monitor.name === null ? {} : { siteName: monitor.name }),
             siteUrl: monitor.siteUrl,
             startedAt: new Date(since).toISOString(),
             endedAt: lastEnded.toISOString(),
@@ -575,6 +602,7 @@ export function monitorRepository(db: Kysely<Schema>) {
      */
     async claimNow(
       accountId: string,
+      siteId: string,
       leaseMs: number,
       limitMs: number,
       now: Date,
@@ -585,10 +613,12 @@ export function monitorRepository(db: Kysely<Schema>) {
             unconfirmed: boolean;
             limited: boolean;
             running: boolean;
+            paused: boolean;
           }
         >`
           with current as (
             select monitors.id,
+                   monitors.paused_at is not null as paused,
                    (accounts.confirmed_at is null
                     or monitors.next_check_at is null) as unconfirmed,
                    (check_now_at is not null
@@ -596,6 +626,7 @@ export function monitorRepository(db: Kysely<Schema>) {
                    (lease_until is not null and lease_until >= ${at(now)}) as running
               from monitors join accounts on accounts.id = monitors.account_id
              where monitors.account_id = ${accountId}
+               and monitors.id = ${siteId}::bigint
                for update of monitors),
           taken as (
             update monitors set lease_until = ${at(now)} + ${ms(leaseMs)},
@@ -604,11 +635,13 @@ export function monitorRepository(db: Kysely<Schema>) {
              where monitors.id = current.id and not current.unconfirmed
                and not current.limited and not current.running
             returning ${MONITOR_COLUMNS})
-          select taken.*, current.unconfirmed, current.limited, current.running
+          select taken.*, current.unconfirmed, current.limited, current.running,
+                 current.paused
             from current left join taken on taken.id = current.id`.execute(db),
       );
       const found = row.rows[0];
       if (!found) return { kind: 'none' };
+      if (found.paused) return { kind: 'paused' };
       if (found.unconfirmed) return { kind: 'unconfirmed' };
       if (found.limited) return { kind: 'limited' };
       if (found.running || found.id === null) return { kind: 'running' };
@@ -626,6 +659,7 @@ export function monitorRepository(db: Kysely<Schema>) {
      */
     async dueNow(
       accountId: string,
+      siteId: string,
       limitMs: number,
       now: Date,
     ): Promise<boolean> {
@@ -634,6 +668,7 @@ export function monitorRepository(db: Kysely<Schema>) {
           .updateTable('monitors')
           .set({ next_check_at: now, check_now_at: now })
           .where('account_id', '=', accountId)
+          .where('id', '=', siteId)
           .where('next_check_at', 'is not', null)
           .where((eb) =>
             eb.or([
@@ -774,22 +809,33 @@ export function monitorRepository(db: Kysely<Schema>) {
       return row?.site_url;
     },
 
-    /** Sends the account's alert mail again ([D124](../../docs/decisions.md#D124)), from `/`. */
-    async resumeAlerts(accountId: string): Promise<void> {
+    /** Sends a site's alert mail again ([D124](../../docs/decisions.md#D124)), from its page. */
+    async resumeAlerts(accountId: string, siteId: string): Promise<void> {
       await unlessUnavailable(() =>
         db
           .updateTable('monitors')
           .set({ alerts_stopped_at: null })
           .where('account_id', '=', accountId)
+          .where('id', '=', siteId)
           .execute(),
       );
     },
 
     /**
-     * @returns what `/` shows of the account's monitor: its state, latest
-     *   check, last 24 hours and time down; null when it watches no site
+     * @param siteId the site's id; undefined: the account's first site
+     *   (the sign-up's, for its first sign-in)
+     * @returns what a site's page shows of it: its state, latest check,
+     *   last 24 hours and time down; null when the account has no such
+     *   site
      */
-    async view(accountId: string, now: Date): Promise<MonitorView | null> {
+    async view(
+      accountId: string,
+      siteId: string | undefined,
+      now: Date,
+    ): Promise<MonitorView | null> {
+      if (siteId !== undefined && !/^[1-9][0-9]{0,18}$/.test(siteId)) {
+        return null;
+      }
       const monitor = await unlessUnavailable(() =>
         db
           .selectFrom('monitors')
@@ -797,6 +843,9 @@ export function monitorRepository(db: Kysely<Schema>) {
           .select([
             'monitors.id',
             'monitors.site_url',
+            'monitors.name',
+            'monitors.interval_factor',
+            'monitors.paused_at',
             'monitors.state',
             'monitors.failing_since',
             'monitors.reason',
@@ -807,6 +856,11 @@ export function monitorRepository(db: Kysely<Schema>) {
             'accounts.confirmed_at',
           ])
           .where('monitors.account_id', '=', accountId)
+          .$if(siteId !== undefined, (query) =>
+            query.where('monitors.id', '=', siteId ?? ''),
+          )
+          .orderBy('monitors.id')
+          .limit(1)
           .executeTakeFirst(),
       );
       if (!monitor) return null;
@@ -846,7 +900,11 @@ export function monitorRepository(db: Kysely<Schema>) {
         ]),
       );
       return {
+        id: String(monitor.id),
         siteUrl: monitor.site_url,
+        name: monitor.name,
+        intervalFactor: monitor.interval_factor,
+        pausedAt: monitor.paused_at,
         state: monitor.state,
         context: {
           failingSince: monitor.failing_since?.getTime() ?? null,

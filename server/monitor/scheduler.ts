@@ -100,7 +100,9 @@ export type CheckNowOutcome =
   | 'running'
   | 'none'
   /** The owner's address is not confirmed ([D120](../../docs/decisions.md#D120)). */
-  | 'unconfirmed';
+  | 'unconfirmed'
+  /** The site is paused (D127). */
+  | 'paused';
 
 /** The scheduler's controls. */
 export interface MonitorScheduler {
@@ -116,8 +118,8 @@ export interface MonitorScheduler {
    * @returns how many checks it ran
    */
   runDue(): Promise<number>;
-  /** Runs the account's check at once, and writes it, unless limited. */
-  checkNow(accountId: string): Promise<CheckNowOutcome>;
+  /** Runs a site's check at once, and writes it, unless limited. */
+  checkNow(accountId: string, siteId: string): Promise<CheckNowOutcome>;
   /** What the latest round of canaries found (`GET /healthz/monitor`). */
   health(): MonitorHealth;
   /**
@@ -324,19 +326,19 @@ export function monitorScheduler(
             };
       const step = stepMonitor(monitor.state, monitor.context, event);
       const finished = clock().getTime();
+      // The site's own interval; a retest comes after a third of the base
+      // one, so a failure is confirmed as soon on every schedule (D127).
+      const intervalMs = settings.intervalMs * monitor.intervalFactor;
       let next = step.retest
         ? finished + settings.intervalMs / 3
-        : monitor.dueAt.getTime() + settings.intervalMs;
+        : monitor.dueAt.getTime() + intervalMs;
       // Behind by a whole interval (or a "check now" ahead of the
       // schedule): the next check a whole interval from now.
       if (
         !step.retest &&
         (next <= finished || monitor.dueAt.getTime() > finished)
       ) {
-        next = Math.max(
-          finished + settings.intervalMs,
-          monitor.dueAt.getTime(),
-        );
+        next = Math.max(finished + intervalMs, monitor.dueAt.getTime());
       }
       return {
         monitor,
@@ -531,12 +533,13 @@ export function monitorScheduler(
       return ran;
     },
 
-    async checkNow(accountId) {
+    async checkNow(accountId, siteId) {
       // Through the slots: with none free, the site is due at once and
       // the next free slot takes it.
       if (freeSlots() <= 0) {
         const due = await repository.dueNow(
           accountId,
+          siteId,
           settings.checkNowLimitMs,
           clock(),
         );
@@ -544,6 +547,7 @@ export function monitorScheduler(
       }
       const claim = await repository.claimNow(
         accountId,
+        siteId,
         settings.leaseMs,
         settings.checkNowLimitMs,
         clock(),

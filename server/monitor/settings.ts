@@ -220,6 +220,46 @@ export function monitorOptionsFrom(
   };
 }
 
+/** The default number of sites an account may have (`SITES_PER_ACCOUNT`). */
+export const DEFAULT_SITES_PER_ACCOUNT = 20;
+
+/** What every instance needs of an account's sites, checking or not (D127). */
+export interface SitesOptions {
+  /** `SITES_PER_ACCOUNT`: the most sites an account may have. */
+  perAccount: number;
+  /** `MONITOR_INTERVAL_SECONDS` in ms: a site's interval is a multiple of it. */
+  intervalMs: number;
+}
+
+/**
+ * The sites' options, read whether or not this instance checks (a web
+ * node's form offers the intervals the checking nodes keep).
+ *
+ * @param env the environment
+ * @returns `SITES_PER_ACCOUNT` (default 20, 1 to 1,000) and the base
+ *   interval
+ * @throws Error naming the variable when a value cannot be used
+ */
+export function sitesOptionsFrom(env: Environment): SitesOptions {
+  return {
+    perAccount: integerOf(
+      env,
+      'SITES_PER_ACCOUNT',
+      DEFAULT_SITES_PER_ACCOUNT,
+      1,
+      1_000,
+    ),
+    intervalMs:
+      integerOf(
+        env,
+        'MONITOR_INTERVAL_SECONDS',
+        DEFAULT_INTERVAL_SECONDS,
+        MIN_INTERVAL_SECONDS,
+        24 * 60 * 60,
+      ) * 1000,
+  };
+}
+
 /**
  * `MONITOR_CANARY_URLS`: absolute `http:` or `https:` URLs, separated by
  * commas or white space, at least two (one canary that fails cannot be

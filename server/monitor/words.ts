@@ -76,6 +76,20 @@ export function durationInWords(ms: number): string {
 }
 
 /**
+ * How often a site is checked, in words: `every minute`, `every 5
+ * minutes`, `every hour`, `every 30 seconds`, `every 2 hours`.
+ *
+ * @param seconds the interval, in whole seconds
+ */
+export function intervalInWords(seconds: number): string {
+  const every = (n: number, word: string) =>
+    n === 1 ? `every ${word}` : `every ${n} ${word}s`;
+  if (seconds % 3600 === 0) return every(seconds / 3600, 'hour');
+  if (seconds % 60 === 0) return every(seconds / 60, 'minute');
+  return every(seconds, 'second');
+}
+
+/**
  * How long ago, in words: `just now`, `45 seconds ago`, `3 minutes ago`,
  * `2 hours ago`, `5 days ago`.
  *

@@ -69,7 +69,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
           new URLSearchParams(suite.network.signUps[0]?.body).get('url'),
         ).toBe(`https://${site}`);
         await expect
-          .poll(() => page.evaluate(hookText, 'account-site'), POLL)
+          .poll(() => page.evaluate(hookText, 'site-url'), POLL)
           .toBe(`https://${site}`);
       });
     },

@@ -24,7 +24,8 @@
  * And on the product host, after signing out, Back shows no account data.
  *
  * What the pages must show comes from what the first sign-in must do (the
- * test selectors `account-name`, `account-email`, `account-site`,
+ * test selectors `account-name`, `account-email`, `site-url` (the first
+ * of the account's sites),
  * `welcome-message`, `sign-out`, `signed-out`, `signin-refused`), not from
  * the service's output.
  */
@@ -86,10 +87,10 @@ function readAccountView(): AccountView {
   const hooks = [
     'account-email',
     'account-name',
-    'account-site',
     'sign-out',
     'signed-out',
     'signin-refused',
+    'site-url',
     'welcome-message',
   ];
   const text = (hook: string) => {
@@ -105,7 +106,7 @@ function readAccountView(): AccountView {
     ),
     name: text('account-name'),
     email: text('account-email'),
-    site: text('account-site'),
+    site: text('site-url'),
     welcome: text('welcome-message'),
     links: [...document.querySelectorAll('main a')].map((link) =>
       link.getAttribute('href'),
@@ -287,8 +288,8 @@ describe.each(enginesUnderTest())('%s', (engine) => {
           hooks: [
             'account-email',
             'account-name',
-            'account-site',
             'sign-out',
+            'site-url',
             'welcome-message',
           ],
           name: entry.name,
@@ -343,7 +344,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
         expect(loadsOf('/'), 'the reload went to the server').toHaveLength(2);
         await view({
           path: '/',
-          hooks: ['account-email', 'account-name', 'account-site', 'sign-out'],
+          hooks: ['account-email', 'account-name', 'sign-out', 'site-url'],
           name: entry.name,
           email: entry.email,
           site: entry.sentUrl,

@@ -6,9 +6,9 @@
  * are Playwright's `emulateMedia`, which drives Chromium alone, as in
  * tests/browser/appearance.test.ts.
  *
- * A visitor signs up with a local site's URL, and `/`, read in a second
- * browser context with JavaScript turned off (server-rendered, without
- * script), shows the site
+ * A visitor signs up with a local site's URL; `/` lists it, and its page
+ * (issue 59), read in a second browser context with JavaScript turned
+ * off (server-rendered, without script), shows the site
  *
  * 1. "Checking for the first time" before any check;
  * 2. "Up", once the first check ran: when (relative and absolute), the
@@ -18,7 +18,10 @@
  * 3. "Checking again" after one failed check, with its reason;
  * 4. "Down" after a second failed check, with its reason and time down;
  * 5. "Up" once it answers again; its "Check now" button runs a check at
- *    once and comes back to `/` with the result.
+ *    once and comes back to the site's page with the result.
+ *
+ * Then the owner adds a second site, sees both checked, pauses one, edits
+ * one and removes one, from `/` and the sites' pages, without script.
  *
  * In each of the four states axe-core finds no WCAG 2.2 AA violation in
  * the light scheme, the dark scheme and forced colours, and nothing
@@ -28,7 +31,7 @@
  * site is a local server on 127.0.0.1, its name `site.test` is resolved
  * by the tests' table, and every connection a check opens passes the
  * loopback tripwire. No test races the wall clock: the test moves the
- * monitor's clock and runs the due checks itself, then reloads `/`.
+ * monitor's clock and runs the due checks itself, then reloads the page.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -91,15 +94,18 @@ afterEach(() => {
   expect(suite.service.tripwire.violations).toEqual([]);
 });
 
-/** The visible text of the element with a test selector, spaces collapsed. */
+/**
+ * The visible text of the (first) element with a test selector, spaces
+ * collapsed.
+ */
 async function shown(page: Page, testId: string): Promise<string> {
-  const text = await page.getByTestId(testId).innerText();
+  const text = await page.getByTestId(testId).first().innerText();
   return text.replace(/\s+/g, ' ').trim();
 }
 
 /**
- * Loads `url`, which must show the site `state`, and returns axe-core's
- * findings on it in each of
+ * Loads `url` (undefined: the page shown), which must show the site
+ * `state` when one is given, and returns axe-core's findings on it in each of
  * {@link APPEARANCES}, and its sideways scroll at {@link REFLOW}; back in
  * the light scheme at the desktop width after. On a page that runs
  * script: axe-core runs in the page, on its timers.
@@ -108,11 +114,13 @@ async function shown(page: Page, testId: string): Promise<string> {
  */
 async function auditEveryAppearance(
   page: Page,
-  url: string,
-  state: string,
+  url: string | undefined,
+  state?: string,
 ): Promise<string[]> {
-  await page.goto(url);
-  expect(await shown(page, 'monitor-state')).toBe(state);
+  if (url !== undefined) await page.goto(url);
+  if (state !== undefined) {
+    expect(await shown(page, 'monitor-state')).toBe(state);
+  }
   const found: string[] = [];
   for (const { name, media, query } of APPEARANCES) {
     // Reduced motion: the colours switch without a transition, so axe
@@ -171,7 +179,7 @@ async function expectCheckedBetween(page: Page, from: Date, to: Date) {
   expect(text).toContain(inWordsUtc(at));
 }
 
-describe('the site monitor on /', () => {
+describe("a site's page", () => {
   it(
     'sign up with a local site, then / shows Checking for the first time, Up, Checking again, Down and Up again, and "Check now" runs a check; axe-core finds nothing in each state in the light and dark schemes and forced colours',
     async () => {
@@ -194,23 +202,29 @@ describe('the site monitor on /', () => {
             'url',
           ),
         ).toBe(url);
-        await expect(shown(signUp.page, 'account-site')).resolves.toBe(url);
+        // `/` lists the site: the sign-up's is the account's first.
+        await expect(shown(signUp.page, 'site-url')).resolves.toBe(url);
 
-        // `/` from here on in a browser that runs no script, signed in
-        // with the session the sign-up's browser was given.
+        // The site's page from here on in a browser that runs no script,
+        // signed in with the session the sign-up's browser was given.
         viewer = await suite.browser.newContext({
           viewport: DESKTOP,
           javaScriptEnabled: false,
         });
         await viewer.addCookies(await signUp.context.cookies());
         const page = await viewer.newPage();
+        await page.goto(`${origin}/`);
+        await page.getByTestId('site-link').click();
+        await page.getByTestId('site-page').waitFor();
+        const sitePage = page.url();
+        expect(new URL(sitePage).pathname).toMatch(/^\/sites\/\d+$/);
         const load = async () => {
-          const answer = await page.goto(`${origin}/`);
+          const answer = await page.goto(sitePage);
           expect(answer?.status()).toBe(200);
         };
-        // The same `/` in the sign-up's browser, for axe-core.
+        // The same page in the sign-up's browser, for axe-core.
         const audit = (state: string) =>
-          auditEveryAppearance(signUp.page, `${origin}/`, state);
+          auditEveryAppearance(signUp.page, sitePage, state);
 
         // 1. Before any check.
         await load();
@@ -268,7 +282,7 @@ describe('the site monitor on /', () => {
         await expect(
           page
             .getByText(
-              'We check it every minute once you have confirmed your address.',
+              'We check it on its schedule once you have confirmed your address.',
               { exact: false },
             )
             .count(),
@@ -328,13 +342,13 @@ describe('the site monitor on /', () => {
         );
 
         // "Check now": its form's POST checks the site at once (no clock
-        // moved, nothing due) and comes back to `/` with the result.
+        // moved, nothing due) and comes back to its page with the result.
         const hitsBefore = service.site.hits(SITE);
         const pressedFrom = service.clock.now();
         await page.getByTestId('check-now').click();
         await page.getByTestId('check-now-result').waitFor();
         const pressedTo = service.clock.now();
-        expect(new URL(page.url()).pathname).toBe('/');
+        expect(new URL(page.url()).pathname).toBe(new URL(sitePage).pathname);
         expect(service.site.hits(SITE)).toBe(hitsBefore + 1);
         await expect(shown(page, 'check-now-result')).resolves.not.toBe('');
         await expect(shown(page, 'monitor-state')).resolves.toBe('Up');
@@ -355,6 +369,127 @@ describe('the site monitor on /', () => {
       expect(tripwire.attempts.length).toBeGreaterThanOrEqual(5);
       for (const attempt of tripwire.attempts) {
         expect(isLoopback(attempt.address), attempt.address).toBe(true);
+      }
+    },
+    JOURNEY_TIMEOUT,
+  );
+
+  it(
+    'many sites, one account: add a second site (a refused URL first), see both checked, pause one, edit one, remove one, without script; axe-core finds nothing on the list, the refused form, a paused site and the removal step',
+    async () => {
+      const { service } = suite;
+      const { origin } = service.server;
+      const first = 21;
+      const second = 22;
+      const signUp = await openSignUpPage(suite.browser, origin);
+      let viewer: BrowserContext | undefined;
+      try {
+        const entry = validEntry({ url: service.site.url(first) });
+        await fillSignUpForm(signUp.page, entry);
+        await submitButton(signUp.page).click();
+        await signUp.page.waitForURL(`${origin}/`);
+        viewer = await suite.browser.newContext({
+          viewport: DESKTOP,
+          javaScriptEnabled: false,
+        });
+        await viewer.addCookies(await signUp.context.cookies());
+        const page = await viewer.newPage();
+        await page.goto((await service.confirmationLink(entry.email)).href);
+        await page.getByTestId('link-continue').click();
+        await page.waitForURL(`${origin}/`);
+        await service.checksAfter(0);
+
+        // Add a second site, from `/`: a URL the sign-up refuses first.
+        await page.getByTestId('add-site').click();
+        const form = page.getByTestId('site-form');
+        await form.waitFor();
+        await page.locator('#url').fill('localhost:8080');
+        await page.locator('#name').fill('Second');
+        await form.getByRole('button').click();
+        await page.getByTestId('error-summary').waitFor();
+        await expect(page.locator('#url').inputValue()).resolves.toBe(
+          'localhost:8080',
+        );
+        await expect(page.locator('#name').inputValue()).resolves.toBe(
+          'Second',
+        );
+        await expect(
+          page.evaluate(() =>
+            document.activeElement?.getAttribute('data-testid'),
+          ),
+        ).resolves.toBe('error-summary');
+        // The refused form, audited where script runs (axe-core needs it).
+        await signUp.page.goto(`${origin}/sites/new`);
+        await signUp.page.locator('#url').fill('localhost:8080');
+        await signUp.page.getByTestId('site-form').getByRole('button').click();
+        await signUp.page.getByTestId('error-summary').waitFor();
+        expect(
+          await auditEveryAppearance(signUp.page, undefined),
+          'refused form',
+        ).toEqual([]);
+
+        await page.locator('#url').fill(service.site.url(second));
+        await form.getByRole('button').click();
+        await page.getByTestId('site-page').waitFor();
+        await expect(shown(page, 'site-note')).resolves.toMatch(/added/);
+        const secondPage = page.url();
+
+        // Both checked.
+        expect(await service.checksAfter(0)).toBe(1);
+        expect(service.site.hits(second)).toBe(1);
+        await page.goto(`${origin}/`);
+        await expect(page.getByTestId('site').count()).resolves.toBe(2);
+        await expect(
+          page.getByTestId('site').getByTestId('monitor-state').allInnerTexts(),
+        ).resolves.toEqual(['Up', 'Up']);
+        await expect(
+          page.getByTestId('site-name').allInnerTexts(),
+        ).resolves.toEqual([`site.test:${service.site.site.port}`, 'Second']);
+        expect(
+          await auditEveryAppearance(signUp.page, `${origin}/`, 'Up'),
+          'list',
+        ).toEqual([]);
+
+        // Pause the second: not checked while paused.
+        await page.goto(secondPage);
+        await page.getByTestId('pause-site').getByRole('button').click();
+        await page.getByTestId('site-paused').waitFor();
+        expect(
+          await auditEveryAppearance(signUp.page, secondPage, 'Paused'),
+          'paused',
+        ).toEqual([]);
+        const hits = service.site.hits(second);
+        await service.checksAfter(TEST_INTERVAL_MS);
+        expect(service.site.hits(second)).toBe(hits);
+
+        // Edit the first: a new name, the form filled with what it was.
+        await page.goto(`${origin}/`);
+        await page.getByTestId('site-link').first().click();
+        await page.getByTestId('edit-site').click();
+        await expect(page.locator('#url').inputValue()).resolves.toBe(
+          service.site.url(first),
+        );
+        await page.locator('#name').fill('Shop');
+        await page.getByTestId('site-form').getByRole('button').click();
+        await page.getByTestId('site-page').waitFor();
+        await expect(page.locator('h1').innerText()).resolves.toBe('Shop');
+
+        // Remove the second, after its confirmation step.
+        await page.goto(secondPage);
+        await page.getByTestId('remove-site').getByRole('button').click();
+        await page.getByTestId('confirm-remove').waitFor();
+        expect(
+          await auditEveryAppearance(signUp.page, `${secondPage}/remove`),
+          'removal step',
+        ).toEqual([]);
+        await page.getByTestId('confirm-remove').getByRole('button').click();
+        await page.waitForURL(`${origin}/?removed=1`);
+        await expect(page.getByTestId('site').count()).resolves.toBe(1);
+        await expect(shown(page, 'site-name')).resolves.toBe('Shop');
+        expect(signUp.pageErrors).toEqual([]);
+      } finally {
+        await viewer?.close();
+        await signUp.context.close();
       }
     },
     JOURNEY_TIMEOUT,

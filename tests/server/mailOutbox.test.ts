@@ -241,7 +241,7 @@ describe('the name typed at sign-up, in mails to an address nobody has proven (i
     await service.drain();
     const alert = service
       .mailsTo(email)
-      .find((mail) => mail.subject?.includes('is down'));
+      .find((mail) => mail.subject?.startsWith('Down: '));
     if (!alert) throw new Error('no alert');
     expect(alert.text?.split('\n')[0]).toBe('Hello,');
     expect(partsOf(alert)).not.toContain(NAME);

@@ -338,7 +338,9 @@ describe('composeAlertMail (D105)', () => {
         },
       }),
     );
-    expect(flapping.subject).toBe('shop.example is flapping');
+    expect(flapping.subject).toBe(
+      'Flapping: shop.example (https://shop.example/health)',
+    );
     expect(flapping.text).toContain(
       'https://shop.example/health has gone down 4 times within an hour, the latest at 14:02 UTC on 29 November 2026.',
     );
@@ -354,7 +356,9 @@ describe('composeAlertMail (D105)', () => {
         },
       }),
     );
-    expect(steady.subject).toBe('shop.example is steady again');
+    expect(steady.subject).toBe(
+      'Steady again: shop.example (https://shop.example/health)',
+    );
     expect(steady.text).toContain(
       'While it was flapping, from 14:02 UTC on 29 November 2026 to 14:40 UTC on 29 November 2026, it went down 1 time.',
     );
@@ -362,7 +366,9 @@ describe('composeAlertMail (D105)', () => {
 
   it('"down" names the site’s host in the subject, the site, the reason and when it started', () => {
     const mail = composeAlertMail(alert());
-    expect(mail.subject).toBe('shop.example is down');
+    expect(mail.subject).toBe(
+      'Down: shop.example (https://shop.example/health)',
+    );
     for (const part of [mail.text, mail.html]) {
       expect(part).toContain('https://shop.example/health');
       expect(part).toContain('HTTP 503 Service Unavailable');
@@ -370,6 +376,20 @@ describe('composeAlertMail (D105)', () => {
     }
     expect(mail.to).toBe('ada@example.com');
     expect(mail.text).toContain('Hello Ada,');
+  });
+
+  it('names the site by the name its owner gave it, then its URL (D127)', () => {
+    const named = composeAlertMail(
+      alert({
+        details: {
+          siteName: 'Shop',
+          siteUrl: 'https://shop.example',
+          startedAt: started,
+          reason: { code: 'status', status: 503 },
+        },
+      }),
+    );
+    expect(named.subject).toBe('Down: Shop (https://shop.example)');
   });
 
   it('"down" words its reason when the mail is made: a reason kept in words before reason codes is shown as written, and advice ends one sentence', () => {
@@ -411,7 +431,9 @@ describe('composeAlertMail (D105)', () => {
 
   it('"back up" says how long the site was down, from the first failed check', () => {
     const mail = composeAlertMail(backUp('2026-11-29T16:07:40.000Z'));
-    expect(mail.subject).toBe('shop.example is back up');
+    expect(mail.subject).toBe(
+      'Back up: shop.example (https://shop.example/health)',
+    );
     for (const part of [mail.text, mail.html]) {
       expect(part).toContain('It was down for 2 hours 6 minutes');
       expect(part).toContain(

@@ -23,6 +23,7 @@ import * as outboxRetention from './0013_outbox_retention';
 import * as alertsOff from './0014_alerts_off';
 import * as flapping from './0015_flapping';
 import * as reasonCodes from './0016_reason_codes';
+import * as sites from './0017_sites';
 
 /** Name → migration; Kysely runs them in the order of their names. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -42,6 +43,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0014_alerts_off': alertsOff,
   '0015_flapping': flapping,
   '0016_reason_codes': reasonCodes,
+  '0017_sites': sites,
 };
 
 /**

@@ -343,13 +343,15 @@ export function watchedHost(siteUrl: string | null): string | null {
   return URL.parse(siteUrl)?.host || null;
 }
 
-/** The site's host, for a subject line; the URL as given if unreadable. */
-function siteName(siteUrl: string): string {
-  try {
-    return new URL(siteUrl).host;
-  } catch {
-    return siteUrl;
-  }
+/**
+ * The site as a subject line names it (D127): its name, or its host
+ * (the URL as given if unreadable), then its URL: `Shop
+ * (https://shop.example)`.
+ */
+function siteNamed(details: AlertDetails): string {
+  const name =
+    details.siteName ?? watchedHost(details.siteUrl) ?? details.siteUrl;
+  return `${name} (${details.siteUrl})`;
 }
 
 function alertWording(input: AlertInput): Wording {
@@ -358,12 +360,12 @@ function alertWording(input: AlertInput): Wording {
   const footnote = `You receive this because you asked ${product} to watch ${details.siteUrl}. We send one mail when it goes down and one when it is back, and at most three of each an hour.`;
   if (input.kind === 'flapping') {
     return {
-      subject: `${siteName(details.siteUrl)} is flapping`,
+      subject: `Flapping: ${siteNamed(details)}`,
       reason: `${details.siteUrl} has gone down ${details.incidents ?? 4} times within an hour, the latest at ${momentInWords(details.startedAt)}.`,
       button: 'See your site’s checks',
       notes: [
         'So that your inbox does not fill up, we send no more mails about it until it has been steady for 30 minutes. Then one mail says so, with how often it went down meanwhile.',
-        'We keep checking it every minute; your account shows what we find.',
+        'We keep checking it; your account shows what we find.',
       ],
       footnote,
     };
@@ -371,7 +373,7 @@ function alertWording(input: AlertInput): Wording {
   if (input.kind === 'steady') {
     const times = details.incidents ?? 1;
     return {
-      subject: `${siteName(details.siteUrl)} is steady again`,
+      subject: `Steady again: ${siteNamed(details)}`,
       reason: `${details.siteUrl} has answered every check for 30 minutes. While it was flapping, from ${momentInWords(details.startedAt)} to ${momentInWords(details.endedAt ?? details.startedAt)}, it went down ${times} ${times === 1 ? 'time' : 'times'}.`,
       button: 'See your site’s checks',
       notes: [
@@ -382,12 +384,12 @@ function alertWording(input: AlertInput): Wording {
   }
   if (input.kind === 'down') {
     return {
-      subject: `${siteName(details.siteUrl)} is down`,
+      subject: `Down: ${siteNamed(details)}`,
       reason: `${details.siteUrl} has stopped answering. It failed two checks in a row, the first at ${momentInWords(details.startedAt)}.`,
       button: 'See your site’s checks',
       notes: [
         `What we saw: ${details.reason ? describeCause(details.reason, monitorUserAgent(product, input.publicUrl)).replace(/\.$/, '') : 'the site did not answer'}.`,
-        'We keep checking it every minute, and will email you as soon as it answers again.',
+        'We keep checking it, and will email you as soon as it answers again.',
       ],
       footnote,
     };
@@ -397,10 +399,10 @@ function alertWording(input: AlertInput): Wording {
     new Date(endedAt).getTime() - new Date(details.startedAt).getTime(),
   );
   return {
-    subject: `${siteName(details.siteUrl)} is back up`,
+    subject: `Back up: ${siteNamed(details)}`,
     reason: `${details.siteUrl} is answering again. It was down for ${length}, from ${momentInWords(details.startedAt)} to ${momentInWords(endedAt)}.`,
     button: 'See your site’s checks',
-    notes: ['We keep checking it every minute.'],
+    notes: ['We keep checking it.'],
     footnote,
   };
 }

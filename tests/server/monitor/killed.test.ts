@@ -119,7 +119,7 @@ describe('a SIGKILL in the middle of a pass', () => {
     for (const n of SITES) site.set(n, 'fail');
     for (const email of emails) {
       await expect
-        .poll(() => subjectsTo(email).filter((s) => s.endsWith(' is down')), {
+        .poll(() => subjectsTo(email).filter((s) => s.startsWith('Down: ')), {
           timeout: 30_000,
         })
         .toHaveLength(1);
@@ -164,7 +164,7 @@ describe('a SIGKILL in the middle of a pass', () => {
     for (const email of emails) {
       await expect
         .poll(
-          () => subjectsTo(email).filter((s) => s.endsWith(' is back up')),
+          () => subjectsTo(email).filter((s) => s.startsWith('Back up: ')),
           {
             timeout: 30_000,
           },
@@ -180,11 +180,11 @@ describe('a SIGKILL in the middle of a pass', () => {
     }
     for (const email of emails) {
       const alerts = subjectsTo(email).filter((s) =>
-        / is (down|back up)$/.test(s),
+        /^(Down|Back up): /.test(s),
       );
-      expect(alerts.map((s) => s.replace(/^.* is /, ''))).toEqual([
-        'down',
-        'back up',
+      expect(alerts.map((s) => s.replace(/: .*$/, ''))).toEqual([
+        'Down',
+        'Back up',
       ]);
     }
     process.kill(service.pid, 'SIGTERM');

@@ -84,15 +84,21 @@ async function monitorOf(app: FastifyInstance, email: string) {
     .executeTakeFirstOrThrow();
 }
 
-/** "Check now", posted from the service's own page with a session cookie. */
-function postCheckNow(
+/** The page of an account's first site (D127), by the account's address. */
+async function pageOf(app: FastifyInstance, email: string): Promise<string> {
+  return `/sites/${(await monitorOf(app, email)).id}`;
+}
+
+/** "Check now", posted from the site's own page with a session cookie. */
+async function postCheckNow(
   app: FastifyInstance,
   cookie: string,
+  email: string,
   headers: Record<string, string> = {},
 ) {
   return app.inject({
     method: 'POST',
-    url: '/check-now',
+    url: `${await pageOf(app, email)}/check-now`,
     headers: { cookie, 'sec-fetch-site': 'same-origin', ...headers },
   });
 }
@@ -145,11 +151,19 @@ function monitoredService(overrides: Partial<MonitorOptions> = {}) {
   return held;
 }
 
+/**
+ * An alert mail's subject for a site without a name of its own (D127):
+ * what happened, then its host and its URL.
+ */
+function subjectOf(kind: string, n: number | string): string {
+  return `${kind}: site.test:${site.site.port} (${site.url(n)})`;
+}
+
 /** The alert mails an address received: "down" and "back up" subjects. */
 function alertsTo(service: MailService, email: string): ParsedMail[] {
   return service
     .mailsTo(email)
-    .filter((mail) => /is (down|back up)$/.test(mail.subject ?? ''));
+    .filter((mail) => /^(Down|Back up): /.test(mail.subject ?? ''));
 }
 
 /**
@@ -217,9 +231,9 @@ describe('the first check and the interval', () => {
       expect(await app.monitor.scheduler?.runDue()).toBe(0);
     }
     expect(site.hits(n)).toBe(1);
-    const page = await get(app, '/', cookie);
+    const page = await get(app, await pageOf(app, email), cookie);
     expect(page.body).toContain(
-      'We checked your site once, when you signed up. We check it every minute once you have confirmed your address.',
+      'We checked the site once, when you signed up. We check it on its schedule once you have confirmed your address.',
     );
 
     // Confirmed by the mailed link: checked at once, then every interval.
@@ -239,13 +253,14 @@ describe('the first check and the interval', () => {
         .toBeGreaterThan(held.clock.now().getTime());
       expect(site.hits(n)).toBe(expected);
     }
-    expect((await get(app, '/', cookie)).body).not.toContain(
+    const sitePage = await pageOf(app, email);
+    expect((await get(app, sitePage, cookie)).body).not.toContain(
       'once you have confirmed your address',
     );
     // Nor does a "confirm first" answer, read again after confirming.
     expect(
       hook(
-        (await get(app, '/?check=unconfirmed', cookie)).body,
+        (await get(app, `${sitePage}?check=unconfirmed`, cookie)).body,
         'check-now-result',
       ),
     ).toBeUndefined();
@@ -285,7 +300,7 @@ describe('up, down and the alerts', () => {
     expect(await state()).toBe('down');
     const [down] = alertsTo(held.service, email);
     expect(alertsTo(held.service, email)).toHaveLength(1);
-    expect(down?.subject).toBe(`site.test:${site.site.port} is down`);
+    expect(down?.subject).toBe(subjectOf('Down', n));
     expect(down?.text).toContain(site.url(n));
     expect(down?.text).toContain('503');
     expect(down?.from?.text).toContain('Vigil');
@@ -301,8 +316,8 @@ describe('up, down and the alerts', () => {
     expect(await state()).toBe('up');
     const alerts = alertsTo(held.service, email);
     expect(alerts.map((mail) => mail.subject)).toEqual([
-      `site.test:${site.site.port} is down`,
-      `site.test:${site.site.port} is back up`,
+      subjectOf('Down', n),
+      subjectOf('Back up', n),
     ]);
     // From the first failed check to the check that found it up: three
     // intervals and a third.
@@ -393,18 +408,23 @@ describe('up, down and the alerts', () => {
     expect(await state()).toBe('up');
     // Checked, and no "back up" mail.
     expect(alertsTo(service, email)).toHaveLength(1);
-    const page = await get(service.app, '/', cookie);
+    // `/` marks it, and the site's page offers to send it again.
+    expect(
+      hook((await get(service.app, '/', cookie)).body, 'alerts-stopped'),
+    ).toMatch(/^Alert mail stopped/);
+    const sitePage = await pageOf(service.app, email);
+    const page = await get(service.app, sitePage, cookie);
     expect(hook(page.body, 'alerts-stopped')).toMatch(
       /^Alert mail for this site is stopped/,
     );
-    expect(page.body).toMatch(
-      /<form method="post" action="\/alerts\/resume"[^>]*data-testid="resume-alerts"/,
+    expect(page.body).toContain(
+      `<form method="post" action="${sitePage}/alerts/resume" class="monitor__action" data-testid="resume-alerts">`,
     );
 
-    // Sent again from `/`.
+    // Sent again from the site's page.
     const resumed = await postForm(
       service.app,
-      '/alerts/resume',
+      `${sitePage}/alerts/resume`,
       {},
       { cookie },
     );
@@ -416,20 +436,19 @@ describe('up, down and the alerts', () => {
     await pass(TEST_INTERVAL_MS);
     await pass(TEST_INTERVAL_MS / 3);
     expect(alertsTo(service, email).map((mail) => mail.subject)).toEqual([
-      `site.test:${site.site.port} is down`,
-      `site.test:${site.site.port} is down`,
+      subjectOf('Down', n),
+      subjectOf('Down', n),
     ]);
   });
 
   it('mails at most three incidents an hour: the fourth says the site is flapping, then nothing until one mail says it has been steady for 30 minutes (D125)', async () => {
     const { service } = held;
     const { n, email, state } = await watchedAndUp(service, held.clock);
-    const host = `site.test:${site.site.port}`;
     const subjects = () =>
       service
         .mailsTo(email)
         .map((mail) => mail.subject ?? '')
-        .filter((subject) => subject.startsWith(host));
+        .filter((subject) => subject.endsWith(`(${site.url(n)})`));
     // Down and back up six times in about 14 minutes.
     for (let flap = 0; flap < 6; flap += 1) {
       site.set(n, 'fail');
@@ -440,16 +459,16 @@ describe('up, down and the alerts', () => {
       await pass(TEST_INTERVAL_MS);
       expect(await state()).toBe('up');
     }
-    const pair = [`${host} is down`, `${host} is back up`];
+    const pair = [subjectOf('Down', n), subjectOf('Back up', n)];
     expect(subjects()).toEqual([
       ...pair,
       ...pair,
       ...pair,
-      `${host} is flapping`,
+      subjectOf('Flapping', n),
     ]);
     const flapping = service
       .mailsTo(email)
-      .find((mail) => mail.subject === `${host} is flapping`);
+      .find((mail) => mail.subject === subjectOf('Flapping', n));
     expect(flapping?.text).toContain('has gone down 4 times within an hour');
     // Its incidents: three, and the flapping one that went down three times.
     const incidents = await service.app.database.db
@@ -472,12 +491,12 @@ describe('up, down and the alerts', () => {
       ...pair,
       ...pair,
       ...pair,
-      `${host} is flapping`,
-      `${host} is steady again`,
+      subjectOf('Flapping', n),
+      subjectOf('Steady again', n),
     ]);
     const steady = service
       .mailsTo(email)
-      .find((mail) => mail.subject === `${host} is steady again`);
+      .find((mail) => mail.subject === subjectOf('Steady again', n));
     expect(steady?.text).toContain('it went down 3 times');
   });
 
@@ -617,7 +636,7 @@ describe('the canaries (issue 58)', () => {
     await pass(TEST_INTERVAL_MS / 3);
     expect(await state()).toBe('down');
     expect(alertsTo(held.service, email).map((mail) => mail.subject)).toEqual([
-      `site.test:${site.site.port} is down`,
+      subjectOf('Down', n),
     ]);
     expect((await health()).statusCode).toBe(200);
   });
@@ -895,8 +914,10 @@ describe('slots that sites which never answer cannot fill (issue 58)', () => {
         url: site.url(n),
       });
       await confirmedBeforeFirstCheck(app, email);
-      const pressed = await postCheckNow(app, cookie);
-      expect(pressed.headers.location).toBe('/?check=queued');
+      const pressed = await postCheckNow(app, cookie, email);
+      expect(pressed.headers.location).toBe(
+        `${await pageOf(app, email)}?check=queued`,
+      );
       expect(site.hits(n)).toBe(0);
       expect(
         (await monitorOf(app, email)).next_check_at?.getTime(),
@@ -910,74 +931,81 @@ describe('slots that sites which never answer cannot fill (issue 58)', () => {
 describe('"Check now"', () => {
   const service = monitoredService();
 
-  const checkNow = (cookie: string, headers: Record<string, string> = {}) =>
-    postCheckNow(service.app, cookie, headers);
+  const checkNow = (
+    cookie: string,
+    email: string,
+    headers: Record<string, string> = {},
+  ) => postCheckNow(service.app, cookie, email, headers);
 
-  it('runs a check at once and comes back to / with its result; one a minute per account', async () => {
+  it("runs a check at once and comes back to the site's page with its result; one a minute per site", async () => {
     const { app, clock } = service;
     const n = nextSite();
     const { cookie, email } = await signUpAndSignIn(app, { url: site.url(n) });
     await confirmedBeforeFirstCheck(app, email);
-    const before = await get(app, '/', cookie);
+    const sitePage = await pageOf(app, email);
+    const before = await get(app, sitePage, cookie);
     expect(hook(before.body, 'monitor-state')).toBe(
       'Checking for the first time',
     );
 
-    const first = await checkNow(cookie);
+    const first = await checkNow(cookie, email);
     expect(first.statusCode).toBe(303);
-    expect(first.headers.location).toBe('/?check=checked');
+    expect(first.headers.location).toBe(`${sitePage}?check=checked`);
     expect(site.hits(n)).toBe(1);
-    const page = await get(app, '/?check=checked', cookie);
+    const page = await get(app, `${sitePage}?check=checked`, cookie);
     expect(hook(page.body, 'monitor-state')).toBe('Up');
     expect(hook(page.body, 'monitor-last-check')).toMatch(
       /^Last checked just now \(.+ UTC on .+\) ?: HTTP 200 in \d+ ms$/,
     );
     expect(hook(page.body, 'check-now-result')).toContain('just checked');
 
-    const again = await checkNow(cookie);
-    expect(again.headers.location).toBe('/?check=limited');
+    const again = await checkNow(cookie, email);
+    expect(again.headers.location).toBe(`${sitePage}?check=limited`);
     expect(site.hits(n)).toBe(1);
-    const limited = await get(app, '/?check=limited', cookie);
+    const limited = await get(app, `${sitePage}?check=limited`, cookie);
     expect(hook(limited.body, 'check-now-result')).toContain(
       'less than a minute ago',
     );
 
     clock.advance(CHECK_NOW_LIMIT_MS);
-    expect((await checkNow(cookie)).headers.location).toBe('/?check=checked');
+    expect((await checkNow(cookie, email)).headers.location).toBe(
+      `${sitePage}?check=checked`,
+    );
     expect(site.hits(n)).toBe(2);
   });
 
   it('is refused while the address is unconfirmed, with a sentence saying why (D120)', async () => {
     const { app } = service;
     const n = nextSite();
-    const { cookie } = await signUpAndSignIn(app, { url: site.url(n) });
-    const refused = await checkNow(cookie);
+    const { cookie, email } = await signUpAndSignIn(app, { url: site.url(n) });
+    const sitePage = await pageOf(app, email);
+    const refused = await checkNow(cookie, email);
     expect(refused.statusCode).toBe(303);
-    expect(refused.headers.location).toBe('/?check=unconfirmed');
+    expect(refused.headers.location).toBe(`${sitePage}?check=unconfirmed`);
     // Its first check, which the sign-up made due, ran; nothing more.
     await app.monitor.scheduler?.runDue();
     expect(site.hits(n)).toBe(1);
-    expect((await checkNow(cookie)).headers.location).toBe(
-      '/?check=unconfirmed',
+    expect((await checkNow(cookie, email)).headers.location).toBe(
+      `${sitePage}?check=unconfirmed`,
     );
     expect(site.hits(n)).toBe(1);
-    const page = await get(app, '/?check=unconfirmed', cookie);
+    const page = await get(app, `${sitePage}?check=unconfirmed`, cookie);
     expect(hook(page.body, 'check-now-result')).toBe(
-      'We check your site on request, and every minute, once you have confirmed your address: open the link we mailed you.',
+      'We check the site on request, and on its schedule, once you have confirmed your address: open the link we mailed you.',
     );
   });
 
   it('is refused from another site, and without a session', async () => {
     const { app } = service;
     const n = nextSite();
-    const { cookie } = await signUpAndSignIn(app, { url: site.url(n) });
-    const crossSite = await checkNow(cookie, {
+    const { cookie, email } = await signUpAndSignIn(app, { url: site.url(n) });
+    const crossSite = await checkNow(cookie, email, {
       'sec-fetch-site': 'cross-site',
     });
     expect(crossSite.statusCode).toBe(403);
     const signedOut = await app.inject({
       method: 'POST',
-      url: '/check-now',
+      url: `${await pageOf(app, email)}/check-now`,
       headers: { 'sec-fetch-site': 'same-origin' },
     });
     expect(signedOut.statusCode).toBe(303);
@@ -993,21 +1021,22 @@ describe('"Check now"', () => {
       const { cookie, email } = await signUpAndSignIn(off, {
         url: site.url(n),
       });
+      const sitePage = await pageOf(off, email);
       // Before confirmation it is refused here too.
-      const early = await postCheckNow(off, cookie);
-      expect(early.headers.location).toBe('/?check=unconfirmed');
+      const early = await postCheckNow(off, cookie, email);
+      expect(early.headers.location).toBe(`${sitePage}?check=unconfirmed`);
       await confirmedBeforeFirstCheck(off, email);
       // Due at once anyway (a new site); push it out, as after a check.
       await sql`update monitors set next_check_at = now() + interval '1 hour'`.execute(
         off.database.db,
       );
-      const posted = await postCheckNow(off, cookie);
-      expect(posted.headers.location).toBe('/?check=queued');
+      const posted = await postCheckNow(off, cookie, email);
+      expect(posted.headers.location).toBe(`${sitePage}?check=queued`);
       expect(
         (await monitorOf(off, email)).next_check_at?.getTime(),
       ).toBeLessThanOrEqual(Date.now());
-      const again = await postCheckNow(off, cookie);
-      expect(again.headers.location).toBe('/?check=limited');
+      const again = await postCheckNow(off, cookie, email);
+      expect(again.headers.location).toBe(`${sitePage}?check=limited`);
       expect(site.hits(n)).toBe(0);
     } finally {
       await off.close();
@@ -1015,7 +1044,7 @@ describe('"Check now"', () => {
   });
 });
 
-describe('what / shows', () => {
+describe("what a site's page shows", () => {
   it('an https site: its state in words, the last check, the certificate, the chart with its text, and "Check now"', async () => {
     const ca = createTestCertificateAuthority();
     const now = Date.now();
@@ -1035,9 +1064,12 @@ describe('what / shows', () => {
       monitor: testMonitorOptions(clock, tripwire, { ca: ca.cert }),
     });
     try {
-      const { cookie } = await signUpAndSignIn(app, { url: secure.url('/') });
+      const { cookie, email } = await signUpAndSignIn(app, {
+        url: secure.url('/'),
+      });
       await app.monitor.scheduler?.runDue();
-      const page = await get(app, '/', cookie);
+      const sitePage = await pageOf(app, email);
+      const page = await get(app, sitePage, cookie);
       expect(page.statusCode).toBe(200);
       expect(hook(page.body, 'monitor-state')).toBe('Up');
       expect(hook(page.body, 'monitor-last-check')).toMatch(
@@ -1053,8 +1085,8 @@ describe('what / shows', () => {
       expect(page.body).toMatch(
         /<svg class="chart"[^>]*role="img" aria-labelledby="monitor-chart-summary"/,
       );
-      expect(page.body).toMatch(
-        /<form method="post" action="\/check-now"[^>]*>\s*<button[^>]*data-testid="check-now"/,
+      expect(page.body).toContain(
+        `<form method="post" action="${sitePage}/check-now" class="monitor__action">\n<button type="submit" class="button button--secondary" data-testid="check-now">`,
       );
     } finally {
       await app.close();
@@ -1116,7 +1148,11 @@ describe('storage that stays bounded', () => {
     expect(await app.monitor.repository.rollUp(now)).toBe(0);
 
     // The chart reads both: the rolled-up hour and the raw one.
-    const view = await app.monitor.repository.view(monitor.account_id, now);
+    const view = await app.monitor.repository.view(
+      monitor.account_id,
+      undefined,
+      now,
+    );
     expect(view?.hours.map((entry) => [entry.checks, entry.up])).toEqual([
       [4, 3],
       [1, 1],

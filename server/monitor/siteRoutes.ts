@@ -1,0 +1,395 @@
+/**
+ * The sites' pages and forms (issue 59; D127): add, edit, pause, resume
+ * and remove a site, its page, and its "Check now" and "Send alerts
+ * again". Every page needs a session (without one: 303 to `/`, which
+ * signs in), every POST is origin-checked by the service's cross-origin
+ * hook, and every page and action on a site the session's account does
+ * not have answers 404 and changes nothing. A successful POST answers
+ * 303 (post/redirect/get); a refused form 422 with the form again.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { acceptFormBodies } from '../http/formBody';
+import type { AddressRule } from './check/addressRule';
+import type { Resolver } from './check/siteCheck';
+import type { MonitorRepository } from './repository';
+import type { MonitorScheduler } from './scheduler';
+import {
+  checkNowPath,
+  resumeAlertsPath,
+  sitePath,
+  type CheckNowNote,
+} from './page';
+import {
+  judgeSiteAddress,
+  readSiteForm,
+  siteFormValues,
+  type SiteFormBody,
+  type SiteFormError,
+  type SiteFormValues,
+} from './siteForm';
+import {
+  confirmFirstPage,
+  confirmRemovePage,
+  editSitePath,
+  NEW_SITE_PATH,
+  pauseSitePath,
+  removeSitePath,
+  resumeSitePath,
+  shownName,
+  siteFormPage,
+  siteFormValuesOf,
+  siteNotFoundPage,
+  sitePage,
+  SITES_PATH,
+  type SiteNote,
+} from './sitePages';
+import { isSiteId, type SitesRepository } from './sites';
+
+/** What the routes need of the monitor. */
+export interface SiteRoutesOptions {
+  productName: string;
+  repository: MonitorRepository;
+  sites: SitesRepository;
+  scheduler: MonitorScheduler | undefined;
+  userAgent: string;
+  /** `MONITOR_INTERVAL_SECONDS`, in ms. */
+  baseIntervalMs: number;
+  /** `SITES_PER_ACCOUNT`. */
+  limit: number;
+  /** "Check now": one per site in this long, ms (D106). */
+  checkNowLimitMs: number;
+  /** The monitor's resolver and address rule, which judge a saved URL. */
+  resolve: Resolver;
+  isAllowed: AddressRule;
+  clock: () => Date;
+}
+
+/** The largest site form read, in bytes: three short fields. */
+const FORM_BODY_LIMIT = 16 * 1024;
+
+/** A site page's `?check=`, when it is one the page knows. */
+function checkNoteOf(value: unknown): CheckNowNote | undefined {
+  return value === 'checked' ||
+    value === 'limited' ||
+    value === 'running' ||
+    value === 'queued' ||
+    value === 'unconfirmed' ||
+    value === 'paused'
+    ? value
+    : undefined;
+}
+
+/** A site page's `?done=`, when it is one the page knows. */
+function siteNoteOf(value: unknown): SiteNote | undefined {
+  return value === 'added' ||
+    value === 'saved' ||
+    value === 'paused' ||
+    value === 'resumed'
+    ? value
+    : undefined;
+}
+
+/** A page number from `?page=`: 1 unless it is a whole number from 1 to 10,000. */
+function pageOf(value: unknown): number {
+  const page = typeof value === 'string' ? Number(value) : 1;
+  return Number.isInteger(page) && page >= 1 && page <= 10_000 ? page : 1;
+}
+
+const query = (request: FastifyRequest) =>
+  (request.query ?? {}) as Record<string, unknown>;
+const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+
+/**
+ * Registers the routes (see the module comment) on the monitor's
+ * context.
+ */
+export async function registerSiteRoutes(
+  app: FastifyInstance,
+  options: SiteRoutesOptions,
+): Promise<void> {
+  const { productName, repository, sites, scheduler, clock } = options;
+
+  const page = (reply: FastifyReply, status: number, html: string) =>
+    reply
+      .code(status)
+      // Personal data: never stored by a cache.
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(html);
+  const redirect = (reply: FastifyReply, location: string) =>
+    reply.code(303).header('location', location).send();
+  const notFound = (reply: FastifyReply) =>
+    page(reply, 404, siteNotFoundPage(productName));
+
+  /** The signed-in account, or a redirect to `/` (which signs in). */
+  const accountOf = async (request: FastifyRequest, reply: FastifyReply) => {
+    const account = await app.accounts.signedInAccount(request);
+    if (!account) await redirect(reply, '/');
+    return account;
+  };
+
+  /** The form again, refused (422), with what was typed. */
+  const refused = (
+    reply: FastifyReply,
+    mode: Parameters<typeof siteFormPage>[1]['mode'],
+    values: SiteFormValues,
+    errors: readonly SiteFormError[],
+  ) =>
+    page(
+      reply,
+      422,
+      siteFormPage(productName, {
+        mode,
+        values,
+        errors,
+        baseIntervalMs: options.baseIntervalMs,
+      }),
+    );
+
+  /** The form's site, judged by the sign-up's rule and the address rule. */
+  const judged = async (values: SiteFormValues) => {
+    const read = readSiteForm(values, options.baseIntervalMs / 1000);
+    if (!read.ok) return read;
+    const refusal = await judgeSiteAddress(
+      read.site.siteUrl,
+      options.resolve,
+      options.isAllowed,
+    );
+    return refusal === undefined
+      ? read
+      : {
+          ok: false as const,
+          errors: [{ field: 'url' as const, message: refusal }],
+        };
+  };
+
+  app.get(NEW_SITE_PATH, async (request, reply) => {
+    const account = await accountOf(request, reply);
+    if (!account) return reply;
+    if (!account.confirmed)
+      return page(reply, 200, confirmFirstPage(productName));
+    const count = await sites.count(account.id);
+    return page(
+      reply,
+      200,
+      siteFormPage(productName, {
+        mode: { kind: 'add' },
+        values: {
+          url: '',
+          name: '',
+          interval: String(options.baseIntervalMs / 1000),
+        },
+        errors:
+          count >= options.limit
+            ? [{ field: 'url', message: limitMessage(options.limit) }]
+            : [],
+        baseIntervalMs: options.baseIntervalMs,
+      }),
+    );
+  });
+
+  app.get('/sites/:id', async (request, reply) => {
+    const account = await accountOf(request, reply);
+    if (!account) return reply;
+    const id = idOf(request);
+    const now = clock();
+    const view = await repository.view(account.id, id, now);
+    if (!view) return notFound(reply);
+    const current = pageOf(query(request).page);
+    const [days, history] = await Promise.all([
+      sites.days(view.id, now),
+      sites.incidents(view.id, current),
+    ]);
+    const check = checkNoteOf(query(request).check);
+    return page(
+      reply,
+      200,
+      sitePage(productName, view, {
+        now,
+        userAgent: options.userAgent,
+        baseIntervalMs: options.baseIntervalMs,
+        days,
+        incidents: history.incidents,
+        page: current,
+        older: history.older,
+        // A "confirm first" answer read after the address was confirmed
+        // (a reload, a bookmark) would no longer be true.
+        check: check === 'unconfirmed' && view.confirmed ? undefined : check,
+        note: siteNoteOf(query(request).done),
+      }),
+    );
+  });
+
+  app.get('/sites/:id/edit', async (request, reply) => {
+    const account = await accountOf(request, reply);
+    if (!account) return reply;
+    const id = idOf(request);
+    const site = await sites.exists(account.id, id);
+    if (!site) return notFound(reply);
+    return page(
+      reply,
+      200,
+      siteFormPage(productName, {
+        mode: { kind: 'edit', siteId: id, name: shownName(site) },
+        values: siteFormValuesOf(site, options.baseIntervalMs),
+        errors: [],
+        baseIntervalMs: options.baseIntervalMs,
+      }),
+    );
+  });
+
+  app.get('/sites/:id/remove', async (request, reply) => {
+    const account = await accountOf(request, reply);
+    if (!account) return reply;
+    const id = idOf(request);
+    const site = await sites.exists(account.id, id);
+    if (!site) return notFound(reply);
+    return page(reply, 200, confirmRemovePage(productName, { id, ...site }));
+  });
+
+  // The forms with fields: form-encoded UTF-8 only (server/http/formBody.ts).
+  await app.register(async (forms) => {
+    await acceptFormBodies(forms, FORM_BODY_LIMIT);
+
+    forms.post(SITES_PATH, async (request, reply) => {
+      const account = await accountOf(request, reply);
+      if (!account) return reply;
+      if (!account.confirmed) {
+        return page(reply, 403, confirmFirstPage(productName));
+      }
+      const values = siteFormValues(request.body as SiteFormBody | undefined);
+      const result = await judged(values);
+      if (!result.ok)
+        return refused(reply, { kind: 'add' }, values, result.errors);
+      const added = await sites.add(
+        account.id,
+        result.site,
+        options.limit,
+        clock(),
+      );
+      if (added === 'limit') {
+        return refused(reply, { kind: 'add' }, values, [
+          { field: 'url', message: limitMessage(options.limit) },
+        ]);
+      }
+      scheduler?.wake();
+      return redirect(reply, `${sitePath(added.id)}?done=added`);
+    });
+
+    forms.post('/sites/:id', async (request, reply) => {
+      const account = await accountOf(request, reply);
+      if (!account) return reply;
+      const id = idOf(request);
+      const site = await sites.exists(account.id, id);
+      if (!site) return notFound(reply);
+      const values = siteFormValues(request.body as SiteFormBody | undefined);
+      const result = await judged(values);
+      const mode = { kind: 'edit' as const, siteId: id, name: shownName(site) };
+      if (!result.ok) return refused(reply, mode, values, result.errors);
+      const edited = await sites.edit(
+        account.id,
+        id,
+        result.site,
+        options.baseIntervalMs,
+        clock(),
+      );
+      if (!edited) return notFound(reply);
+      scheduler?.wake();
+      return redirect(reply, `${sitePath(id)}?done=saved`);
+    });
+  });
+
+  // The forms with no field: their bodies are not read.
+  await app.register(async (forms) => {
+    forms.removeAllContentTypeParsers();
+    forms.addContentTypeParser('*', (_request, _payload, done) =>
+      done(null, undefined),
+    );
+
+    forms.post('/sites/:id/pause', async (request, reply) => {
+      const account = await accountOf(request, reply);
+      if (!account) return reply;
+      const id = idOf(request);
+      if (!(await sites.pause(account.id, id, clock()))) return notFound(reply);
+      return redirect(reply, `${sitePath(id)}?done=paused`);
+    });
+
+    forms.post('/sites/:id/resume', async (request, reply) => {
+      const account = await accountOf(request, reply);
+      if (!account) return reply;
+      const id = idOf(request);
+      const resumed = await sites.resume(
+        account.id,
+        id,
+        account.confirmed,
+        clock(),
+      );
+      if (!resumed) return notFound(reply);
+      scheduler?.wake();
+      return redirect(reply, `${sitePath(id)}?done=resumed`);
+    });
+
+    forms.post('/sites/:id/remove', async (request, reply) => {
+      const account = await accountOf(request, reply);
+      if (!account) return reply;
+      const removed = await sites.remove(account.id, idOf(request));
+      if (removed === undefined) return notFound(reply);
+      return redirect(reply, '/?removed=1');
+    });
+
+    forms.post('/sites/:id/check-now', async (request, reply) => {
+      const account = await accountOf(request, reply);
+      if (!account) return reply;
+      const id = idOf(request);
+      if (!isSiteId(id) || !(await sites.exists(account.id, id))) {
+        return notFound(reply);
+      }
+      let note: CheckNowNote | undefined;
+      if (!account.confirmed) {
+        // Nothing is checked for an unproven address but its first check
+        // (D120): not on request either.
+        note = 'unconfirmed';
+      } else if (scheduler) {
+        const outcome = await scheduler.checkNow(account.id, id);
+        note = outcome === 'none' ? undefined : outcome;
+      } else {
+        const queued = await repository.dueNow(
+          account.id,
+          id,
+          options.checkNowLimitMs,
+          clock(),
+        );
+        note = queued ? 'queued' : 'limited';
+      }
+      return redirect(
+        reply,
+        note ? `${sitePath(id)}?check=${note}` : sitePath(id),
+      );
+    });
+
+    forms.post('/sites/:id/alerts/resume', async (request, reply) => {
+      const account = await accountOf(request, reply);
+      if (!account) return reply;
+      const id = idOf(request);
+      if (!isSiteId(id) || !(await sites.exists(account.id, id))) {
+        return notFound(reply);
+      }
+      await repository.resumeAlerts(account.id, id);
+      return redirect(reply, sitePath(id));
+    });
+  });
+}
+
+/** What the form says when the account has its most sites. */
+function limitMessage(limit: number): string {
+  return `Remove a site before you add another: an account can watch ${limit} sites`;
+}
+
+export {
+  checkNowPath,
+  editSitePath,
+  pauseSitePath,
+  removeSitePath,
+  resumeAlertsPath,
+  resumeSitePath,
+};
