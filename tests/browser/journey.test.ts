@@ -296,7 +296,11 @@ describe.each(enginesUnderTest())('%s', (engine) => {
           email: entry.email,
           site: entry.sentUrl,
           welcome: expect.stringContaining(entry.sentUrl) as string,
-          links: [],
+          // The account's one site's page, and the form that adds another.
+          links: [
+            expect.stringMatching(/^\/sites\/\d+$/) as string,
+            '/sites/new',
+          ],
         });
         expect(loadsOf('/'), 'one GET / since the sign-up').toHaveLength(1);
         const firstLoad = await sentOnLastLoad();
@@ -349,7 +353,11 @@ describe.each(enginesUnderTest())('%s', (engine) => {
           email: entry.email,
           site: entry.sentUrl,
           welcome: null,
-          links: [],
+          // The account's one site's page, and the form that adds another.
+          links: [
+            expect.stringMatching(/^\/sites\/\d+$/) as string,
+            '/sites/new',
+          ],
         });
         const reloaded = await sentOnLastLoad();
         expect([...reloaded.keys()].sort()).toEqual([SESSION]);
