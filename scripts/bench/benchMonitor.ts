@@ -1055,7 +1055,7 @@ async function incidentBytes(
       insert into monitor_incidents (monitor_id, started_at, ended_at, reason)
       select m.id, now() - make_interval(hours => k + 1),
              now() - make_interval(hours => k),
-             'Refused or unreachable (ECONNREFUSED)'
+             ${JSON.stringify({ code: 'unreachable', detail: 'ECONNREFUSED' })}::jsonb
         from monitors m cross join generate_series(1, 100) k`.execute(db);
     const after = (await tableBytes(db)).get('monitor_incidents') ?? 0;
     return {
