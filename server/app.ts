@@ -33,7 +33,6 @@ import {
   signUpPlugin,
   type CaptchaVerification,
 } from './signUp/index';
-import type { SignUpWrite } from './accounts/index';
 
 export { HOUSEKEEPING_INTERVAL_MS } from './db/housekeeping';
 
@@ -156,22 +155,11 @@ export function publicUrlOf(
 }
 
 /**
- * What a caller that builds a service of its own changes in the features
- * (`npm run bench:api`'s figure without mail); nothing the environment
- * sets.
- */
-export interface FeatureOverrides {
-  /** What a sign-up writes beside the account and its token. */
-  signUpWrites?: readonly SignUpWrite[];
-}
-
-/**
  * Builds the server (not listening yet) and opens its database, running the
  * migrations it lacks. Closing the server (`app.close()`) lets the requests
  * in flight finish, then each plugin closes what it opened, the database
  * last.
  *
- * @param overrides for a caller that builds a service of its own
  * @returns a Fastify instance; call `listen({ port })` on it
  * @throws Error when `trackingTagUrl` or `sentryDsn` is not an
  *   http(s) URL; the errors of `openDatabase` (server/db/database.ts) when the
@@ -179,7 +167,6 @@ export interface FeatureOverrides {
  */
 export async function buildServer(
   options: ServerOptions,
-  overrides: FeatureOverrides = {},
 ): Promise<FastifyInstance> {
   const trustProxy = options.trustProxy ?? false;
   const app = Fastify({
@@ -220,7 +207,6 @@ export async function buildServer(
       productName,
       publicUrl,
       cookieDomain: options.cookieDomain,
-      signUpWrites: overrides.signUpWrites,
     });
     await app.register(consentPlugin, {
       rateLimit: options.consentRateLimit,

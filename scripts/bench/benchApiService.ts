@@ -6,34 +6,32 @@
  *
  * - `send`: as the environment says (the bench sets SMTP_URL to its sink);
  * - `queue`: each sign-up's confirmation queued by its statement, nothing
- *   sending it (the service without mail options);
- * - `none`: no confirmation queued (the sign-up's statement without it,
- *   server/accounts/), nothing sending.
+ *   sending it (the service without mail options).
  *
  * Listens on `HOST`:`PORT`; SIGTERM closes it and ends the process.
  *
- * Usage: `node dist-server/bench-api.mjs send|queue|none`
+ * Usage: `node dist-server/bench-api.mjs send|queue`
  */
 import { join } from 'node:path';
-import { WATCH_THE_SITE } from '../../server/accounts/index';
 import { buildServer } from '../../server/app';
 import { positiveInteger, serverOptionsFrom } from '../../server/environment';
 
 /** How the service under measure treats mail (see the module comment). */
-export type BenchMail = 'send' | 'queue' | 'none';
+export type BenchMail = 'send' | 'queue';
 
 const mode = process.argv[2];
-if (mode !== 'send' && mode !== 'queue' && mode !== 'none') {
-  throw new Error(`Usage: bench-api.mjs send|queue|none; got "${mode}"`);
+if (mode !== 'send' && mode !== 'queue') {
+  throw new Error(`Usage: bench-api.mjs send|queue; got "${mode}"`);
 }
 const { mail, ...options } = serverOptionsFrom(
   process.env,
   join(import.meta.dirname, '../dist'),
 );
-const app = await buildServer(
-  { ...options, ...(mode === 'send' && { mail }), logger: true },
-  mode === 'none' ? { signUpWrites: [WATCH_THE_SITE] } : {},
-);
+const app = await buildServer({
+  ...options,
+  ...(mode === 'send' && { mail }),
+  logger: true,
+});
 process.once('SIGTERM', () => {
   void app.close().then(() => process.exit(0));
 });

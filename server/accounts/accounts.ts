@@ -215,7 +215,7 @@ interface InsertedAccount {
 }
 
 /** The database as a sign-up's writes see it: with the CTE `account`. */
-type SignUpDatabase = Schema & InsertedAccount;
+export type SignUpDatabase = Schema & InsertedAccount;
 
 /**
  * A row a sign-up writes in its statement beside the account and its
@@ -228,113 +228,98 @@ type SignUpDatabase = Schema & InsertedAccount;
 export type SignUpWrite = (statement: QueryCreator<SignUpDatabase>) => unknown;
 
 /**
- * The watch the welcome page promises starts with the account: its first
- * check is due at once ([D103](../../docs/decisions.md#D103)).
- */
-export const WATCH_THE_SITE: SignUpWrite = (statement) =>
-  statement.with('watched', (cte) =>
-    cte
-      .insertInto('monitors')
-      .columns(['account_id', 'site_url'])
-      .expression((eb) =>
-        eb
-          .selectFrom('account')
-          .select(['account.id', 'account.site_url'])
-          .where('account.site_url', 'is not', null),
-      ),
-  );
-
-/** The mail that confirms the address, queued in the outbox ([D95](../../docs/decisions.md#D95)). */
-export const QUEUE_CONFIRMATION: SignUpWrite = (statement) =>
-  statement.with('queued', (cte) =>
-    cte
-      .insertInto('mail_outbox')
-      .columns(['kind', 'account_id', 'recipient'])
-      .expression((eb) =>
-        eb
-          .selectFrom('account')
-          .select([
-            sql.lit('confirm').as('kind'),
-            'account.id',
-            'account.email',
-          ]),
-      ),
-  );
-
-/** What every sign-up writes beside the account and its token. */
-export const SIGN_UP_WRITES: readonly SignUpWrite[] = [
-  WATCH_THE_SITE,
-  QUEUE_CONFIRMATION,
-];
-
-/**
  * The repository over one database.
  *
  * Every function raises {@link DatabaseUnavailableError} when the database
  * fails or cannot be reached, and nothing else but what its comment names.
  *
- * @param signUpWrites what a sign-up writes beside the account and its
- *   token (default {@link SIGN_UP_WRITES}); `npm run bench:api` leaves the
- *   confirmation out for its figure without mail
+ * What a sign-up writes beside the account and its token, each feature
+ * its own rows, is added with {@link onSignUp} (`app.accounts.onSignUp`)
+ * before the first sign-up; the statement is built then, once.
  */
-export function accountsRepository(
-  db: Kysely<Schema>,
-  {
-    signUpWrites = SIGN_UP_WRITES,
-  }: { signUpWrites?: readonly SignUpWrite[] } = {},
-) {
+export function accountsRepository(db: Kysely<Schema>) {
+  const signUpWrites: SignUpWrite[] = [];
   // The account, its token and what else a sign-up writes in one
-  // statement (see `create`).
-  const signUpStatement = prepare<SignUpValues, { sid: string }>(
-    (values) => {
-      const withAccount = db.with('account', (cte) =>
-        cte
-          .insertInto('accounts')
-          .values({
-            name: values.name,
-            email: values.email,
-            site_url: values.siteUrl,
-            newsletter: values.newsletter,
-            campaign: values.campaign,
-          })
-          .onConflict((conflict) =>
-            conflict.expression(sql`lower(email)`).doNothing(),
+  // statement (see `create`), built at the first sign-up.
+  let signUpStatement:
+    ((values: SignUpValues) => CompiledQuery<{ sid: string }>) | undefined;
+  const buildSignUpStatement = () =>
+    prepare<SignUpValues, { sid: string }>(
+      (values) => {
+        const withAccount = db.with('account', (cte) =>
+          cte
+            .insertInto('accounts')
+            .values({
+              name: values.name,
+              email: values.email,
+              site_url: values.siteUrl,
+              newsletter: values.newsletter,
+              campaign: values.campaign,
+            })
+            .onConflict((conflict) =>
+              conflict.expression(sql`lower(email)`).doNothing(),
+            )
+            .returning(['id', 'email', 'site_url']),
+        );
+        // The writes read `account` only; what they add to the statement's
+        // tables nobody reads.
+        const withWrites = signUpWrites.reduce<QueryCreator<SignUpDatabase>>(
+          (statement, write) =>
+            write(statement) as QueryCreator<SignUpDatabase>,
+          withAccount,
+        );
+        return withWrites
+          .insertInto('one_time_tokens')
+          .columns(['token_hash', 'sid', 'account_id', 'expires_at'])
+          .expression((eb) =>
+            eb
+              .selectFrom('account')
+              .select([
+                eb.val(values.tokenHash).as('token_hash'),
+                eb.val(values.sid).as('sid'),
+                'account.id',
+                sql<Date>`now() + ${sql.lit(`${ONE_TIME_TOKEN_LIFETIME_S} seconds`)}::interval`.as(
+                  'expires_at',
+                ),
+              ]),
           )
-          .returning(['id', 'email', 'site_url']),
-      );
-      // The writes read `account` only; what they add to the statement's
-      // tables nobody reads.
-      const withWrites = signUpWrites.reduce<QueryCreator<SignUpDatabase>>(
-        (statement, write) => write(statement) as QueryCreator<SignUpDatabase>,
-        withAccount,
-      );
-      return withWrites
-        .insertInto('one_time_tokens')
-        .columns(['token_hash', 'sid', 'account_id', 'expires_at'])
-        .expression((eb) =>
-          eb
-            .selectFrom('account')
-            .select([
-              eb.val(values.tokenHash).as('token_hash'),
-              eb.val(values.sid).as('sid'),
-              'account.id',
-              sql<Date>`now() + ${sql.lit(`${ONE_TIME_TOKEN_LIFETIME_S} seconds`)}::interval`.as(
-                'expires_at',
-              ),
-            ]),
-        )
-        .returning('sid');
-    },
-    ['name', 'email', 'siteUrl', 'newsletter', 'campaign', 'tokenHash', 'sid'],
-  );
+          .returning('sid');
+      },
+      [
+        'name',
+        'email',
+        'siteUrl',
+        'newsletter',
+        'campaign',
+        'tokenHash',
+        'sid',
+      ],
+    );
 
   return {
     /**
-     * Creates the account, its one-time token, the mail that confirms its
-     * address (an outbox row, [D95](../../docs/decisions.md#D95)) and, with a site, its monitor, due at
-     * once ([D103](../../docs/decisions.md#D103)), in one statement: the unique index
-     * on `lower(email)` decides between simultaneous sign-ups with one
-     * address, so exactly one of them creates an account and queues a mail.
+     * Adds a feature's rows to every sign-up's statement (the monitor's
+     * first site, the mail's confirmation), so that they commit with the
+     * account or not at all. The slot `app.accounts.onSignUp` offers.
+     *
+     * @throws Error once a sign-up has run: the statement is built
+     */
+    onSignUp(write: SignUpWrite): void {
+      if (signUpStatement) {
+        throw new Error(
+          'onSignUp: the sign-up statement is built; add its writes before the first sign-up',
+        );
+      }
+      signUpWrites.push(write);
+    },
+
+    /**
+     * Creates the account, its one-time token and what the features add
+     * with {@link onSignUp} (the mail that confirms its address, D95;
+     * with a site, its monitor, due at once, D103) in one statement: the
+     * unique index on `lower(email)` decides between simultaneous sign-ups
+     * with one address, so exactly one of them creates an account and
+     * queues a mail.
      *
      * @returns the token and sid to answer with, or `null` when an account
      *   with this address (in any case) exists
@@ -345,7 +330,7 @@ export function accountsRepository(
       const sid = randomUUID();
       const { rows } = await query(() =>
         db.executeQuery(
-          signUpStatement({
+          (signUpStatement ??= buildSignUpStatement())({
             name: account.name,
             email: account.email,
             siteUrl: account.siteUrl ?? null,

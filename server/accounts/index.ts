@@ -30,11 +30,10 @@ export {
   accountView,
   lockAccount,
   SESSION_LIFETIME_DAYS,
-  SIGN_UP_WRITES,
-  WATCH_THE_SITE,
   type AccountRow,
   type AccountsRepository,
   type AccountView,
+  type SignUpDatabase,
   type SignUpWrite,
 } from './accounts';
 export { newSecret, secretHash } from './secrets';
@@ -52,6 +51,13 @@ export interface AccountsFeature {
    * the monitor, fills the slot; without it `/` shows none).
    */
   showOnAccountPage(parts: AccountPageParts): void;
+  /**
+   * Adds a feature's rows to the sign-up's one statement (the monitor's
+   * first site, the mail's confirmation): a data-modifying CTE that reads
+   * the CTE `account`, the account being made. Register when the plugin
+   * registers, before the service is ready.
+   */
+  onSignUp(write: SignUpWrite): void;
 }
 
 declare module 'fastify' {
@@ -69,21 +75,13 @@ export interface AccountsPluginOptions {
   publicUrl: string;
   /** `COOKIE_DOMAIN`: planted cookies cleared with this `Domain=` too. */
   cookieDomain?: string | undefined;
-  /**
-   * What a sign-up writes beside the account and its token (default
-   * `SIGN_UP_WRITES`: the site's watch and the confirmation mail).
-   */
-  signUpWrites?: readonly SignUpWrite[] | undefined;
 }
 
 async function accounts(
   app: FastifyInstance,
   options: AccountsPluginOptions,
 ): Promise<void> {
-  const repository = accountsRepository(
-    app.database.db,
-    options.signUpWrites ? { signUpWrites: options.signUpWrites } : {},
-  );
+  const repository = accountsRepository(app.database.db);
   const cookies = serviceCookies({
     publicUrl: options.publicUrl,
     productName: options.productName,
@@ -99,6 +97,9 @@ async function accounts(
     },
     showOnAccountPage(parts) {
       siteParts = parts;
+    },
+    onSignUp(write) {
+      repository.onSignUp(write);
     },
   } satisfies AccountsFeature);
 

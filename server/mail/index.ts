@@ -10,11 +10,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { sql, type RawBuilder } from 'kysely';
 import { mailLinksRepository, type ConfirmationWrite } from './links/mailLinks';
 import {
   mailOutboxRepository,
   OUTBOX_ROWS_KEPT_DAYS,
+  queueConfirmation,
 } from './outbox/mailOutbox';
 import { registerMailRoutes } from './links/mailRoutes';
 import {
@@ -24,6 +24,8 @@ import {
 } from './outbox/mailSender';
 
 export { ALERTS_STOP_PATH } from './outbox/mailMessages';
+export { queueConfirmation };
+export { queueAlerts, unsentAlerts } from './outbox/alertQueue';
 export type { MailOptions } from './outbox/mailSender';
 export type { DkimSettings } from './outbox/mailTransport';
 export { MAIL_DIR, mailDirFrom } from './settings';
@@ -38,14 +40,6 @@ export interface MailFeature {
    * monitor's watch, [D120](../../docs/decisions.md#D120)). Register before the service is ready.
    */
   whenConfirmed(write: ConfirmationWrite): void;
-  /**
-   * A data-modifying CTE's body that deletes the alerts not yet sent
-   * (state `pending`) about the monitors `monitorIds` selects, for a
-   * statement that removes them (D127). It returns nothing.
-   *
-   * @param monitorIds a query of one column: monitor ids, as text
-   */
-  unsentAlertsOf(monitorIds: RawBuilder<unknown>): RawBuilder<unknown>;
 }
 
 declare module 'fastify' {
@@ -82,6 +76,8 @@ async function mail(
       })
     : undefined;
   const wake = () => sender?.wake();
+  // The confirmation mail is queued by the sign-up's own statement (D95).
+  app.accounts.onSignUp(queueConfirmation);
   const confirmationWrites: ConfirmationWrite[] = [];
   app.decorate('mailSender', sender);
   app.decorate('mail', {
@@ -89,11 +85,6 @@ async function mail(
     whenConfirmed(write) {
       confirmationWrites.push(write);
     },
-    unsentAlertsOf: (monitorIds) =>
-      sql`delete from mail_outbox
-           where state = 'pending'
-             and kind in ('down', 'up', 'flapping', 'steady')
-             and details->>'monitorId' in (${monitorIds})`,
   } satisfies MailFeature);
 
   await registerMailRoutes(app, {

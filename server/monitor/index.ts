@@ -34,7 +34,7 @@ import {
   type SitesOptions,
 } from './settings';
 import { hostResolver } from './check/hostResolver';
-import { resumeWatch } from './watch';
+import { resumeWatch, watchTheSite } from './watch';
 import { checkSite } from './check/siteCheck';
 import { monitorUserAgent } from './words';
 
@@ -111,9 +111,7 @@ async function monitor(
   options: MonitorPluginOptions,
 ): Promise<void> {
   const repository = monitorRepository(app.database.db);
-  const sites = sitesRepository(app.database.db, {
-    unsentAlertsOf: (monitorIds) => app.mail.unsentAlertsOf(monitorIds),
-  });
+  const sites = sitesRepository(app.database.db);
   const userAgent = monitorUserAgent(options.productName, options.publicUrl);
   const settings = options.monitor;
   const clock = settings?.clock ?? (() => new Date());
@@ -191,6 +189,9 @@ async function monitor(
   // A confirmed address's site is due at once (D120), in the statement
   // that confirms it.
   app.mail.whenConfirmed(resumeWatch);
+  // The sign-up's site is the account's first, due at once (D103), in the
+  // statement that makes the account.
+  app.accounts.onSignUp(watchTheSite);
   // `/` lists the sites, and says when one was removed (`?removed=`).
   app.accounts.showOnAccountPage((accountId, query) =>
     feature.pageParts(

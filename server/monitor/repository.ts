@@ -1,6 +1,7 @@
 /**
  * The monitor's repository: every statement about `monitors`, their checks,
- * hours and incidents, and the alerts they queue in the mail outbox ([D103](../../docs/decisions.md#D103)
+ * hours and incidents, and the alerts they owe, which the mail's outbox
+ * queues in the same statement (its `queueAlerts`, D128) ([D103](../../docs/decisions.md#D103)
  * to [D107](../../docs/decisions.md#D107)). The scheduler (./scheduler.ts) claims and
  * records here; `/` reads a monitor's view here; housekeeping rolls the raw
  * checks up and deletes what is past its retention here.
@@ -28,6 +29,7 @@ import type {
 import { deleteInBatches, type BatchOptions } from '../db/batchedWrites';
 import { DatabaseUnavailableError, unlessUnavailable } from '../db/unavailable';
 import { claimDue } from '../db/dueClaim';
+import { queueAlerts } from '../mail/index';
 import type { AlertDetails, AlertKind, Schema } from '../db/schema';
 import type { CheckResult } from './check/siteCheck';
 
@@ -552,17 +554,14 @@ export function monitorRepository(db: Kysely<Schema>) {
            where alerts.action = 'close'
              and monitor_incidents.monitor_id = alerts.id
              and monitor_incidents.ended_at is null),
-        queued as (
-          insert into mail_outbox (kind, account_id, recipient, details)
-          select alerts.mail, accounts.id, accounts.email, alerts.details
+        -- The mail's outbox queues them, to confirmed addresses only.
+        queued as (${queueAlerts(sql`
+          select alerts.mail, moved.account_id, alerts.details
             from alerts
             join moved on moved.id = alerts.id and moved.claim = alerts.claim
-            join accounts on accounts.id = moved.account_id
            where alerts.mail is not null
-             and accounts.confirmed_at is not null
              -- Its owner stopped the site's alert mail (D124).
-             and moved.alerts_stopped_at is null
-          returning account_id)
+             and moved.alerts_stopped_at is null`)})
         select moved.id, exists (select 1 from queued) as queued
           from moved`.execute(db),
     );

@@ -8,9 +8,10 @@
  *
  * Times come from the monitor's clock (`now`), as in ./repository.ts.
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DownCause, MonitorState } from '../../machines/monitorMachine';
 import { unlessUnavailable } from '../db/unavailable';
+import { unsentAlerts } from '../mail/index';
 import type { Schema } from '../db/schema';
 import type { CheckResult } from './check/siteCheck';
 
@@ -86,19 +87,7 @@ const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
  * Every function raises DatabaseUnavailableError when the database fails
  * or cannot be reached, and nothing else but what its comment names.
  */
-export function sitesRepository(
-  db: Kysely<Schema>,
-  {
-    unsentAlertsOf,
-  }: {
-    /**
-     * The mail's CTE that deletes the alerts not yet sent about the
-     * monitors a query selects (`app.mail.unsentAlertsOf`): a removal
-     * takes them with it, in its statement.
-     */
-    unsentAlertsOf: (monitorIds: RawBuilder<unknown>) => RawBuilder<unknown>;
-  },
-) {
+export function sitesRepository(db: Kysely<Schema>) {
   /**
    * Ends a site's open incident without a mail, fences off a check in
    * flight (its claim no longer holds the row) and starts the site over
@@ -346,7 +335,8 @@ export function sitesRepository(
 
     /**
      * Removes a site with its checks, hours and incidents (their rows
-     * cascade) and its alerts not yet sent, in one statement.
+     * cascade) and its alerts not yet sent (the mail's `unsentAlerts`),
+     * in one statement.
      *
      * @returns the removed site's URL; undefined when the account has no
      *   such site
@@ -362,7 +352,7 @@ export function sitesRepository(
             delete from monitors
              where id = ${siteId}::bigint and account_id = ${accountId}
             returning id, site_url),
-          unsent as (${unsentAlertsOf(sql`select id::text from gone`)})
+          unsent as (${unsentAlerts(sql`select id::text from gone`)})
           select site_url from gone`.execute(db),
       );
       return rows[0]?.site_url;

@@ -6,7 +6,8 @@
  * resumes the watch with this CTE, which the plugin registers with
  * `app.mail.whenConfirmed`, so that the two commit together.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type QueryCreator, type RawBuilder } from 'kysely';
+import type { SignUpDatabase } from '../accounts/index';
 
 /**
  * A data-modifying CTE's body that makes the sites of the accounts
@@ -25,4 +26,27 @@ export function resumeWatch(
   return sql`update monitors set next_check_at = now(), lease_until = null,
          claims = monitors.claims + 1
    where monitors.account_id in (${accountIds})`;
+}
+
+/**
+ * The monitor's part of a sign-up (`app.accounts.onSignUp`): the site the
+ * visitor gave is the account's first, its first check due at once
+ * (D103). A data-modifying CTE of the sign-up's one statement, reading
+ * the account it makes.
+ *
+ * @param statement the sign-up's statement so far
+ * @returns it with the CTE `watched`
+ */
+export function watchTheSite(statement: QueryCreator<SignUpDatabase>) {
+  return statement.with('watched', (cte) =>
+    cte
+      .insertInto('monitors')
+      .columns(['account_id', 'site_url'])
+      .expression((eb) =>
+        eb
+          .selectFrom('account')
+          .select(['account.id', 'account.site_url'])
+          .where('account.site_url', 'is not', null),
+      ),
+  );
 }

@@ -19,6 +19,8 @@ import {
 import { CAMPAIGN_MAX_LENGTH } from '../../common/campaign';
 import { FIELD_LIMITS } from '../../common/fieldLimits';
 import { openDatabase, type Database } from '../../server/db/database';
+import { queueConfirmation } from '../../server/mail/index';
+import { watchTheSite } from '../../server/monitor/watch';
 
 let database: Database;
 let accounts: AccountsRepository;
@@ -26,6 +28,9 @@ let accounts: AccountsRepository;
 beforeAll(async () => {
   database = await openDatabase(await scratchDatabase());
   accounts = accountsRepository(database.db);
+  // The sign-up's statement as the service makes it (app.accounts.onSignUp).
+  accounts.onSignUp(queueConfirmation);
+  accounts.onSignUp(watchTheSite);
 });
 
 afterAll(() => database.close());
@@ -113,6 +118,36 @@ describe('an account', () => {
       .where(sql<string>`lower(email)`, '=', email)
       .executeTakeFirstOrThrow();
     expect(Number(count)).toBe(1);
+  });
+});
+
+describe('what the features add to a sign-up (app.accounts.onSignUp)', () => {
+  it('commits with the account: the site and the confirmation, none for an address in use', async () => {
+    const record = account({ siteUrl: 'https://slot.example/' });
+    await created(record);
+    expect(await accounts.create({ ...record, name: 'Again' })).toBeNull();
+    const rows = await sql<{
+      monitors: number | string;
+      mails: number | string;
+    }>`
+      select (select count(*) from monitors join accounts on accounts.id = monitors.account_id
+               where accounts.email = ${record.email}) as monitors,
+             (select count(*) from mail_outbox join accounts on accounts.id = mail_outbox.account_id
+               where accounts.email = ${record.email}) as mails`.execute(
+      database.db,
+    );
+    expect(
+      rows.rows.map((row) => [Number(row.monitors), Number(row.mails)]),
+    ).toEqual([[1, 1]]);
+  });
+
+  it('is refused once a sign-up has run: the statement is built then', async () => {
+    const repository = accountsRepository(database.db);
+    repository.onSignUp(queueConfirmation);
+    expect(await repository.create(account())).not.toBeNull();
+    expect(() => repository.onSignUp(watchTheSite)).toThrow(
+      /before the first sign-up/,
+    );
   });
 });
 

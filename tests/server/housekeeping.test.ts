@@ -48,7 +48,7 @@ let accounts = 0;
 /** A new account and its one-time token, through the repository. */
 async function newAccount(server: FastifyInstance = app) {
   accounts += 1;
-  const repository = accountsRepository(server.database.db);
+  const { repository } = server.accounts;
   const auth = await repository.create({
     name: 'Ada Lovelace',
     email: `housekeeping.${process.pid}.${accounts}@example.com`,

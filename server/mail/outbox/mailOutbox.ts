@@ -10,7 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type QueryCreator } from 'kysely';
+import type { SignUpDatabase } from '../../accounts/index';
 import {
   deleteInBatches,
   updateInBatches,
@@ -137,6 +138,32 @@ export function clientKey(address: string): string {
   if (parsed.kind() === 'ipv4') return `mail client ${parsed.toString()}`;
   const network = ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/64`);
   return `mail client ${network.toString()}/64`;
+}
+
+/**
+ * The mail's part of a sign-up (`app.accounts.onSignUp`): the mail that
+ * confirms the address, queued in the outbox (D95) by the statement that
+ * makes the account, so that an account never lacks its mail nor a mail
+ * its account. A data-modifying CTE reading the account being made.
+ *
+ * @param statement the sign-up's statement so far
+ * @returns it with the CTE `queued`
+ */
+export function queueConfirmation(statement: QueryCreator<SignUpDatabase>) {
+  return statement.with('queued', (cte) =>
+    cte
+      .insertInto('mail_outbox')
+      .columns(['kind', 'account_id', 'recipient'])
+      .expression((eb) =>
+        eb
+          .selectFrom('account')
+          .select([
+            sql.lit('confirm').as('kind'),
+            'account.id',
+            'account.email',
+          ]),
+      ),
+  );
 }
 
 /**
