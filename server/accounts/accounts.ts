@@ -159,6 +159,23 @@ select id from accounts where id = (${accountId}) for update`.execute(trx);
   return rows[0]?.id;
 }
 
+/**
+ * Whether an account's address is confirmed ([D98](../../docs/decisions.md#D98)), as an SQL
+ * expression for another feature's statement (the monitor checks only
+ * confirmed owners' sites, D120), so that it never names this table
+ * itself (D128). By the primary key: one index lookup per row.
+ *
+ * @param accountId an expression of the account's id (e.g.
+ *   `sql.ref('monitors.account_id')`)
+ * @returns a boolean expression
+ */
+export function accountConfirmed(
+  accountId: RawBuilder<unknown>,
+): RawBuilder<boolean> {
+  return sql<boolean>`exists (select 1 from accounts
+     where accounts.id = ${accountId} and accounts.confirmed_at is not null)`;
+}
+
 const SLOT = Symbol('slot');
 
 /**

@@ -26,6 +26,7 @@ export {
   type AccountPageSection,
 } from './accountPage';
 export {
+  accountConfirmed,
   AccountLimitError,
   accountView,
   lockAccount,

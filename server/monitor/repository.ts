@@ -30,6 +30,7 @@ import { deleteInBatches, type BatchOptions } from '../db/batchedWrites';
 import { DatabaseUnavailableError, unlessUnavailable } from '../db/unavailable';
 import { claimDue } from '../db/dueClaim';
 import { queueAlerts } from '../mail/index';
+import { accountConfirmed } from '../accounts/index';
 import type { AlertDetails, AlertKind, Schema } from '../db/schema';
 import type { CheckResult } from './check/siteCheck';
 
@@ -191,6 +192,8 @@ function claimed(row: MonitorRow): ClaimedMonitor {
 
 /** A timestamp parameter. */
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
+/** Whether a monitor's owner has confirmed the address (accounts' rule, D120). */
+const ownerConfirmed = accountConfirmed(sql.ref('monitors.account_id'));
 /** An interval parameter, from milliseconds. */
 const ms = (value: number) => sql`make_interval(secs => ${value / 1000})`;
 
@@ -504,8 +507,8 @@ export function monitorRepository(db: Kysely<Schema>) {
           update monitors set state = results.state,
                  failing_since = results.failing_since,
                  reason = results.reason,
-                 next_check_at = case when owners.confirmed_at is null
-                   then null else results.next_check_at end,
+                 next_check_at = case when ${ownerConfirmed}
+                   then results.next_check_at else null end,
                  lease_until = null,
                  -- An inconclusive check (D122) leaves no trace of itself.
                  last_check = case when results.counted
@@ -513,9 +516,8 @@ export function monitorRepository(db: Kysely<Schema>) {
                  checked_at = case when results.counted
                    then results.checked_at else monitors.checked_at end,
                  flapping_since = results.flapping_since
-            from results, accounts as owners
+            from results
            where monitors.id = results.id and monitors.claims = results.claim
-             and owners.id = monitors.account_id
           returning monitors.id, monitors.claims as claim,
                     monitors.account_id, monitors.alerts_stopped_at),
         -- What else a result writes joins the claim that wrote it, not the
@@ -618,12 +620,12 @@ export function monitorRepository(db: Kysely<Schema>) {
           with current as (
             select monitors.id,
                    monitors.paused_at is not null as paused,
-                   (accounts.confirmed_at is null
+                   (not ${ownerConfirmed}
                     or monitors.next_check_at is null) as unconfirmed,
                    (check_now_at is not null
                     and check_now_at > ${at(now)} - ${ms(limitMs)}) as limited,
                    (lease_until is not null and lease_until >= ${at(now)}) as running
-              from monitors join accounts on accounts.id = monitors.account_id
+              from monitors
              where monitors.account_id = ${accountId}
                and monitors.id = ${siteId}::bigint
                for update of monitors),
@@ -838,7 +840,6 @@ export function monitorRepository(db: Kysely<Schema>) {
       const monitor = await unlessUnavailable(() =>
         db
           .selectFrom('monitors')
-          .innerJoin('accounts', 'accounts.id', 'monitors.account_id')
           .select([
             'monitors.id',
             'monitors.site_url',
@@ -852,7 +853,7 @@ export function monitorRepository(db: Kysely<Schema>) {
             'monitors.checked_at',
             'monitors.next_check_at',
             'monitors.alerts_stopped_at',
-            'accounts.confirmed_at',
+            ownerConfirmed.as('confirmed'),
           ])
           .where('monitors.account_id', '=', accountId)
           .$if(siteId !== undefined, (query) =>
@@ -912,7 +913,7 @@ export function monitorRepository(db: Kysely<Schema>) {
         lastCheck: (monitor.last_check as CheckResult | null) ?? null,
         checkedAt: monitor.checked_at,
         nextCheckAt: monitor.next_check_at,
-        confirmed: monitor.confirmed_at !== null,
+        confirmed: monitor.confirmed,
         alertsStoppedAt: monitor.alerts_stopped_at,
         hours: hours.rows.map((row) => ({
           hour: row.hour,
