@@ -245,6 +245,20 @@ interface Watch {
 }
 
 /**
+ * A watch on the bench's clock, behind the loopback tripwire, with the
+ * bench's two canaries.
+ */
+function newWatch(sites: Sites, intervalMs: number): Watch {
+  return {
+    clock: benchClock(),
+    tripwire: loopbackTripwire(),
+    observed: [],
+    intervalMs,
+    canaryUrls: canariesOf(sites),
+  };
+}
+
+/**
  * The canaries every bench service keeps (D122), as an operator would:
  * two URLs trusted to be up, here two of the bench's own sites.
  */
@@ -745,13 +759,7 @@ async function benchEngine(
   database: DatabaseSettings,
   sites: Sites,
 ): Promise<EngineRun> {
-  const watch: Watch = {
-    clock: benchClock(),
-    tripwire: loopbackTripwire(),
-    observed: [],
-    intervalMs: INTERVAL_MS,
-    canaryUrls: canariesOf(sites),
-  };
+  const watch = newWatch(sites, INTERVAL_MS);
   let service = await startService(database, watch);
   const engine = await engineName(service.app.database.db);
   const firstDue = watch.clock.now().getTime() + 2_000;
@@ -859,13 +867,7 @@ async function benchShared(
   database: DatabaseSettings,
   sites: Sites,
 ): Promise<SharedRun> {
-  const watch: Watch = {
-    clock: benchClock(),
-    tripwire: loopbackTripwire(),
-    observed: [],
-    intervalMs: SHARED.intervalMs,
-    canaryUrls: canariesOf(sites),
-  };
+  const watch = newWatch(sites, SHARED.intervalMs);
   const services = [
     await startService(database, watch, 0),
     await startService(database, watch, 1),
@@ -1552,13 +1554,7 @@ async function benchHostile(
     a: { [SITE_NAME]: [SITE_ADDRESS] },
     silent,
   });
-  const watch: Watch = {
-    clock: benchClock(),
-    tripwire: loopbackTripwire(),
-    observed: [],
-    intervalMs: INTERVAL_MS,
-    canaryUrls: canariesOf(sites),
-  };
+  const watch = newWatch(sites, INTERVAL_MS);
   const service = await startService(database, watch, 0, [dns.server]);
   try {
     const { db } = service.app.database;

@@ -33,6 +33,7 @@ import { queueAlerts } from '../mail/index';
 import { accountConfirmed } from '../accounts/index';
 import type { AlertDetails, AlertKind, Schema } from '../db/schema';
 import type { CheckResult } from './check/siteCheck';
+import { isSiteId } from './sites';
 
 /** A monitor a claim took: what its check and its transition need. */
 export interface ClaimedMonitor {
@@ -435,7 +436,7 @@ export function monitorRepository(db: Kysely<Schema>) {
     monitorId: string,
     token: string,
   ): Promise<boolean> {
-    if (!/^[1-9][0-9]{0,18}$/.test(monitorId)) return false;
+    if (!isSiteId(monitorId)) return false;
     const expected = Buffer.from(stopTokenOf(await alertsKey(), monitorId));
     const given = Buffer.from(token);
     return given.length === expected.length && timingSafeEqual(given, expected);
@@ -834,7 +835,7 @@ export function monitorRepository(db: Kysely<Schema>) {
       siteId: string | undefined,
       now: Date,
     ): Promise<MonitorView | null> {
-      if (siteId !== undefined && !/^[1-9][0-9]{0,18}$/.test(siteId)) {
+      if (siteId !== undefined && !isSiteId(siteId)) {
         return null;
       }
       const monitor = await unlessUnavailable(() =>

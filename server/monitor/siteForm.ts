@@ -13,12 +13,7 @@ import { checkSiteUrl, siteUrlMessage } from '../../common/validation';
 import type { AddressRule } from './check/addressRule';
 import type { Resolver } from './check/siteCheck';
 import { cleanRemoteText } from './check/remoteText';
-import {
-  INTERVAL_FACTORS,
-  SITE_NAME_MAX,
-  type IntervalFactor,
-  type SiteSettings,
-} from './sites';
+import { INTERVAL_FACTORS, SITE_NAME_MAX, type SiteSettings } from './sites';
 
 /** The form's fields, as typed (kept when it is refused). */
 export interface SiteFormValues {
@@ -50,14 +45,6 @@ export function siteFormValues(body: SiteFormBody | undefined): SiteFormValues {
     name: text(body?.name),
     interval: text(body?.interval),
   };
-}
-
-/** Names a factor's interval by its seconds: the select's option values. */
-export function intervalSeconds(
-  factor: IntervalFactor,
-  baseSeconds: number,
-): number {
-  return factor * baseSeconds;
 }
 
 /**

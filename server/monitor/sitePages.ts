@@ -8,13 +8,7 @@
  */
 import { escapeHtml, layout } from '../http/html';
 import type { MonitorView } from './repository';
-import {
-  checkNowPath,
-  sitePath,
-  siteStatus,
-  stateLine,
-  type CheckNowNote,
-} from './page';
+import { sitePath, siteStatus, stateLine, type CheckNowNote } from './page';
 import type { SiteFormError, SiteFormValues } from './siteForm';
 import {
   INTERVAL_FACTORS,
@@ -471,5 +465,3 @@ export function confirmFirstPage(productName: string): string {
 </section>`,
   );
 }
-
-export { checkNowPath };

@@ -43,7 +43,7 @@ import {
   SITES_PATH,
   type SiteNote,
 } from './sitePages';
-import { isSiteId, type SitesRepository } from './sites';
+import type { SitesRepository } from './sites';
 
 /** What the routes need of the monitor. */
 export interface SiteRoutesOptions {
@@ -63,6 +63,12 @@ export interface SiteRoutesOptions {
   isAllowed: AddressRule;
   clock: () => Date;
 }
+
+/**
+ * A route's pattern from the path a page links to, so that the two never
+ * part: `sitePath(ID)` is `/sites/:id`.
+ */
+const ID = ':id';
 
 /** The largest site form read, in bytes: three short fields. */
 const FORM_BODY_LIMIT = 16 * 1024;
@@ -128,6 +134,23 @@ export async function registerSiteRoutes(
     return account;
   };
 
+  /**
+   * The signed-in account and one of its sites, by the route's id; or,
+   * having answered (303 to `/` without a session, 404 for a site the
+   * account does not have), undefined.
+   */
+  const ownSite = async (request: FastifyRequest, reply: FastifyReply) => {
+    const account = await accountOf(request, reply);
+    if (!account) return undefined;
+    const id = idOf(request);
+    const site = await sites.exists(account.id, id);
+    if (!site) {
+      await notFound(reply);
+      return undefined;
+    }
+    return { account, id, site };
+  };
+
   /** The form again, refused (422), with what was typed. */
   const refused = (
     reply: FastifyReply,
@@ -188,7 +211,7 @@ export async function registerSiteRoutes(
     );
   });
 
-  app.get('/sites/:id', async (request, reply) => {
+  app.get(sitePath(ID), async (request, reply) => {
     const account = await accountOf(request, reply);
     if (!account) return reply;
     const id = idOf(request);
@@ -220,12 +243,10 @@ export async function registerSiteRoutes(
     );
   });
 
-  app.get('/sites/:id/edit', async (request, reply) => {
-    const account = await accountOf(request, reply);
-    if (!account) return reply;
-    const id = idOf(request);
-    const site = await sites.exists(account.id, id);
-    if (!site) return notFound(reply);
+  app.get(editSitePath(ID), async (request, reply) => {
+    const own = await ownSite(request, reply);
+    if (!own) return reply;
+    const { id, site } = own;
     return page(
       reply,
       200,
@@ -238,12 +259,10 @@ export async function registerSiteRoutes(
     );
   });
 
-  app.get('/sites/:id/remove', async (request, reply) => {
-    const account = await accountOf(request, reply);
-    if (!account) return reply;
-    const id = idOf(request);
-    const site = await sites.exists(account.id, id);
-    if (!site) return notFound(reply);
+  app.get(removeSitePath(ID), async (request, reply) => {
+    const own = await ownSite(request, reply);
+    if (!own) return reply;
+    const { id, site } = own;
     return page(reply, 200, confirmRemovePage(productName, { id, ...site }));
   });
 
@@ -276,12 +295,10 @@ export async function registerSiteRoutes(
       return redirect(reply, `${sitePath(added.id)}?done=added`);
     });
 
-    forms.post('/sites/:id', async (request, reply) => {
-      const account = await accountOf(request, reply);
-      if (!account) return reply;
-      const id = idOf(request);
-      const site = await sites.exists(account.id, id);
-      if (!site) return notFound(reply);
+    forms.post(sitePath(ID), async (request, reply) => {
+      const own = await ownSite(request, reply);
+      if (!own) return reply;
+      const { account, id, site } = own;
       const values = siteFormValues(request.body as SiteFormBody | undefined);
       const result = await judged(values);
       const mode = { kind: 'edit' as const, siteId: id, name: shownName(site) };
@@ -306,7 +323,7 @@ export async function registerSiteRoutes(
       done(null, undefined),
     );
 
-    forms.post('/sites/:id/pause', async (request, reply) => {
+    forms.post(pauseSitePath(ID), async (request, reply) => {
       const account = await accountOf(request, reply);
       if (!account) return reply;
       const id = idOf(request);
@@ -314,7 +331,7 @@ export async function registerSiteRoutes(
       return redirect(reply, `${sitePath(id)}?done=paused`);
     });
 
-    forms.post('/sites/:id/resume', async (request, reply) => {
+    forms.post(resumeSitePath(ID), async (request, reply) => {
       const account = await accountOf(request, reply);
       if (!account) return reply;
       const id = idOf(request);
@@ -329,7 +346,7 @@ export async function registerSiteRoutes(
       return redirect(reply, `${sitePath(id)}?done=resumed`);
     });
 
-    forms.post('/sites/:id/remove', async (request, reply) => {
+    forms.post(removeSitePath(ID), async (request, reply) => {
       const account = await accountOf(request, reply);
       if (!account) return reply;
       const removed = await sites.remove(account.id, idOf(request));
@@ -337,13 +354,10 @@ export async function registerSiteRoutes(
       return redirect(reply, '/?removed=1');
     });
 
-    forms.post('/sites/:id/check-now', async (request, reply) => {
-      const account = await accountOf(request, reply);
-      if (!account) return reply;
-      const id = idOf(request);
-      if (!isSiteId(id) || !(await sites.exists(account.id, id))) {
-        return notFound(reply);
-      }
+    forms.post(checkNowPath(ID), async (request, reply) => {
+      const own = await ownSite(request, reply);
+      if (!own) return reply;
+      const { account, id } = own;
       let note: CheckNowNote | undefined;
       if (!account.confirmed) {
         // Nothing is checked for an unproven address but its first check
@@ -367,13 +381,10 @@ export async function registerSiteRoutes(
       );
     });
 
-    forms.post('/sites/:id/alerts/resume', async (request, reply) => {
-      const account = await accountOf(request, reply);
-      if (!account) return reply;
-      const id = idOf(request);
-      if (!isSiteId(id) || !(await sites.exists(account.id, id))) {
-        return notFound(reply);
-      }
+    forms.post(resumeAlertsPath(ID), async (request, reply) => {
+      const own = await ownSite(request, reply);
+      if (!own) return reply;
+      const { account, id } = own;
       await repository.resumeAlerts(account.id, id);
       return redirect(reply, sitePath(id));
     });
@@ -384,12 +395,3 @@ export async function registerSiteRoutes(
 function limitMessage(limit: number): string {
   return `Remove a site before you add another: an account can watch ${limit} sites`;
 }
-
-export {
-  checkNowPath,
-  editSitePath,
-  pauseSitePath,
-  removeSitePath,
-  resumeAlertsPath,
-  resumeSitePath,
-};
