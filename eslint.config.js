@@ -23,7 +23,14 @@ function layer(files, patterns) {
  * imports it. Under them are floors that import no feature: the service's
  * http/ and db/, the page's platform/.
  */
-const SERVER_FEATURES = ['accounts', 'signUp', 'consent', 'mail', 'monitor'];
+const SERVER_FEATURES = [
+  'accounts',
+  'signUp',
+  'consent',
+  'mail',
+  'monitor',
+  'rateLimit',
+];
 const PAGE_FEATURES = ['signUp', 'consent', 'early'];
 
 /**

@@ -17,7 +17,8 @@ import { consentPlugin } from './consent/index';
 import type { DatabaseSettings } from './db/database';
 import { housekeepingPlugin } from './db/housekeeping';
 import { databasePlugin } from './db/plugin';
-import { rateLimitPlugin } from './db/rateLimitStore';
+import { rateLimitPlugin } from './rateLimit/index';
+import { MIGRATIONS } from './schema';
 import { loggerOptions, OneLinePerRequest } from './http/logging';
 import { pageRoutesPlugin } from './http/pageRoutes';
 import { httpPlugin } from './http/plugin';
@@ -195,6 +196,7 @@ export async function buildServer(
   });
   await app.register(databasePlugin, {
     settings: options.database,
+    migrations: MIGRATIONS,
     startupWaitMs: options.databaseStartupWaitMs,
   });
   try {

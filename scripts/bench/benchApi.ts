@@ -30,7 +30,8 @@ import {
 } from '../../server/accounts/accounts';
 import { queueConfirmation } from '../../server/mail/index';
 import { watchTheSite } from '../../server/monitor/watch';
-import { openDatabase, type DatabaseSettings } from '../../server/db/database';
+import type { DatabaseSettings } from '../../server/db/database';
+import { openServiceDatabase } from '../../server/schema';
 import { bundleServerEntries, SERVER_BUNDLE_DIR } from '../buildServer';
 import type { BenchMail } from './benchApiService';
 import {
@@ -235,16 +236,16 @@ async function startService(
  * an empty, initialised embedded directory as the service opens it.
  */
 /** The service's database module, by its URL: the code runs as `-e`, whose base is the working directory. */
-const DATABASE_MODULE = pathToFileURL(join(ROOT, 'server/db/database.ts')).href;
+const DATABASE_MODULE = pathToFileURL(join(ROOT, 'server/schema.ts')).href;
 
 async function pgliteFootprint(empty: DatabaseSettings): Promise<number[]> {
   const code = `import { readFileSync } from 'node:fs';
     const rss = () => Number(/^VmRSS:\\s+(\\d+)/m.exec(
       readFileSync('/proc/self/status', 'utf8'))[1]) * 1024 / 1e6;
     const node = rss();
-    const { openDatabase } = await import(${JSON.stringify(DATABASE_MODULE)});
+    const { openServiceDatabase } = await import(${JSON.stringify(DATABASE_MODULE)});
     const modules = rss();
-    const db = await openDatabase(${JSON.stringify(empty)});
+    const db = await openServiceDatabase(${JSON.stringify(empty)});
     console.log(JSON.stringify([node, modules, rss()]));
     await db.close();`;
   const node = ['--import', 'tsx', '--input-type=module', '-e', code];
@@ -289,11 +290,11 @@ interface EngineRun {
 async function benchEngine(
   fresh: () => Promise<DatabaseSettings>,
 ): Promise<EngineRun> {
-  const database = await openDatabase(await fresh());
+  const database = await openServiceDatabase(await fresh());
   // The statement as the service makes it: the monitor's first site and
   // the mail's confirmation added to it (app.accounts.onSignUp); and
   // without the confirmation, for the outbox's write.
-  const statementWith = (writes: readonly SignUpWrite[]) => {
+  const statementWith = (writes: readonly SignUpWrite<never>[]) => {
     const repository = accountsRepository(database.db);
     for (const write of writes) repository.onSignUp(write);
     return repository;

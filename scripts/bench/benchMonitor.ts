@@ -60,7 +60,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql, type Kysely } from 'kysely';
 import { buildServer } from '../../server/app';
-import { openDatabase, type DatabaseSettings } from '../../server/db/database';
+import type { DatabaseSettings } from '../../server/db/database';
 import { parseAllowedNetworks } from '../../server/monitor/check/addressRule';
 import type { MonitorOptions } from '../../server/monitor/index';
 import { newSecret, secretHash } from '../../server/accounts/index';
@@ -72,7 +72,7 @@ import {
 } from '../../server/monitor/repository';
 import { pinnedResolver } from '../../server/monitor/settings';
 import type { CheckResult } from '../../server/monitor/check/siteCheck';
-import type { Schema } from '../../server/db/schema';
+import { openServiceDatabase, type Schema } from '../../server/schema';
 import { startEmbeddedPostgres } from '../../harness/page/embeddedPostgres';
 import {
   scratchDatabase,
@@ -977,7 +977,7 @@ async function simulateDay(
   settings: DatabaseSettings,
   vacuum: Vacuum,
 ): Promise<DayRun> {
-  const database = await openDatabase(settings);
+  const database = await openServiceDatabase(settings);
   const { db } = database;
   const repository = monitorRepository(db);
   const started = performance.now();
@@ -1048,7 +1048,7 @@ async function simulateDay(
 async function incidentBytes(
   settings: DatabaseSettings,
 ): Promise<{ engine: string; bytes: number }> {
-  const database = await openDatabase(settings);
+  const database = await openServiceDatabase(settings);
   const { db } = database;
   try {
     await addSites(db, DAY.sites, 'https://www.example.com/', new Date(), 0);

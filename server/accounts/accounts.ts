@@ -18,7 +18,7 @@ import {
 } from 'kysely';
 import { deleteInBatches, type BatchOptions } from '../db/batchedWrites';
 import { DatabaseUnavailableError } from '../db/unavailable';
-import type { Schema } from '../db/schema';
+import type { AccountsTables } from './tables';
 import { newSecret, secretHash } from './secrets';
 import { UUID_PATTERN } from '../../contract/formats';
 
@@ -151,7 +151,7 @@ async function query<T>(run: () => Promise<T>): Promise<T> {
  * @returns the account's id, or undefined when the query names none
  */
 export async function lockAccount(
-  trx: Transaction<Schema>,
+  trx: Transaction<AccountsTables>,
   accountId: RawBuilder<string>,
 ): Promise<string | undefined> {
   const { rows } = await sql<{ id: string }>`
@@ -231,8 +231,11 @@ interface InsertedAccount {
   account: { id: string; email: string; site_url: string | null };
 }
 
-/** The database as a sign-up's writes see it: with the CTE `account`. */
-export type SignUpDatabase = Schema & InsertedAccount;
+/**
+ * The database as a sign-up's write sees it: the writing feature's own
+ * tables `Tables`, and the CTE `account`.
+ */
+export type SignUpDatabase<Tables> = Tables & InsertedAccount;
 
 /**
  * A row a sign-up writes in its statement beside the account and its
@@ -242,7 +245,9 @@ export type SignUpDatabase = Schema & InsertedAccount;
  * Queries"). It returns the statement with its CTE (`statement.with(…)`),
  * which Kysely types with the CTE's name; nothing reads that name.
  */
-export type SignUpWrite = (statement: QueryCreator<SignUpDatabase>) => unknown;
+export type SignUpWrite<Tables> = (
+  statement: QueryCreator<SignUpDatabase<Tables>>,
+) => unknown;
 
 /**
  * The repository over one database.
@@ -254,8 +259,8 @@ export type SignUpWrite = (statement: QueryCreator<SignUpDatabase>) => unknown;
  * its own rows, is added with {@link onSignUp} (`app.accounts.onSignUp`)
  * before the first sign-up; the statement is built then, once.
  */
-export function accountsRepository(db: Kysely<Schema>) {
-  const signUpWrites: SignUpWrite[] = [];
+export function accountsRepository(db: Kysely<AccountsTables>) {
+  const signUpWrites: SignUpWrite<AccountsTables>[] = [];
   // The account, its token and what else a sign-up writes in one
   // statement (see `create`), built at the first sign-up.
   let signUpStatement:
@@ -280,9 +285,11 @@ export function accountsRepository(db: Kysely<Schema>) {
         );
         // The writes read `account` only; what they add to the statement's
         // tables nobody reads.
-        const withWrites = signUpWrites.reduce<QueryCreator<SignUpDatabase>>(
+        const withWrites = signUpWrites.reduce<
+          QueryCreator<SignUpDatabase<AccountsTables>>
+        >(
           (statement, write) =>
-            write(statement) as QueryCreator<SignUpDatabase>,
+            write(statement) as QueryCreator<SignUpDatabase<AccountsTables>>,
           withAccount,
         );
         return withWrites
@@ -321,13 +328,16 @@ export function accountsRepository(db: Kysely<Schema>) {
      *
      * @throws Error once a sign-up has run: the statement is built
      */
-    onSignUp(write: SignUpWrite): void {
+    onSignUp<Tables>(write: SignUpWrite<Tables>): void {
       if (signUpStatement) {
         throw new Error(
           'onSignUp: the sign-up statement is built; add its writes before the first sign-up',
         );
       }
-      signUpWrites.push(write);
+      // The write names its own feature's tables, which this feature's
+      // type of the statement does not know (D128); a query creator
+      // carries no schema at run time, so the statement is the same.
+      signUpWrites.push(write as unknown as SignUpWrite<AccountsTables>);
     },
 
     /**
@@ -447,21 +457,20 @@ export function accountsRepository(db: Kysely<Schema>) {
 
     /**
      * Deletes what can never sign anyone in again ([D89](../../docs/decisions.md#D89)): one-time tokens
-     * past their 10 minutes (used or not), mailed links' tokens past their
-     * expiry (used or not), and sessions that expired or were ended.
+     * past their 10 minutes (used or not), and sessions that expired or
+     * were ended (the mail deletes its links' expired tokens).
      * Nothing that still works is touched, so any instance may run it at
      * any time. In batches (server/db/batchedWrites.ts).
      *
      * @param options.batchRows rows per statement (default 10,000)
-     * @returns how many one-time tokens, sessions and links it deleted
+     * @returns how many one-time tokens and sessions it deleted
      * @throws DatabaseUnavailableError when the database fails
      */
     async deleteExpired(options: BatchOptions = {}): Promise<{
       tokens: number;
       sessions: number;
-      links: number;
     }> {
-      const [tokens, sessions, links] = await Promise.all([
+      const [tokens, sessions] = await Promise.all([
         deleteInBatches(
           db,
           'one_time_tokens',
@@ -474,9 +483,8 @@ export function accountsRepository(db: Kysely<Schema>) {
           sql`expires_at < now() or ended_at is not null`,
           options,
         ),
-        deleteInBatches(db, 'link_tokens', sql`expires_at < now()`, options),
       ]);
-      return { tokens, sessions, links };
+      return { tokens, sessions };
     },
 
     /**

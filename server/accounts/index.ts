@@ -38,6 +38,8 @@ export {
   type SignUpWrite,
 } from './accounts';
 export { newSecret, secretHash } from './secrets';
+export { ACCOUNTS_MIGRATIONS } from './migrations/index';
+export type { AccountsTables } from './tables';
 export type { ServiceCookies } from './sessionCookies';
 
 /** Accounts as the rest of the service sees them (`app.accounts`). */
@@ -58,7 +60,7 @@ export interface AccountsFeature {
    * the CTE `account`, the account being made. Register when the plugin
    * registers, before the service is ready.
    */
-  onSignUp(write: SignUpWrite): void;
+  onSignUp<Tables>(write: SignUpWrite<Tables>): void;
 }
 
 declare module 'fastify' {
@@ -111,7 +113,7 @@ async function accounts(
     siteParts: (accountId, query) => siteParts(accountId, query),
   });
 
-  app.housekeeping.add('expired tokens, links and sessions', () =>
+  app.housekeeping.add('expired tokens and sessions', () =>
     repository.deleteExpired(),
   );
   app.housekeeping.add('accounts unconfirmed after 7 days', () =>

@@ -17,6 +17,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { consentRecordsRepository } from './consentRecords';
+import type { ConsentTables } from './tables';
 import { UUID_PATTERN } from '../../contract/formats';
 import { NoDatabaseError, openDatabase } from '../db/database';
 import { databaseSettingsFrom, type ServerEnvironment } from '../db/settings';
@@ -53,9 +54,11 @@ export async function exportConsent(
   }
   let records;
   try {
-    const database = await openDatabase(databaseSettingsFrom(env), undefined, {
-      readOnly: true,
-    });
+    const database = await openDatabase<ConsentTables>(
+      databaseSettingsFrom(env),
+      undefined,
+      { readOnly: true },
+    );
     try {
       records = await consentRecordsRepository(database.db).history(consentId);
     } finally {

@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
 import type { ConsentRecordRequest } from '../../contract/consentRecord';
 import { deleteInBatches, type BatchOptions } from '../db/batchedWrites';
 import { unlessUnavailable } from '../db/unavailable';
-import type { ConsentRecordsTable, Schema } from '../db/schema';
+import type { ConsentRecordsTable, ConsentTables } from './tables';
 
 /**
  * How long a record is kept by default, in days (`CONSENT_RETENTION_DAYS`,
@@ -79,7 +79,7 @@ export interface ConsentRecordsRepository {
 
 /** The repository over an open database (server/db/database.ts). */
 export function consentRecordsRepository(
-  db: Kysely<Schema>,
+  db: Kysely<ConsentTables>,
 ): ConsentRecordsRepository {
   return {
     async append(record, context) {

@@ -17,6 +17,8 @@ export {
   DEFAULT_CONSENT_RETENTION_DAYS,
   MIN_CONSENT_RETENTION_DAYS,
 } from './consentRecords';
+export { CONSENT_MIGRATIONS } from './migrations/index';
+export type { ConsentTables } from './tables';
 
 /** What the plugin needs of the service. */
 export interface ConsentPluginOptions {

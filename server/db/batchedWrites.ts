@@ -20,7 +20,6 @@
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { unlessUnavailable } from './unavailable';
-import type { Schema } from './schema';
 
 /**
  * Rows per batch statement by default: on the embedded engine a batch of
@@ -42,10 +41,10 @@ export interface BatchOptions {
  *
  * @returns the rows affected, over every batch
  */
-async function untilShort(
-  db: Kysely<Schema>,
+async function untilShort<DB>(
+  db: Kysely<DB>,
   action: RawBuilder<unknown>,
-  table: keyof Schema,
+  table: keyof DB & string,
   where: RawBuilder<unknown>,
   batchRows: number,
 ): Promise<number> {
@@ -78,9 +77,9 @@ async function untilShort(
  *   DatabaseUnavailableError (server/db/unavailable.ts) when the database fails,
  *   the batches before it staying deleted
  */
-export function deleteInBatches(
-  db: Kysely<Schema>,
-  table: keyof Schema,
+export function deleteInBatches<DB>(
+  db: Kysely<DB>,
+  table: keyof DB & string,
   where: RawBuilder<unknown>,
   { batchRows = BATCH_ROWS }: BatchOptions = {},
 ): Promise<number> {
@@ -104,9 +103,9 @@ export function deleteInBatches(
  *   DatabaseUnavailableError (server/db/unavailable.ts) when the database fails,
  *   the batches before it staying updated
  */
-export function updateInBatches(
-  db: Kysely<Schema>,
-  table: keyof Schema,
+export function updateInBatches<DB>(
+  db: Kysely<DB>,
+  table: keyof DB & string,
   set: RawBuilder<unknown>,
   where: RawBuilder<unknown>,
   { batchRows = BATCH_ROWS }: BatchOptions = {},

@@ -19,18 +19,20 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { lockDataDir, type DataDirLock } from './dataDirLock';
-import { migrateToLatest } from './migrations/index';
-import type { Schema } from './schema';
+import { migrateToLatest, type Migrations } from './migrate';
 import { unlessUnavailable } from './unavailable';
 
 /** Where the accounts live: `DATA_DIR` or `DATABASE_URL` (docs/contract.md). */
 export type DatabaseSettings =
   { engine: 'pglite'; dataDir: string } | { engine: 'postgres'; url: string };
 
-/** An open database with its schema up to date. */
-export interface Database {
+/**
+ * An open database with its schema up to date; `DB` is its tables, by
+ * name, as Kysely sees them (server/schema.ts: every feature's).
+ */
+export interface Database<DB> {
   readonly engine: DatabaseSettings['engine'];
-  readonly db: Kysely<Schema>;
+  readonly db: Kysely<DB>;
   /**
    * Whether the database answers a trivial query within `timeoutMs`.
    *
@@ -39,12 +41,11 @@ export interface Database {
   ping(timeoutMs?: number): Promise<boolean>;
   /**
    * Reclaims the dead rows of every table, and refreshes the planner's
-   * statistics of them, on the embedded
-   * engine, which has no autovacuum (PGlite runs PostgreSQL as one
-   * backend, without its background workers): without it, the monitors'
-   * rows, rewritten at every check, would grow the data directory without
-   * end (`npm run bench:monitor`). Does nothing on a PostgreSQL server,
-   * whose autovacuum does it.
+   * statistics of them, on the embedded engine, which has no autovacuum
+   * (PGlite runs PostgreSQL as one backend, without its background
+   * workers): without it, rows rewritten often (a site's, at every check)
+   * would grow the data directory without end (`npm run bench:monitor`).
+   * Does nothing on a PostgreSQL server, whose autovacuum does it.
    *
    * @throws DatabaseUnavailableError (./unavailable.ts) when the database fails
    */
@@ -129,11 +130,11 @@ export async function createPgliteDir(target: string): Promise<void> {
   }
 }
 
-async function openPglite(
+async function openPglite<DB>(
   dataDir: string,
   log: DatabaseLog,
   readOnly: boolean,
-): Promise<{ db: Kysely<Schema>; lock: DataDirLock }> {
+): Promise<{ db: Kysely<DB>; lock: DataDirLock }> {
   const holdsDatabase = (directory: string) =>
     existsSync(join(directory, PGLITE_DIR, 'PG_VERSION'));
   // Checked before the lock, which would create the directory.
@@ -155,7 +156,7 @@ async function openPglite(
       ],
     });
     return {
-      db: new Kysely<Schema>({ dialect: new PGliteDialect({ pglite }) }),
+      db: new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) }),
       lock,
     };
   } catch (error) {
@@ -164,11 +165,11 @@ async function openPglite(
   }
 }
 
-function openPostgres(
+function openPostgres<DB>(
   url: string,
   log: DatabaseLog,
   readOnly: boolean,
-): Kysely<Schema> {
+): Kysely<DB> {
   const pool = new pg.Pool({
     connectionString: url,
     ...(readOnly && { options: READ_ONLY_SETTING.join(' ') }),
@@ -204,7 +205,7 @@ function openPostgres(
       }
     });
   });
-  return new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
 
 /**
@@ -229,8 +230,8 @@ export function redactedUrl(url: string, name = 'DATABASE_URL'): string {
   }
 }
 
-async function waitForServer(
-  db: Kysely<Schema>,
+async function waitForServer<DB>(
+  db: Kysely<DB>,
   url: string,
   log: DatabaseLog,
   waitMs: number,
@@ -252,37 +253,51 @@ async function waitForServer(
   }
 }
 
+/** How to open: to write (running the given migrations) or only to read. */
+export type OpenOptions = {
+  /** How long to wait for a PostgreSQL server that does not answer yet (default {@link STARTUP_WAIT_MS}). */
+  startupWaitMs?: number | undefined;
+} & (
+  | {
+      readOnly?: false;
+      /** Every migration of the schema, by name (server/schema.ts). */
+      migrations: Migrations;
+    }
+  | {
+      /**
+       * A reader (`npm run consent:export`): no database is created, no
+       * migration runs, and every transaction is READ ONLY.
+       */
+      readOnly: true;
+    }
+);
+
 /**
  * Opens the database and runs the migrations that have not run yet; or,
  * read-only, opens it as it is.
  *
  * @param settings the embedded directory or the server's URL
  * @param log receives what an operator should know (no personal data)
- * @param options.startupWaitMs how long to wait for a PostgreSQL server
- *   that does not answer yet (default {@link STARTUP_WAIT_MS})
- * @param options.readOnly true for a reader (`npm run consent:export`):
- *   no database is created, no migration runs, and every transaction is
- *   READ ONLY
- * @returns the open database
+ * @param options to write, with the migrations, or to read
+ * @returns the open database, typed by its tables `DB`
  * @throws DataDirLockedError (server/db/dataDirLock.ts) when another instance
  *   holds `DATA_DIR`; NoDatabaseError when a read-only open finds no
  *   embedded database in `DATA_DIR`; an Error naming the server when it
  *   does not answer in time; a migration's error
  */
-export async function openDatabase(
+export async function openDatabase<DB>(
   settings: DatabaseSettings,
   log: DatabaseLog = () => {},
-  {
-    startupWaitMs = STARTUP_WAIT_MS,
-    readOnly = false,
-  }: { startupWaitMs?: number; readOnly?: boolean } = {},
-): Promise<Database> {
-  let db: Kysely<Schema>;
+  options: OpenOptions,
+): Promise<Database<DB>> {
+  const { startupWaitMs = STARTUP_WAIT_MS } = options;
+  const readOnly = options.readOnly === true;
+  let db: Kysely<DB>;
   let lock: DataDirLock | undefined;
   if (settings.engine === 'pglite') {
-    ({ db, lock } = await openPglite(settings.dataDir, log, readOnly));
+    ({ db, lock } = await openPglite<DB>(settings.dataDir, log, readOnly));
   } else {
-    db = openPostgres(settings.url, log, readOnly);
+    db = openPostgres<DB>(settings.url, log, readOnly);
   }
   const close = async () => {
     try {
@@ -295,8 +310,8 @@ export async function openDatabase(
     if (settings.engine === 'postgres') {
       await waitForServer(db, settings.url, log, startupWaitMs);
     }
-    if (!readOnly) {
-      const applied = await migrateToLatest(db);
+    if (options.readOnly !== true) {
+      const applied = await migrateToLatest(db, options.migrations);
       if (applied.length > 0) {
         log(`Applied migrations: ${applied.join(', ')}`);
       }
@@ -326,9 +341,8 @@ export async function openDatabase(
     async vacuum() {
       if (settings.engine !== 'pglite' || readOnly) return;
       await unlessUnavailable(() =>
-        // Every table: this floor names none of the features' (each
-        // feature owns its tables); a table with no dead rows costs a
-        // look at its visibility map.
+        // Every table: this floor names none of the features' tables; a
+        // table with no dead rows costs a look at its visibility map.
         sql`vacuum (analyze)`.execute(db),
       );
     },

@@ -1,6 +1,6 @@
 /**
- * The due-row claim that the mail outbox's sender (server/mail/outbox/mailSender.ts)
- * and the site monitor (server/monitor/) share: one autocommit statement
+ * The due-row claim of the service's leased workers (the mail outbox's
+ * sender, the site monitor): one autocommit statement
  * takes up to `limit` rows that are due, marks them held (a lease, and
  * whatever else the caller sets) and returns them. Rows another instance
  * is claiming at the same moment are skipped, not waited for (`FOR UPDATE
@@ -12,14 +12,13 @@
  * connection, and a transaction open over a send or a check would stop
  * every request meanwhile.
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type QueryExecutorProvider, type RawBuilder } from 'kysely';
 import { unlessUnavailable } from './unavailable';
-import type { Schema } from './schema';
 
 /** One claim: which rows are due, in which order, and how to hold them. */
 export interface DueClaim {
   /** The table; its key is `id`. */
-  table: 'mail_outbox' | 'monitors';
+  table: string;
   /**
    * The condition that makes a row due, over the table's qualified
    * columns: due now, or held by a claim whose lease has ended.
@@ -30,7 +29,7 @@ export interface DueClaim {
   /** The SET list that holds a row (a lease; a count of claims). */
   set: RawBuilder<unknown>;
   /** Another table the answer reads from, and how it joins the row. */
-  join?: { table: keyof Schema; on: RawBuilder<unknown> };
+  join?: { table: string; on: RawBuilder<unknown> };
   /** The columns answered for each claimed row. */
   returning: RawBuilder<unknown>;
   /** At most this many rows. */
@@ -49,7 +48,7 @@ export interface DueClaim {
  *   fails
  */
 export async function claimDue<Row>(
-  db: Kysely<Schema>,
+  db: QueryExecutorProvider,
   claim: DueClaim,
 ): Promise<Row[]> {
   if (claim.limit < 1) return [];

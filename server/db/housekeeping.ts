@@ -8,10 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 
 /**
- * How often the service deletes what has expired ([D89](../../docs/decisions.md#D89)): ended rate-limit
- * windows, spent or expired tokens and links, ended or expired sessions,
- * accounts unconfirmed after 7 days ([D98](../../docs/decisions.md#D98)), consent records past their
- * retention, and the copies of mails sent 7 days ago; in milliseconds.
+ * How often the service runs the features' deletes of what has expired
+ * (D89), in milliseconds.
  */
 export const HOUSEKEEPING_INTERVAL_MS = 5 * 60 * 1000;
 

@@ -29,6 +29,8 @@ export { queueAlerts, unsentAlerts } from './outbox/alertQueue';
 export type { MailOptions } from './outbox/mailSender';
 export type { DkimSettings } from './outbox/mailTransport';
 export { MAIL_DIR, mailDirFrom } from './settings';
+export { MAIL_MIGRATIONS } from './migrations/index';
+export type { AlertDetails, AlertKind, MailTables } from './tables';
 
 /** Mail as the rest of the service sees it (`app.mail`). */
 export interface MailFeature {
@@ -68,6 +70,8 @@ async function mail(
 ): Promise<void> {
   const { database } = app;
   const outbox = mailOutboxRepository(database.db);
+  const confirmationWrites: ConfirmationWrite[] = [];
+  const links = mailLinksRepository(database.db, confirmationWrites);
   const sender = options.mail
     ? mailSender(outbox, options.mail, {
         productName: options.productName,
@@ -78,7 +82,6 @@ async function mail(
   const wake = () => sender?.wake();
   // The confirmation mail is queued by the sign-up's own statement (D95).
   app.accounts.onSignUp(queueConfirmation);
-  const confirmationWrites: ConfirmationWrite[] = [];
   app.decorate('mailSender', sender);
   app.decorate('mail', {
     wake,
@@ -91,11 +94,12 @@ async function mail(
     accounts: app.accounts.repository,
     cookies: app.accounts.cookies,
     outbox,
-    links: mailLinksRepository(database.db, confirmationWrites),
+    links,
     productName: options.productName,
     wakeSender: wake,
   });
 
+  app.housekeeping.add('expired links', () => links.deleteExpired());
   app.housekeeping.add('copies of mails past 7 days', () =>
     outbox.dropOldCopies(),
   );

@@ -51,6 +51,8 @@ export {
   type SitesOptions,
 } from './settings';
 export type { CheckObservation } from './scheduler';
+export { MONITOR_MIGRATIONS } from './migrations/index';
+export type { MonitorTables } from './tables';
 
 /** The monitor's own health ([D122](../../docs/decisions.md#D122)): 503 while most canaries fail. */
 export const MONITOR_HEALTH_PATH = '/healthz/monitor';

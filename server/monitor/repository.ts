@@ -31,7 +31,15 @@ import { DatabaseUnavailableError, unlessUnavailable } from '../db/unavailable';
 import { claimDue } from '../db/dueClaim';
 import { queueAlerts } from '../mail/index';
 import { accountConfirmed } from '../accounts/index';
-import type { AlertDetails, AlertKind, Schema } from '../db/schema';
+import type { AlertDetails, AlertKind, MailTables } from '../mail/index';
+import type { MonitorTables } from './tables';
+
+/**
+ * The tables a check's statement writes: the monitor's, and the mail's
+ * outbox, which the mail's queueAlerts writes in the same transaction
+ * (D128: the monitor names none of its tables itself).
+ */
+type MonitorDatabase = MonitorTables & MailTables;
 import type { CheckResult } from './check/siteCheck';
 import { isSiteId } from './sites';
 
@@ -283,7 +291,7 @@ function refusedValue(error: unknown): boolean {
  * The repository over one database. Every function raises
  * DatabaseUnavailableError (server/db/unavailable.ts) when the database fails.
  */
-export function monitorRepository(db: Kysely<Schema>) {
+export function monitorRepository(db: Kysely<MonitorDatabase>) {
   /** The `alerts-off` key (migration 0014), read once. */
   let keyRead: Promise<Buffer> | undefined;
   const alertsKey = (): Promise<Buffer> => {

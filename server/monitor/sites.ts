@@ -12,7 +12,8 @@ import { sql, type Kysely } from 'kysely';
 import type { DownCause, MonitorState } from '../../machines/monitorMachine';
 import { unlessUnavailable } from '../db/unavailable';
 import { unsentAlerts } from '../mail/index';
-import type { Schema } from '../db/schema';
+import type { MailTables } from '../mail/index';
+import type { MonitorTables } from './tables';
 import type { CheckResult } from './check/siteCheck';
 
 /** The factors of the base interval a site may be checked at (D127). */
@@ -87,7 +88,7 @@ const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
  * Every function raises DatabaseUnavailableError when the database fails
  * or cannot be reached, and nothing else but what its comment names.
  */
-export function sitesRepository(db: Kysely<Schema>) {
+export function sitesRepository(db: Kysely<MonitorTables & MailTables>) {
   /**
    * Ends a site's open incident without a mail, fences off a check in
    * flight (its claim no longer holds the row) and starts the site over

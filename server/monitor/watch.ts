@@ -8,6 +8,7 @@
  */
 import { sql, type QueryCreator, type RawBuilder } from 'kysely';
 import type { SignUpDatabase } from '../accounts/index';
+import type { MonitorTables } from './tables';
 
 /**
  * A data-modifying CTE's body that makes the sites of the accounts
@@ -37,7 +38,9 @@ export function resumeWatch(
  * @param statement the sign-up's statement so far
  * @returns it with the CTE `watched`
  */
-export function watchTheSite(statement: QueryCreator<SignUpDatabase>) {
+export function watchTheSite(
+  statement: QueryCreator<SignUpDatabase<MonitorTables>>,
+) {
   return statement.with('watched', (cte) =>
     cte
       .insertInto('monitors')

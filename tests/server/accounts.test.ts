@@ -18,15 +18,16 @@ import {
 } from '../../server/accounts/accounts';
 import { CAMPAIGN_MAX_LENGTH } from '../../common/campaign';
 import { FIELD_LIMITS } from '../../common/fieldLimits';
-import { openDatabase, type Database } from '../../server/db/database';
+import type { Database } from '../../server/db/database';
+import { openServiceDatabase, type Schema } from '../../server/schema';
 import { queueConfirmation } from '../../server/mail/index';
 import { watchTheSite } from '../../server/monitor/watch';
 
-let database: Database;
+let database: Database<Schema>;
 let accounts: AccountsRepository;
 
 beforeAll(async () => {
-  database = await openDatabase(await scratchDatabase());
+  database = await openServiceDatabase(await scratchDatabase());
   accounts = accountsRepository(database.db);
   // The sign-up's statement as the service makes it (app.accounts.onSignUp).
   accounts.onSignUp(queueConfirmation);

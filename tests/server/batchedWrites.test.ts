@@ -14,15 +14,16 @@ import {
   deleteInBatches,
   updateInBatches,
 } from '../../server/db/batchedWrites';
-import { openDatabase, type Database } from '../../server/db/database';
+import type { Database } from '../../server/db/database';
+import { openServiceDatabase, type Schema } from '../../server/schema';
 import { DatabaseUnavailableError } from '../../server/db/unavailable';
 import { scratchDatabase } from '../../harness/page/scratchDatabase';
 import { affectedRowsLog } from './support/affectedRows';
 
-let database: Database;
+let database: Database<Schema>;
 
 beforeAll(async () => {
-  database = await openDatabase(await scratchDatabase());
+  database = await openServiceDatabase(await scratchDatabase());
 });
 
 afterAll(() => database.close());

@@ -17,8 +17,9 @@ import { CONSENT_RECORD_PATH } from '../../contract/consentRecord';
 import { PROJECT_ROOT } from '../../harness/page/paths';
 import { scratchDatabase } from '../../harness/page/scratchDatabase';
 import { CONSENT_EXPORT_BUNDLE } from '../../scripts/buildServer';
-import { openDatabase, type DatabaseSettings } from '../../server/db/database';
-import { MIGRATIONS } from '../../server/db/migrations/index';
+import type { DatabaseSettings } from '../../server/db/database';
+import { openServiceDatabase } from '../../server/schema';
+import { MIGRATIONS } from '../../server/schema';
 import { apiServer, expectApiAnswer, FORM } from './support/apiServer';
 import { databaseEnv } from './support/serviceProcess';
 
@@ -344,7 +345,9 @@ describe('npm run consent:export', () => {
     expect(run.stderr).toMatch(/consent_records/);
     // The service's first start still finds every migration to apply.
     const logged: string[] = [];
-    const database = await openDatabase(fresh, (line) => logged.push(line));
+    const database = await openServiceDatabase(fresh, (line) =>
+      logged.push(line),
+    );
     await database.close();
     expect(logged).toContainEqual(
       `Applied migrations: ${Object.keys(MIGRATIONS).join(', ')}`,

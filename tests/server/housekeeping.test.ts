@@ -22,13 +22,14 @@ import { accountsRepository } from '../../server/accounts/accounts';
 import { newSecret, secretHash } from '../../server/accounts/secrets';
 import { HOUSEKEEPING_INTERVAL_MS } from '../../server/app';
 import { consentRecordsRepository } from '../../server/consent/consentRecords';
+import { mailLinksRepository } from '../../server/mail/links/mailLinks';
 import { mailOutboxRepository } from '../../server/mail/outbox/mailOutbox';
 import {
   HOURS_KEPT_DAYS,
   INCIDENTS_KEPT_DAYS,
   monitorRepository,
 } from '../../server/monitor/repository';
-import { deleteEndedWindows } from '../../server/db/rateLimitStore';
+import { deleteEndedWindows } from '../../server/rateLimit/rateLimitStore';
 import { affectedRowsLog } from './support/affectedRows';
 import { apiServer } from './support/apiServer';
 
@@ -185,8 +186,8 @@ describe('mailed links', () => {
     const { email } = await newAccountWithAddress();
     const expired = await linkToken(email, '-1 second');
     const live = await linkToken(email, '15 minutes');
-    const deleted = await accountsRepository(app.database.db).deleteExpired();
-    expect(deleted.links).toBeGreaterThanOrEqual(1);
+    const deleted = await mailLinksRepository(app.database.db).deleteExpired();
+    expect(deleted).toBeGreaterThanOrEqual(1);
     expect(await linkCount(expired)).toBe(0);
     expect(await linkCount(live)).toBe(1);
   });
@@ -375,8 +376,8 @@ describe('in batches', () => {
     expect(await accountsRepository(db).deleteExpired(BATCHES_OF_2)).toEqual({
       tokens: 5,
       sessions: 5,
-      links: 5,
     });
+    expect(await mailLinksRepository(db).deleteExpired(BATCHES_OF_2)).toBe(5);
     // The three tables' batches, each 2, 2 and 1 rows.
     expect(log.affected.toSorted()).toEqual([1, 1, 1, 2, 2, 2, 2, 2, 2]);
     const left = (table: 'one_time_tokens' | 'sessions' | 'link_tokens') =>

@@ -19,7 +19,7 @@ import {
   validSignUp,
 } from './support/apiServer';
 import { SIGN_UP_PATH } from '../../contract/signUp';
-import { MIGRATIONS } from '../../server/db/migrations/index';
+import { MIGRATIONS } from '../../server/schema';
 import { scratchDatabase } from '../../harness/page/scratchDatabase';
 import {
   startEmbeddedPostgres,

@@ -25,7 +25,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../contract/signUp';
 import { MAIL_COMMAND_BUNDLE } from '../../scripts/buildServer';
-import { openDatabase, type DatabaseSettings } from '../../server/db/database';
+import type { DatabaseSettings } from '../../server/db/database';
+import { openServiceDatabase } from '../../server/schema';
 import { scratchDatabase } from '../../harness/page/scratchDatabase';
 import { PROJECT_ROOT } from '../../harness/page/paths';
 import { FORM, validSignUp } from './support/apiServer';
@@ -121,9 +122,11 @@ const recipients = (from: number) =>
  */
 async function withDatabase<T>(
   settings: DatabaseSettings,
-  run: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>,
+  run: (
+    db: Awaited<ReturnType<typeof openServiceDatabase>>['db'],
+  ) => Promise<T>,
 ): Promise<T> {
-  const database = await openDatabase(settings);
+  const database = await openServiceDatabase(settings);
   try {
     return await run(database.db);
   } finally {

@@ -1,5 +1,5 @@
 /**
- * The rate limit's counter in the database (server/db/rateLimitStore.ts;
+ * The rate limit's counter in the database (server/rateLimit/rateLimitStore.ts;
  * [D39](../../docs/decisions.md#D39), [D47](../../docs/decisions.md#D47)): fixed windows per key, each request's own count even when
  * requests arrive together, a new window after one ends, a count per
  * route, and ended windows deleted. One count across instances:
@@ -8,24 +8,25 @@
 import type { FastifyRateLimitStore } from '@fastify/rate-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scratchDatabase } from '../../harness/page/scratchDatabase';
-import { openDatabase, type Database } from '../../server/db/database';
+import type { Database } from '../../server/db/database';
+import { openServiceDatabase, type Schema } from '../../server/schema';
 import type { KyselyPlugin } from 'kysely';
 import {
   databaseRateLimitStore,
   deleteEndedWindows,
   RequestCounter,
-} from '../../server/db/rateLimitStore';
+} from '../../server/rateLimit/rateLimitStore';
 
 const WINDOW = 15 * 60 * 1000;
 
-let database: Database;
+let database: Database<Schema>;
 let counter: RequestCounter;
 /** Counts one request for `key`, as the store does. */
 const countRequest = (key: string, windowMs: number) =>
   counter.count(key, windowMs);
 
 beforeAll(async () => {
-  database = await openDatabase(await scratchDatabase());
+  database = await openServiceDatabase(await scratchDatabase());
   counter = new RequestCounter(database.db);
 });
 

@@ -6,7 +6,7 @@
  * feature. Each rule is shown refusing what it must refuse and letting the
  * door through, on code linted as if it stood in the tree.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ESLint, type Linter } from 'eslint';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -189,4 +189,39 @@ describe('the page keeps to what its browsers have', () => {
       expect(await messagesOf(rule, path, code)).toEqual([]);
     },
   );
+});
+
+describe("server/db/ names no feature's table (D128)", () => {
+  /** Each feature's tables, as its `tables.ts` declares them. */
+  const tables = FEATURES.flatMap((feature) => {
+    const path = resolve(PROJECT_ROOT, 'server', feature, 'tables.ts');
+    if (!existsSync(path)) return [];
+    const declared = /export interface \w+Tables \{([^}]*)\}/.exec(
+      readFileSync(path, 'utf8'),
+    );
+    return [...(declared?.[1] ?? '').matchAll(/^\s*(\w+):/gm)].map(
+      ([, table]) => table,
+    );
+  });
+
+  it('finds the tables the features declare', () => {
+    // Every table of the service has an owner among the features.
+    expect(tables).toEqual(
+      expect.arrayContaining(['accounts', 'sessions', 'monitors']),
+    );
+  });
+
+  it.each(
+    readdirSync(resolve(PROJECT_ROOT, 'server/db')).filter((name) =>
+      name.endsWith('.ts'),
+    ),
+  )('server/db/%s names none in its code', (name) => {
+    const code = readFileSync(resolve(PROJECT_ROOT, 'server/db', name), 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/\/\/.*$/gm, '');
+    const named = tables.filter((table) =>
+      new RegExp(`\\b${table}\\b`).test(code),
+    );
+    expect(named).toEqual([]);
+  });
 });

@@ -19,8 +19,17 @@ import {
   type AccountRow,
   type AccountView,
 } from '../../accounts/index';
+import { deleteInBatches, type BatchOptions } from '../../db/batchedWrites';
 import { unlessUnavailable } from '../../db/unavailable';
-import type { MailKind, Schema } from '../../db/schema';
+import type { AccountsTables } from '../../accounts/index';
+import type { MailKind, MailTables } from '../tables';
+
+/**
+ * The tables a link's statements read and write: the mail's, and the
+ * accounts' (confirmation and sign-in by link move to the accounts
+ * feature with issue 60).
+ */
+type LinksDatabase = MailTables & AccountsTables;
 
 /**
  * Another feature's write in the statement that confirms an address (the
@@ -100,9 +109,9 @@ revoked as (
  * token revoked).
  */
 async function withAccountLocked<T>(
-  db: Kysely<Schema>,
+  db: Kysely<LinksDatabase>,
   token: string,
-  run: (trx: Transaction<Schema>) => Promise<T>,
+  run: (trx: Transaction<LinksDatabase>) => Promise<T>,
 ): Promise<T | undefined> {
   return db.transaction().execute(async (trx) => {
     const locked = await lockAccount(
@@ -116,7 +125,7 @@ async function withAccountLocked<T>(
 
 /** The statements about mailed links, over one database. */
 export function mailLinksRepository(
-  db: Kysely<Schema>,
+  db: Kysely<LinksDatabase>,
   writes: readonly ConfirmationWrite[] = [],
 ) {
   return {
@@ -236,6 +245,24 @@ select confirmed.id, confirmed.name, confirmed.email, confirmed.site_url,
       );
       const row = result?.rows[0];
       return row ? accountView(row) : undefined;
+    },
+
+    /**
+     * Deletes the links' tokens past their expiry, used or not, which can
+     * never be redeemed again (D89). In batches
+     * (server/db/batchedWrites.ts); any instance may run it at any time.
+     *
+     * @param options.batchRows rows per statement (default 10,000)
+     * @returns how many it deleted
+     * @throws DatabaseUnavailableError when the database fails
+     */
+    deleteExpired(options: BatchOptions = {}): Promise<number> {
+      return deleteInBatches(
+        db,
+        'link_tokens',
+        sql`expires_at < now()`,
+        options,
+      );
     },
   };
 }

@@ -8,7 +8,7 @@
  * common/theme.css's light scheme. Pure: mails from values.
  */
 import { escapeHtml } from '../../http/html';
-import type { AlertDetails, AlertKind, MailKind } from '../../db/schema';
+import type { AlertDetails, AlertKind, MailKind } from '../tables';
 import {
   describeCause,
   durationInWords,

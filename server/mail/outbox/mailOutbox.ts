@@ -11,7 +11,8 @@
 import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { sql, type Kysely, type QueryCreator } from 'kysely';
-import type { SignUpDatabase } from '../../accounts/index';
+import type { AccountsTables, SignUpDatabase } from '../../accounts/index';
+import type { RateLimitTables } from '../../rateLimit/index';
 import {
   deleteInBatches,
   updateInBatches,
@@ -20,13 +21,15 @@ import {
 import { unlessUnavailable } from '../../db/unavailable';
 import { claimDue } from '../../db/dueClaim';
 import { LINK_LIFETIMES } from './mailMessages';
-import { countRequests } from '../../db/rateLimitStore';
-import type {
-  AlertDetails,
-  MailKind,
-  OutboxKind,
-  Schema,
-} from '../../db/schema';
+import { countRequests } from '../../rateLimit/index';
+import type { AlertDetails, MailKind, OutboxKind, MailTables } from '../tables';
+
+/**
+ * The tables the outbox's statements touch: its own, the accounts'
+ * addresses a requested link mail is queued to, and the rate limit's
+ * counts of such requests.
+ */
+type OutboxDatabase = MailTables & AccountsTables & RateLimitTables;
 
 /**
  * The limits on mails someone can ask for ([D97](../../../docs/decisions.md#D97)), sign-in requests and
@@ -149,7 +152,9 @@ export function clientKey(address: string): string {
  * @param statement the sign-up's statement so far
  * @returns it with the CTE `queued`
  */
-export function queueConfirmation(statement: QueryCreator<SignUpDatabase>) {
+export function queueConfirmation(
+  statement: QueryCreator<SignUpDatabase<MailTables>>,
+) {
   return statement.with('queued', (cte) =>
     cte
       .insertInto('mail_outbox')
@@ -170,7 +175,7 @@ export function queueConfirmation(statement: QueryCreator<SignUpDatabase>) {
  * The repository over one database. Every function raises
  * {@link DatabaseUnavailableError} when the database fails.
  */
-export function mailOutboxRepository(db: Kysely<Schema>) {
+export function mailOutboxRepository(db: Kysely<OutboxDatabase>) {
   /** A row a sender may take: due, or left by a sender whose lease ended. */
   const due = sql`((mail_outbox.state = 'pending' and mail_outbox.next_attempt_at <= now())
     or (mail_outbox.state = 'sending' and mail_outbox.lease_until < now()))`;

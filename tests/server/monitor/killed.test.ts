@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../../contract/signUp';
-import { openDatabase } from '../../../server/db/database';
+import { openServiceDatabase } from '../../../server/schema';
 import { scratchDatabase } from '../../../harness/page/scratchDatabase';
 import { FORM, validSignUp } from '../support/apiServer';
 import { linkOf } from '../support/mailService';
@@ -139,7 +139,7 @@ describe('a SIGKILL in the middle of a pass', () => {
     if (settings.engine === 'postgres') {
       // The killed instance's claims end with their lease (a minute): the
       // lease is the clock the test holds, so it ends now.
-      const database = await openDatabase(settings);
+      const database = await openServiceDatabase(settings);
       try {
         await database.db
           .updateTable('monitors')

@@ -12,14 +12,14 @@
 import { sql, type Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scratchDatabase } from '../../../harness/page/scratchDatabase';
-import { openDatabase, type Database } from '../../../server/db/database';
-import { up } from '../../../server/db/migrations/0016_reason_codes';
-import type { Schema } from '../../../server/db/schema';
+import type { Database } from '../../../server/db/database';
+import { openServiceDatabase, type Schema } from '../../../server/schema';
+import { up } from '../../../server/monitor/migrations/0016_reason_codes';
 
-let database: Database;
+let database: Database<Schema>;
 
 beforeAll(async () => {
-  database = await openDatabase(await scratchDatabase());
+  database = await openServiceDatabase(await scratchDatabase());
 });
 afterAll(() => database.close());
 

@@ -7,7 +7,9 @@
  *
  * Accounts made before this migration that gave a site get their monitor
  * here, due at once: the welcome page made them the same promise. Never
- * edited once run; a change is a new file.
+ * edited once run; a change is a new file. Written before each table had
+ * one owner (D128), it also reads `accounts` and widens `mail_outbox`; it
+ * stays as it ran.
  */
 import { sql, type Kysely } from 'kysely';
 

@@ -21,11 +21,10 @@ import rateLimit, {
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { sql, type Kysely } from 'kysely';
-import './housekeeping';
-import './plugin';
-import { deleteInBatches, type BatchOptions } from './batchedWrites';
-import { unlessUnavailable } from './unavailable';
-import type { Schema } from './schema';
+import '../db/housekeeping';
+import { deleteInBatches, type BatchOptions } from '../db/batchedWrites';
+import { unlessUnavailable } from '../db/unavailable';
+import type { RateLimitTables } from './tables';
 
 type IncrCallback = Parameters<FastifyRateLimitStore['incr']>[1];
 
@@ -67,7 +66,7 @@ export interface KeyCount {
  * @throws DatabaseUnavailableError when the database fails
  */
 export async function countRequests(
-  db: Kysely<Schema>,
+  db: Kysely<RateLimitTables>,
   increments: readonly KeyIncrement[],
 ): Promise<KeyCount[]> {
   const expired = sql<boolean>`rate_limit_windows.window_ends_at <= now()`;
@@ -121,7 +120,7 @@ export class RequestCounter {
   #waiting: Waiting[] = [];
   #busy = false;
 
-  constructor(private readonly db: Kysely<Schema>) {}
+  constructor(private readonly db: Kysely<RateLimitTables>) {}
 
   /**
    * Counts one request for `key`.
@@ -197,7 +196,7 @@ export class RequestCounter {
  * @throws DatabaseUnavailableError when the database fails
  */
 export function deleteEndedWindows(
-  db: Kysely<Schema>,
+  db: Kysely<RateLimitTables>,
   options: BatchOptions = {},
 ): Promise<number> {
   return deleteInBatches(
@@ -214,7 +213,7 @@ export function deleteEndedWindows(
  * keys with the route's method and path.
  */
 export function databaseRateLimitStore(
-  db: Kysely<Schema>,
+  db: Kysely<RateLimitTables>,
 ): FastifyRateLimitStoreCtor {
   const counter = new RequestCounter(db);
   class DatabaseRateLimitStore implements FastifyRateLimitStore {

@@ -5,7 +5,8 @@
  * minutes, are one incident (`monitor_incidents.flaps` counts the times it
  * went down in it) and send no mail; then one mail says it is steady.
  * The outbox learns the two kinds. Never edited once run; a change is a
- * new file.
+ * new file. Written before each table had one owner (D128), it also
+ * widens `mail_outbox`; it stays as it ran.
  */
 import { sql, type Kysely } from 'kysely';
 

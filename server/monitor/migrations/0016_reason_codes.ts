@@ -6,7 +6,8 @@
  * is put into words only when a page or a mail is rendered. A reason
  * stored in words before this migration is kept as
  * `{"code": "worded", "words": …}` and shown as it was. Never edited once
- * run; a change is a new file.
+ * run; a change is a new file. Written before each table had one owner
+ * (D128), it also rewrites the alerts in `mail_outbox`; it stays as it ran.
  */
 import { sql, type Kysely } from 'kysely';
 
