@@ -1,8 +1,9 @@
 /**
  * The monitor's scheduler ([D104](../../docs/decisions.md#D104)): one per instance
  * that checks (`MONITOR` is not `off`). It claims due monitors with a lease
- * (./repository.ts, the due-row claim the mail outbox shares), runs up to
- * `concurrency` checks at once, each on its own, moves each site's machine
+ * (./repository.ts, the due-row claim the mail outbox shares) in the loop
+ * of server/db/leasedWorker.ts, runs up to `concurrency` checks at once,
+ * each on its own, moves each site's machine
  * with the check's result (machines/monitorMachine.ts's pure
  * `stepMonitor`), and writes the results in batches.
  *
@@ -31,6 +32,7 @@ import type {
   RecordedCheck,
 } from './repository';
 import { causeOf, type CheckResult } from './check/siteCheck';
+import { leasedWorker } from '../db/leasedWorker';
 
 /** How the scheduler runs; the defaults are `MONITOR_*`'s ([D104](../../docs/decisions.md#D104)). */
 export interface SchedulerSettings {
@@ -188,29 +190,7 @@ export function monitorScheduler(
   settings: SchedulerSettings,
 ): MonitorScheduler {
   const { clock, log } = settings;
-  const inFlight = new Map<
-    string,
-    { monitor: ClaimedMonitor; abort: AbortController }
-  >();
-  /** Checks in flight that hold a slot (the others wait for their site). */
-  let working = 0;
-  const slotHoldMs = settings.slotHoldMs ?? DEFAULT_SLOT_HOLD_MS;
-  const maxInFlight = settings.concurrency * MAX_WAITING_PER_SLOT;
-  /** Slots free now: none past the cap on checks in flight. */
-  const freeSlots = () =>
-    Math.min(settings.concurrency - working, maxInFlight - inFlight.size);
-  let stopped = false;
   let stopping: Promise<void> | undefined;
-  let started = false;
-  let claiming: Promise<void> | undefined;
-  let claimAgain = false;
-  let idle: NodeJS.Timeout | undefined;
-  /** When the last claim statement started (performance.now()). */
-  let lastClaim = -Infinity;
-  /** The last claim filled every free slot: more may be due. */
-  let behind = false;
-  let spaced: NodeJS.Timeout | undefined;
-
   const canaries = settings.canaryUrls ?? [];
   /** The latest round's verdict: null while the canaries answer. */
   let cutOff: { since: Date; failed: number } | null = null;
@@ -272,88 +252,71 @@ export function monitorScheduler(
   let gathering: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
 
-  /** Runs one claimed check and works out its transition. */
-  async function run(monitor: ClaimedMonitor): Promise<RecordedCheck> {
-    const abort = new AbortController();
-    inFlight.set(monitor.id, { monitor, abort });
-    working += 1;
-    let holding = true;
-    const giveBack = () => {
-      if (!holding) return;
-      holding = false;
-      working -= 1;
-    };
-    // Still waiting for its site: the slot goes to the next due site.
-    const held = setTimeout(() => {
-      giveBack();
-      pump();
-    }, slotHoldMs).unref();
-    try {
-      const checkedAt = clock();
-      const aborted = new Promise<never>((_resolve, reject) => {
-        abort.signal.addEventListener(
-          'abort',
-          () => reject(new CheckAborted()),
-          {
-            once: true,
-          },
-        );
-      });
-      const result = await Promise.race([
-        settings.check(monitor.siteUrl, abort.signal),
-        aborted,
-      ]);
-      if (result.outcome !== 'up' && (await isCutOff())) {
-        // Inconclusive: nothing of it counts; the site is checked again.
-        return {
-          monitor,
-          result,
-          checkedAt,
-          state: monitor.state,
-          context: monitor.context,
-          alerts: [],
-          nextCheckAt: new Date(clock().getTime() + settings.intervalMs / 3),
-          inconclusive: true,
-        };
-      }
-      const event: MonitorEvent =
-        result.outcome === 'up'
-          ? { type: 'check.up', at: checkedAt.getTime() }
-          : {
-              type: 'check.down',
-              at: checkedAt.getTime(),
-              reason: causeOf(result),
-            };
-      const step = stepMonitor(monitor.state, monitor.context, event);
-      const finished = clock().getTime();
-      // The site's own interval; a retest comes after a third of the base
-      // one, so a failure is confirmed as soon on every schedule (D127).
-      const intervalMs = settings.intervalMs * monitor.intervalFactor;
-      let next = step.retest
-        ? finished + settings.intervalMs / 3
-        : monitor.dueAt.getTime() + intervalMs;
-      // Behind by a whole interval (or a "check now" ahead of the
-      // schedule): the next check a whole interval from now.
-      if (
-        !step.retest &&
-        (next <= finished || monitor.dueAt.getTime() > finished)
-      ) {
-        next = Math.max(finished + intervalMs, monitor.dueAt.getTime());
-      }
+  /**
+   * Runs one claimed check and works out its transition.
+   *
+   * @throws CheckAborted when `signal` aborts it (the scheduler stops)
+   */
+  async function run(
+    monitor: ClaimedMonitor,
+    signal: AbortSignal,
+  ): Promise<RecordedCheck> {
+    const checkedAt = clock();
+    const aborted = new Promise<never>((_resolve, reject) => {
+      const onAbort = () => reject(new CheckAborted());
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+    const result = await Promise.race([
+      settings.check(monitor.siteUrl, signal),
+      aborted,
+    ]);
+    if (result.outcome !== 'up' && (await isCutOff())) {
+      // Inconclusive: nothing of it counts; the site is checked again.
       return {
         monitor,
         result,
         checkedAt,
-        state: step.state,
-        context: step.context,
-        alerts: step.alerts,
-        nextCheckAt: new Date(next),
+        state: monitor.state,
+        context: monitor.context,
+        alerts: [],
+        nextCheckAt: new Date(clock().getTime() + settings.intervalMs / 3),
+        inconclusive: true,
       };
-    } finally {
-      clearTimeout(held);
-      giveBack();
-      inFlight.delete(monitor.id);
     }
+    const event: MonitorEvent =
+      result.outcome === 'up'
+        ? { type: 'check.up', at: checkedAt.getTime() }
+        : {
+            type: 'check.down',
+            at: checkedAt.getTime(),
+            reason: causeOf(result),
+          };
+    const step = stepMonitor(monitor.state, monitor.context, event);
+    const finished = clock().getTime();
+    // The site's own interval; a retest comes after a third of the base
+    // one, so a failure is confirmed as soon on every schedule (D127).
+    const intervalMs = settings.intervalMs * monitor.intervalFactor;
+    let next = step.retest
+      ? finished + settings.intervalMs / 3
+      : monitor.dueAt.getTime() + intervalMs;
+    // Behind by a whole interval (or a "check now" ahead of the
+    // schedule): the next check a whole interval from now.
+    if (
+      !step.retest &&
+      (next <= finished || monitor.dueAt.getTime() > finished)
+    ) {
+      next = Math.max(finished + intervalMs, monitor.dueAt.getTime());
+    }
+    return {
+      monitor,
+      result,
+      checkedAt,
+      state: step.state,
+      context: step.context,
+      alerts: step.alerts,
+      nextCheckAt: new Date(next),
+    };
   }
 
   /** Writes what has gathered, one batch at a time, in order. */
@@ -414,83 +377,34 @@ export function monitorScheduler(
     else gathering ??= setTimeout(() => void flush(), GATHER_MS).unref();
   }
 
-  /** Starts a claimed check; when it ends, its result gathers and a slot frees. */
-  function launch(monitor: ClaimedMonitor): void {
-    run(monitor).then(
-      (check) => {
-        gather(check);
-        pump();
-      },
-      (error: unknown) => {
-        if (!(error instanceof CheckAborted)) {
-          log.error({ err: error, monitor: monitor.id }, 'check failed to run');
+  const worker = leasedWorker<ClaimedMonitor>(
+    {
+      claim: (limit) => repository.claim(limit, settings.leaseMs, clock()),
+      async work(monitor, signal) {
+        try {
+          gather(await run(monitor, signal));
+        } catch (error) {
+          // Aborted at stop: the claim is given back, the site checked again.
+          if (!(error instanceof CheckAborted)) throw error;
         }
-        pump();
       },
-    );
-  }
-
-  /**
-   * Fills the free slots with due sites: one claim statement at a time, at
-   * most one every {@link CLAIM_GAP_MS} unless behind with a quarter of the slots
-   * free (see there).
-   */
-  function pump(): void {
-    if (stopped || !started) return;
-    if (claiming) {
-      claimAgain = true;
-      return;
-    }
-    const free = freeSlots();
-    if (free <= 0) {
-      // The scheduler's checks pump when they end; a "check now" does not.
-      clearTimeout(idle);
-      idle = setTimeout(pump, settings.pollMs).unref();
-      return;
-    }
-    const wait = lastClaim + CLAIM_GAP_MS - performance.now();
-    // Behind, a claim need not wait for half the slots: sites that never
-    // answer hold theirs for `slotHoldMs` each, and with 1,000 of them
-    // among 10,000 sites, waiting for half kept claims too small to keep
-    // up (`npm run bench:monitor -- --hostile`: honest lag p99 43 s, D121).
-    if (wait > 0 && !(behind && free * 4 >= settings.concurrency)) {
-      spaced ??= setTimeout(() => {
-        spaced = undefined;
-        pump();
-      }, wait).unref();
-      return;
-    }
-    clearTimeout(spaced);
-    spaced = undefined;
-    claimAgain = false;
-    lastClaim = performance.now();
-    claiming = (async () => {
-      const claimed = await repository.claim(free, settings.leaseMs, clock());
-      if (stopped) {
-        await repository.release(claimed);
-        return;
-      }
-      for (const monitor of claimed) launch(monitor);
-      behind = claimed.length === free;
-      // More may be due: claim again once slots free up.
-      if (behind) claimAgain = true;
-    })()
-      .catch((error: unknown) => {
-        log.warn({ err: error }, 'could not claim due checks; will retry');
-      })
-      .finally(() => {
-        claiming = undefined;
-        if (stopped) return;
-        clearTimeout(idle);
-        idle = setTimeout(pump, settings.pollMs).unref();
-        if (claimAgain) pump();
-      });
-  }
+      release: (monitors) => repository.release(monitors),
+    },
+    {
+      concurrency: settings.concurrency,
+      pollMs: settings.pollMs,
+      slotHoldMs: settings.slotHoldMs ?? DEFAULT_SLOT_HOLD_MS,
+      maxInFlight: settings.concurrency * MAX_WAITING_PER_SLOT,
+      claimGapMs: CLAIM_GAP_MS,
+      onStop: 'abort',
+      what: 'checks',
+      log,
+    },
+  );
 
   return {
     async start() {
       if (settings.embedded) await repository.releaseOrphans();
-      started = true;
       if (canaries.length > 0) {
         void canaryRound();
         canaryTimer = setInterval(
@@ -498,7 +412,7 @@ export function monitorScheduler(
           settings.intervalMs,
         ).unref();
       }
-      pump();
+      worker.start();
     },
 
     health() {
@@ -513,7 +427,7 @@ export function monitorScheduler(
     },
 
     wake() {
-      pump();
+      worker.wake();
     },
 
     async runDue() {
@@ -525,7 +439,9 @@ export function monitorScheduler(
           clock(),
         );
         if (claimed.length === 0) break;
-        const checks = await Promise.all(claimed.map(run));
+        const checks = await Promise.all(
+          claimed.map((monitor) => run(monitor, stopAll.signal)),
+        );
         ran += checks.length;
         for (const check of checks) toRecord.push(check);
         await flush();
@@ -536,7 +452,7 @@ export function monitorScheduler(
     async checkNow(accountId, siteId) {
       // Through the slots: with none free, the site is due at once and
       // the next free slot takes it.
-      if (freeSlots() <= 0) {
+      if (worker.freeSlots() <= 0) {
         const due = await repository.dueNow(
           accountId,
           siteId,
@@ -553,31 +469,17 @@ export function monitorScheduler(
         clock(),
       );
       if (claim.kind !== 'claimed') return claim.kind;
-      const check = await run(claim.monitor);
-      toRecord.push(check);
+      await worker.runClaimed(claim.monitor);
       await flush();
       return 'checked';
     },
 
     stop() {
       stopping ??= (async () => {
-        stopped = true;
-        clearTimeout(idle);
-        clearTimeout(spaced);
         clearInterval(canaryTimer);
         stopAll.abort();
         await round;
-        await claiming;
-        const running = [...inFlight.values()];
-        for (const { abort } of running) abort.abort();
-        await repository
-          .release(running.map(({ monitor }) => monitor))
-          .catch((error: unknown) =>
-            log.warn(
-              { err: error },
-              'could not give back the checks in flight',
-            ),
-          );
+        await worker.stop();
         await flush();
       })();
       return stopping;

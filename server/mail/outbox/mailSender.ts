@@ -31,6 +31,7 @@ import {
   watchedHost,
   type ComposedMail,
 } from './mailMessages';
+import { leasedWorker } from '../../db/leasedWorker';
 import type { ClaimedMail, MailOutboxRepository, SentCopy } from './mailOutbox';
 import {
   LONGEST_SEND_MS,
@@ -71,22 +72,23 @@ export const DEFAULT_RETRY = {
   giveUpAfterMs: 72 * 60 * 60_000,
 };
 
-/** Mails claimed per statement, and sent at once. */
-const BATCH = 10;
-const IN_FLIGHT = 2;
+/** Mails sent at once: the loop's slots (server/db/leasedWorker.ts). */
+const IN_FLIGHT = 5;
+/** Sent mails marked by one statement at most. */
+const MARK_BATCH = 10;
 
 /**
- * The time (ms) a pass keeps, after its last send, for marking its mails:
- * the batch's statement and, should it fail, each mail's own.
+ * The time (ms) a send keeps, after it ends, for its mark: the gathered
+ * marks' statement and, should it fail, each mail's own.
  */
 export const MARK_MARGIN_MS = 30_000;
 
 /**
- * How long (ms) after its claim a pass may start a send: the claim and the
- * tokens' statement come first, then each of the two workers sends up to 5
- * mails one after another, in milliseconds each while the relay is well.
- * A send not started by then is given back to the queue (due at once), so
- * that no send ends after the lease.
+ * How long (ms) after its claim a send may start: the claim and the
+ * tokens' statement come first; a slot's send then starts at once, in
+ * milliseconds while the database is well. A send not started by then
+ * is given back to the queue (due at once), so that no send ends after
+ * the lease.
  */
 const SEND_START_WINDOW_MS = 30_000;
 
@@ -97,21 +99,24 @@ const SEND_START_WINDOW_MS = 30_000;
  * `SEND_START_WINDOW_MS` (30 s) after the claim, takes at most
  * {@link LONGEST_SEND_MS} (server/mail/outbox/mailTransport.ts: nodemailer's
  * `connectionTimeout` 10 s for the whole setup, then at most 10 replies
- * each within `socketTimeout` 30 s: 310 s), and the marks get
+ * each within `socketTimeout` 30 s: 310 s), and its mark gets
  * {@link MARK_MARGIN_MS} (30 s): 30 + 310 + 30 = 370 s, 6 min 10 s. The
  * clock starts before the claim's statement is sent, so the database's
  * lease, begun when the statement runs, ends later than this count.
  */
 export const DEFAULT_LEASE_MS =
   SEND_START_WINDOW_MS + LONGEST_SEND_MS + MARK_MARGIN_MS;
+
 /**
- * How long a wake waits for more mails to gather (ms), so that under load
+ * How long (ms) a claim waits after the one before, so that under load
  * the sender's statements (the claim, the tokens, the mark) run once per
- * batch rather than once per sign-up: they share the service's event loop
- * and, on PGlite, its engine (docs/performance.md, "With mail"). A person
- * waits a tenth of a second longer for a mail.
+ * few mails rather than once per sign-up: they share the service's event
+ * loop and, on PGlite, its engine (docs/performance.md, "With mail"). A
+ * person waits at most a tenth of a second longer for a mail.
  */
-const GATHER_MS = 100;
+const CLAIM_GAP_MS = 100;
+/** How long (ms) a sent mail waits for others to be marked with it. */
+const MARK_GATHER_MS = 20;
 
 /** The sender's controls. */
 export interface MailSender {
@@ -178,14 +183,6 @@ export function mailSender(
   const transport: MailTransport = openMailTransport(options.transport);
   const { log } = context;
 
-  let stopped = false;
-  let running: Promise<void> | undefined;
-  let again = false;
-  let timer: NodeJS.Timeout | undefined;
-  let gathering: NodeJS.Timeout | undefined;
-  /** The soonest retry a run has set (ms from its end), if sooner than a poll. */
-  let soonestRetryMs = Infinity;
-
   /** The Message-ID: the same on every attempt, so receivers can drop a repeat. */
   const messageId = (mail: ClaimedMail) =>
     `<${idPrefix}-${mail.id}-${mail.createdAt.getTime()}@${host}>`;
@@ -249,8 +246,7 @@ export function mailSender(
         delayMs,
         giveUpAfterMs: retry.giveUpAfterMs,
       });
-      if (state === 'pending')
-        soonestRetryMs = Math.min(soonestRetryMs, delayMs);
+      if (state === 'pending') worker.wakeIn(delayMs);
       if (state === 'failed') {
         log.error(
           { mail: { ...line, error: failure.summary } },
@@ -337,120 +333,144 @@ export function mailSender(
     );
   }
 
-  /** One claim and its sends; how many mails it claimed. */
-  async function pass(): Promise<number> {
+  /** A claimed mail, with its token and when its send must start by. */
+  interface Claimed {
+    mail: ClaimedMail;
+    /** A link mail's token; undefined for an alert. */
+    token: string | undefined;
+    /** Whether its token is the live one (false: its link was used). */
+    live: boolean;
+    /** The clock's time after which its send may not start. */
+    startBy: number;
+  }
+
+  /** Claims mails and makes the link mails' tokens, in two statements. */
+  async function claim(limit: number): Promise<Claimed[]> {
     // Before the claim's statement: the lease it sets begins later.
     const startBy = clock() + startWindowMs;
-    const claimed = await outbox.claim(BATCH, leaseMs);
-    if (claimed.length === 0) return 0;
-    // Link mails get their token now; alerts carry none.
-    const linked = claimed.flatMap((mail) =>
-      mail.kind === 'confirm' || mail.kind === 'signin'
-        ? [{ mail, kind: mail.kind, token: newSecret() }]
-        : [],
+    const claimed = await outbox.claim(limit, leaseMs);
+    if (claimed.length === 0) return [];
+    const tokens = new Map(
+      claimed.flatMap((mail) =>
+        mail.kind === 'confirm' || mail.kind === 'signin'
+          ? [[mail.id, { kind: mail.kind, token: newSecret() }] as const]
+          : [],
+      ),
     );
-    const tokens = new Map(linked.map(({ mail, token }) => [mail.id, token]));
     const live = await outbox.mint(
-      linked.map(({ mail, kind, token }) => ({
-        outboxId: mail.id,
-        kind,
-        accountId: mail.accountId,
-        tokenHash: secretHash(token),
-      })),
+      claimed.flatMap((mail) => {
+        const made = tokens.get(mail.id);
+        return made
+          ? [
+              {
+                outboxId: mail.id,
+                kind: made.kind,
+                accountId: mail.accountId,
+                tokenHash: secretHash(made.token),
+              },
+            ]
+          : [];
+      }),
     );
-    const queue = [...claimed];
-    const sent: { mail: ClaimedMail; copy: SentCopy | undefined }[] = [];
-    const worker = async () => {
-      for (let mail = queue.shift(); mail; mail = queue.shift()) {
-        const token = tokens.get(mail.id);
-        try {
-          if (clock() > startBy) {
-            // Too little of the lease left for a send and its mark.
-            await release(mail);
-          } else if (token === undefined || live.has(mail.id)) {
-            const copy = await deliver(mail, token);
-            if (copy) sent.push({ mail, copy });
-          }
-          // Its link was used: an earlier attempt arrived before a crash.
-          else sent.push({ mail, copy: undefined });
-        } catch (error) {
-          // One mail's failure (its failed send's mark, say) must not keep
-          // the batch's sent mails from their mark below.
-          log.error(
-            {
-              err: error,
-              mail: { id: mail.id, kind: mail.kind, attempts: mail.attempts },
-            },
-            'could not settle a mail; it is tried again after its lease',
-          );
-        }
+    return claimed.map((mail) => {
+      const token = tokens.get(mail.id)?.token;
+      return {
+        mail,
+        token,
+        live: token === undefined || live.has(mail.id),
+        startBy,
+      };
+    });
+  }
+
+  /** Sent mails waiting for their mark, and when they are marked. */
+  let toMark: {
+    mail: ClaimedMail;
+    copy: SentCopy | undefined;
+    marked: () => void;
+  }[] = [];
+  let marking: NodeJS.Timeout | undefined;
+
+  /** Marks what has gathered (see {@link settle}); never raises. */
+  async function markGathered(): Promise<void> {
+    clearTimeout(marking);
+    marking = undefined;
+    const batch = toMark;
+    toMark = [];
+    if (batch.length === 0) return;
+    await settle(batch);
+    for (const { marked } of batch) marked();
+  }
+
+  /** Resolves once the mail's mark has been made (or tried). */
+  function markLater(mail: ClaimedMail, copy: SentCopy | undefined) {
+    return new Promise<void>((marked) => {
+      toMark.push({ mail, copy, marked });
+      if (toMark.length >= MARK_BATCH) void markGathered();
+      else
+        marking ??= setTimeout(
+          () => void markGathered(),
+          MARK_GATHER_MS,
+        ).unref();
+    });
+  }
+
+  /** One claimed mail: sent and marked, or given back. */
+  async function work({ mail, token, live, startBy }: Claimed): Promise<void> {
+    try {
+      if (clock() > startBy) {
+        // Too little of the lease left for a send and its mark.
+        await release(mail);
+      } else if (live) {
+        const copy = await deliver(mail, token);
+        if (copy) await markLater(mail, copy);
       }
-    };
-    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-    await settle(sent);
-    return claimed.length;
-  }
-
-  /** The next look: at the next poll, or at this run's soonest retry. */
-  function schedule(): void {
-    if (stopped) return;
-    clearTimeout(timer);
-    const delay = Math.min(pollIntervalMs, soonestRetryMs);
-    soonestRetryMs = Infinity;
-    timer = setTimeout(() => void run(), delay).unref();
-  }
-
-  /** Runs passes until nothing due is left; one run at a time. */
-  function run(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
+      // Its link was used: an earlier attempt arrived before a crash.
+      else await markLater(mail, undefined);
+    } catch (error) {
+      // One mail's failure (its failed send's mark, say) is its own.
+      log.error(
+        {
+          err: error,
+          mail: { id: mail.id, kind: mail.kind, attempts: mail.attempts },
+        },
+        'could not settle a mail; it is tried again after its lease',
+      );
     }
-    running = (async () => {
-      do {
-        again = false;
-        while (!stopped && (await pass()) > 0);
-      } while (again && !stopped);
-    })()
-      .catch((error: Error) => {
-        // Serialized by server/http/logging.ts's errorForLog.
-        log.warn({ err: error }, 'could not send mail; will retry');
-      })
-      .finally(() => {
-        running = undefined;
-        schedule();
-      });
-    return running;
   }
+
+  const worker = leasedWorker<Claimed>(
+    {
+      claim,
+      work,
+      // Claims are never given back: a stop finishes the sends in flight.
+      release: () => Promise.resolve(),
+    },
+    {
+      concurrency: IN_FLIGHT,
+      pollMs: pollIntervalMs,
+      claimGapMs: CLAIM_GAP_MS,
+      onStop: 'finish',
+      what: 'mails',
+      log,
+    },
+  );
 
   return {
     housekeeping: transport.housekeeping,
     async start() {
       await outbox.retryNow(context.embedded);
-      void run();
+      worker.start();
     },
     wake() {
-      if (stopped || gathering) return;
-      gathering = setTimeout(() => {
-        gathering = undefined;
-        void run();
-      }, GATHER_MS).unref();
+      worker.wake();
     },
-    async drain() {
-      await run();
-      // A wake during the run's last claim may have started another.
-      while (running) await running;
+    drain() {
+      return worker.drain();
     },
     async stop() {
-      // Mails queued in the last tenth of a second go out before the stop,
-      // like the sends in flight.
-      const gathered = gathering !== undefined;
-      clearTimeout(gathering);
-      gathering = undefined;
-      if (gathered && !stopped) await run();
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+      await worker.stop();
+      await markGathered();
       transport.close();
     },
   };
