@@ -30,6 +30,7 @@ const SERVER_FEATURES = [
   'mail',
   'monitor',
   'rateLimit',
+  'alerts',
 ];
 const PAGE_FEATURES = ['signUp', 'consent', 'early'];
 
@@ -192,12 +193,14 @@ export default tseslint.config(
         'error',
         {
           zones: [
-            ...featureZones('server', SERVER_FEATURES, ['http', 'db'], {
-              topUsesDoors: true,
-              // The alert mails are worded with the monitor's words (D126)
-              // until each channel renders its own (issue 60).
-              also: { mail: { monitor: ['./words.ts'] } },
-            }),
+            ...featureZones(
+              'server',
+              SERVER_FEATURES,
+              ['http', 'db', 'outbox'],
+              {
+                topUsesDoors: true,
+              },
+            ),
             ...featureZones('src', PAGE_FEATURES, ['platform'], {
               topUsesDoors: false,
               // The early script is bundled alone by esbuild, which cannot

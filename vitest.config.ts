@@ -75,8 +75,11 @@ export const NO_DATABASE = [
 const RUN_ONCE = [
   ...NO_DATABASE,
   'tests/server/apiFuzz.test.ts',
-  // One site's check, against local sites: no database.
+  // One site's check, and one POST, against local sites; the leased
+  // workers' loop over a fake work: no database.
   'tests/server/monitor/siteCheck.test.ts',
+  'tests/server/monitor/safePost.test.ts',
+  'tests/server/leasedWorker.test.ts',
 ];
 
 /**

@@ -19,6 +19,8 @@ import { housekeepingPlugin } from './db/housekeeping';
 import { databasePlugin } from './db/plugin';
 import { rateLimitPlugin } from './rateLimit/index';
 import { MIGRATIONS } from './schema';
+import { outboxPlugin } from './outbox/index';
+import { alertsPlugin } from './alerts/index';
 import { loggerOptions, OneLinePerRequest } from './http/logging';
 import { pageRoutesPlugin } from './http/pageRoutes';
 import { httpPlugin } from './http/plugin';
@@ -214,6 +216,16 @@ export async function buildServer(
       rateLimit: options.consentRateLimit,
       retentionDays: options.consentRetentionDays,
     });
+    await app.register(outboxPlugin, {
+      productName,
+      publicUrl,
+      delivery: options.mail && {
+        from: options.mail.from,
+        transport: options.mail.transport,
+        pollIntervalMs: options.mail.pollIntervalMs,
+        autoStart: options.mail.autoStart,
+      },
+    });
     await app.register(mailPlugin, { productName, mail: options.mail });
     await app.register(monitorPlugin, {
       monitor: options.monitor,
@@ -224,6 +236,7 @@ export async function buildServer(
       productName,
       publicUrl,
     });
+    await app.register(alertsPlugin, { productName, publicUrl });
     await app.register(signUpPlugin, {
       rateLimit: options.rateLimit,
       captcha: options.captcha,

@@ -19,7 +19,8 @@ import {
   type ServerEnvironment,
 } from './db/settings';
 import { isLoopbackHost } from './http/hostCheck';
-import { mailDirFrom, type DkimSettings, type MailOptions } from './mail/index';
+import { mailDirFrom, type MailOptions } from './mail/index';
+import type { DkimSettings } from './outbox/index';
 import {
   monitorOptionsFrom,
   monitorWarnings,

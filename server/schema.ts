@@ -6,6 +6,7 @@
  * feature's table: it is typed by this schema where the service opens it.
  */
 import { ACCOUNTS_MIGRATIONS, type AccountsTables } from './accounts/index';
+import { ALERTS_MIGRATIONS, type AlertsTables } from './alerts/index';
 import { CONSENT_MIGRATIONS, type ConsentTables } from './consent/index';
 import {
   openDatabase,
@@ -16,6 +17,7 @@ import {
 import type { Migrations } from './db/migrate';
 import { MAIL_MIGRATIONS, type MailTables } from './mail/index';
 import { MONITOR_MIGRATIONS, type MonitorTables } from './monitor/index';
+import { OUTBOX_MIGRATIONS, type OutboxTables } from './outbox/index';
 import { RATE_LIMIT_MIGRATIONS, type RateLimitTables } from './rateLimit/index';
 
 /** Every table of the service, by name. */
@@ -23,7 +25,9 @@ export type Schema = AccountsTables &
   RateLimitTables &
   ConsentTables &
   MailTables &
-  MonitorTables;
+  MonitorTables &
+  OutboxTables &
+  AlertsTables;
 
 /**
  * Every feature's migrations, by name, in the order Kysely runs them (of
@@ -38,6 +42,8 @@ export const MIGRATIONS: Migrations = Object.fromEntries(
     CONSENT_MIGRATIONS,
     MAIL_MIGRATIONS,
     MONITOR_MIGRATIONS,
+    OUTBOX_MIGRATIONS,
+    ALERTS_MIGRATIONS,
   ]
     .flatMap((migrations) => Object.entries(migrations))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

@@ -176,6 +176,21 @@ export function accountConfirmed(
      where accounts.id = ${accountId} and accounts.confirmed_at is not null)`;
 }
 
+/**
+ * An account's address once it is proven (D98), as an SQL expression for
+ * another feature's statement (the alerts go only to a proven address,
+ * D105, D129): the address, or null while it is unconfirmed.
+ *
+ * @param accountId an expression of the account's id
+ * @returns a text expression, null for an unconfirmed or unknown account
+ */
+export function provenAddress(
+  accountId: RawBuilder<unknown>,
+): RawBuilder<string | null> {
+  return sql<string | null>`(select accounts.email from accounts
+     where accounts.id = ${accountId} and accounts.confirmed_at is not null)`;
+}
+
 const SLOT = Symbol('slot');
 
 /**
@@ -453,6 +468,33 @@ export function accountsRepository(db: Kysely<AccountsTables>) {
           .executeTakeFirst(),
       );
       return row ? accountView(row) : null;
+    },
+
+    /**
+     * The names of accounts whose address is proven, for a mail's
+     * greeting (a name typed by whoever signed up with an address they
+     * may not own goes into no mail to it, issue 46).
+     *
+     * @param accountIds the accounts' ids
+     * @returns id → name for each proven account; null for the others
+     */
+    async provenNames(
+      accountIds: readonly string[],
+    ): Promise<ReadonlyMap<string, string | null>> {
+      if (accountIds.length === 0) return new Map();
+      const rows = await query(() =>
+        db
+          .selectFrom('accounts')
+          .select(['id', 'name', 'confirmed_at'])
+          .where('id', 'in', accountIds)
+          .execute(),
+      );
+      return new Map(
+        rows.map((row) => [
+          row.id,
+          row.confirmed_at === null ? null : row.name,
+        ]),
+      );
     },
 
     /**

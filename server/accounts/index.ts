@@ -30,6 +30,7 @@ export {
   AccountLimitError,
   accountView,
   lockAccount,
+  provenAddress,
   SESSION_LIFETIME_DAYS,
   type AccountRow,
   type AccountsRepository,

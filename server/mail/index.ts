@@ -23,14 +23,11 @@ import {
   type MailSender,
 } from './outbox/mailSender';
 
-export { ALERTS_STOP_PATH } from './outbox/mailMessages';
 export { queueConfirmation };
-export { queueAlerts, unsentAlerts } from './outbox/alertQueue';
 export type { MailOptions } from './outbox/mailSender';
-export type { DkimSettings } from './outbox/mailTransport';
 export { MAIL_DIR, mailDirFrom } from './settings';
 export { MAIL_MIGRATIONS } from './migrations/index';
-export type { AlertDetails, AlertKind, MailTables } from './tables';
+export type { MailTables } from './tables';
 
 /** Mail as the rest of the service sees it (`app.mail`). */
 export interface MailFeature {
@@ -72,13 +69,16 @@ async function mail(
   const outbox = mailOutboxRepository(database.db);
   const confirmationWrites: ConfirmationWrite[] = [];
   const links = mailLinksRepository(database.db, confirmationWrites);
-  const sender = options.mail
-    ? mailSender(outbox, options.mail, {
-        productName: options.productName,
-        embedded: database.engine === 'pglite',
-        log: app.log,
-      })
-    : undefined;
+  const transport = app.outbox.mailTransport;
+  const sender =
+    options.mail && transport
+      ? mailSender(outbox, options.mail, {
+          productName: options.productName,
+          embedded: database.engine === 'pglite',
+          log: app.log,
+          transport,
+        })
+      : undefined;
   const wake = () => sender?.wake();
   // The confirmation mail is queued by the sign-up's own statement (D95).
   app.accounts.onSignUp(queueConfirmation);
@@ -106,10 +106,6 @@ async function mail(
   app.housekeeping.add(`mails sent past ${OUTBOX_ROWS_KEPT_DAYS} days`, () =>
     outbox.deleteOld(),
   );
-  // Without SMTP_URL, the mail files under DATA_DIR ([D89](../../docs/decisions.md#D89), [D100](../../docs/decisions.md#D100)).
-  for (const [what, run] of sender?.housekeeping ?? []) {
-    app.housekeeping.add(what, run);
-  }
 
   // After the requests in flight are answered (Fastify runs onClose hooks
   // once the server has stopped accepting and finished them): the sends in
@@ -126,5 +122,5 @@ async function mail(
  */
 export const mailPlugin = fastifyPlugin(mail, {
   name: 'mail',
-  dependencies: ['database', 'housekeeping', 'accounts'],
+  dependencies: ['database', 'housekeeping', 'accounts', 'outbox'],
 });

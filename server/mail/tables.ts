@@ -4,43 +4,16 @@
  */
 import type { ColumnType } from 'kysely';
 import type { CreatedAt, Timestamp } from '../db/columns';
-import type { DownCause } from '../../machines/monitorMachine';
 
 /** Why a link mail is sent: to confirm the address, or to sign in ([D96](../../docs/decisions.md#D96)). */
 export type MailKind = 'confirm' | 'signin';
 
 /**
- * An alert about the watched site: it went down, or came back up
- * ([D105](../../docs/decisions.md#D105)); it is flapping, or steady again after flapping ([D125](../../docs/decisions.md#D125)).
+ * Every kind of mail the outbox has carried: the link mails, and the
+ * alerts it carried before the outbox of notifications took them
+ * (server/outbox/, D129), whose sent rows stay as their record.
  */
-export type AlertKind = 'down' | 'up' | 'flapping' | 'steady';
-
-/** Every kind of mail the outbox carries. */
-export type OutboxKind = MailKind | AlertKind;
-
-/**
- * What an alert mail says, as queued with the state change that caused it
- * (server/monitor/): times are ISO 8601.
- */
-export interface AlertDetails {
-  /** What the owner calls the site; absent: its host (D127). */
-  siteName?: string;
-  siteUrl: string;
-  /** When the first failed check of the incident ran. */
-  startedAt: string;
-  /** "down": why, as data (machines/monitorMachine.ts's DownCause). */
-  reason?: DownCause;
-  /** "up": when the check that found the site up again ran; "steady": when its last incident ended. */
-  endedAt?: string;
-  /** "flapping": its incidents within the hour; "steady": the times it went down while flapping. */
-  incidents?: number;
-  /**
-   * The monitor (a bigint, as text) and its stop link's token
-   * ([D124](../../docs/decisions.md#D124)); absent in alerts queued before them.
-   */
-  monitorId?: string;
-  stopToken?: string;
-}
+export type OutboxKind = MailKind | 'down' | 'up' | 'flapping' | 'steady';
 
 /** One mail of the transactional outbox ([D95](../../docs/decisions.md#D95)). */
 export interface MailOutboxTable {
@@ -72,12 +45,8 @@ export interface MailOutboxTable {
    */
   subject: string | null;
   text_body: string | null;
-  /** An alert's details; null for link mails, and once dropped ([D89](../../docs/decisions.md#D89)). */
-  details: ColumnType<
-    AlertDetails | null,
-    AlertDetails | string | null | undefined,
-    AlertDetails | string | null
-  >;
+  /** An alert's details, in rows kept from before D129; null for link mails. */
+  details: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 /** The token of a mailed link, made when the mail is sent ([D96](../../docs/decisions.md#D96)). */

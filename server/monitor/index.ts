@@ -36,7 +36,10 @@ import {
 import { hostResolver } from './check/hostResolver';
 import { resumeWatch, watchTheSite } from './watch';
 import { checkSite } from './check/siteCheck';
+import { postSafely } from './check/safePost';
 import { monitorUserAgent } from './words';
+import { alertRenderer, SITE_EVENT_KINDS } from './alertNotices';
+import type { SiteEventsWrite } from './repository';
 
 export { checkNowPath, sitePath } from './page';
 export type { CheckNowNote } from './page';
@@ -51,6 +54,8 @@ export {
   type SitesOptions,
 } from './settings';
 export type { CheckObservation } from './scheduler';
+export type { SiteEventsWrite } from './repository';
+export { isSiteId } from './sites';
 export { MONITOR_MIGRATIONS } from './migrations/index';
 export type { MonitorTables } from './tables';
 
@@ -97,6 +102,18 @@ export interface MonitorFeature {
   ): Promise<MonitorPageParts>;
   /** Looks for due checks now (after a sign-up committed). */
   wake(): void;
+  /**
+   * Sets the write that fans a site's events out to its channels, in the
+   * statement that records the checks (the alerts', D129).
+   */
+  onSiteEvents(write: SiteEventsWrite): void;
+  /**
+   * An account's sites, by id: their names (or hosts) and URLs, for
+   * another feature's forms (a channel narrowed to some sites).
+   */
+  sitesOf(
+    accountId: string,
+  ): Promise<{ id: string; name: string; url: string }[]>;
 }
 
 declare module 'fastify' {
@@ -154,8 +171,8 @@ async function monitor(
             ...(settings.ca && { ca: settings.ca }),
             ...(settings.timeouts && { timeouts: settings.timeouts }),
           }),
-        // Alerts are queued in the outbox; its sender is told.
-        wakeSender: () => app.mail.wake(),
+        // Alerts are queued in the outbox; its worker is told.
+        wakeSender: () => app.outbox.wake(),
         embedded: app.database.engine === 'pglite',
         log: app.log,
         ...(settings.observe && { observe: settings.observe }),
@@ -186,8 +203,39 @@ async function monitor(
     wake() {
       scheduler?.wake();
     },
+    onSiteEvents(write) {
+      repository.onSiteEvents(write);
+    },
+    async sitesOf(accountId) {
+      const list = await sites.list(accountId, clock());
+      return list.map((site) => ({
+        id: site.id,
+        name: site.name ?? URL.parse(site.siteUrl)?.host ?? site.siteUrl,
+        url: site.siteUrl,
+      }));
+    },
   };
   app.decorate('monitor', feature);
+  // A site's events are worded here, on every channel (D129).
+  const render = alertRenderer(
+    { productName: options.productName, publicUrl: options.publicUrl },
+    (accountIds) => app.accounts.repository.provenNames(accountIds),
+  );
+  for (const kind of Object.values(SITE_EVENT_KINDS)) {
+    app.outbox.renderer(kind, render);
+  }
+  // The channels' POSTs go under the watch's rules (issue 60).
+  app.outbox.usePoster((url, request, signal) =>
+    postSafely(url, request, {
+      userAgent,
+      resolve,
+      isAllowed,
+      ...(signal && { signal }),
+      ...(settings?.beforeConnect && { beforeConnect: settings.beforeConnect }),
+      ...(settings?.ca && { ca: settings.ca }),
+      ...(settings?.postTimeouts && { timeouts: settings.postTimeouts }),
+    }),
+  );
   // A confirmed address's site is due at once (D120), in the statement
   // that confirms it.
   app.mail.whenConfirmed(resumeWatch);
@@ -322,5 +370,5 @@ async function monitor(
  */
 export const monitorPlugin = fastifyPlugin(monitor, {
   name: 'monitor',
-  dependencies: ['database', 'housekeeping', 'accounts', 'mail'],
+  dependencies: ['database', 'housekeeping', 'accounts', 'mail', 'outbox'],
 });

@@ -7,7 +7,6 @@
  */
 import type { MonitorState } from '../../machines/monitorMachine';
 import { escapeHtml, layout } from '../http/html';
-import { ALERTS_STOP_PATH } from '../mail/index';
 import type { MonitorHour, MonitorView } from './repository';
 import {
   agoInWords,
@@ -37,7 +36,8 @@ export function checkNowPath(siteId: string): string {
 export function resumeAlertsPath(siteId: string): string {
   return `${sitePath(siteId)}/alerts/resume`;
 }
-export { ALERTS_STOP_PATH };
+/** Where an alert mail's stop link points (D124); served by the monitor. */
+export const ALERTS_STOP_PATH = '/alerts/stop';
 
 /** What a site page's `?check=` says after "Check now" ([D106](../../docs/decisions.md#D106)). */
 export type CheckNowNote =

@@ -19,7 +19,7 @@
  * "back up" mail, whatever instance dies when.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type {
   DownCause,
   MonitorAlert,
@@ -29,17 +29,26 @@ import type {
 import { deleteInBatches, type BatchOptions } from '../db/batchedWrites';
 import { DatabaseUnavailableError, unlessUnavailable } from '../db/unavailable';
 import { claimDue } from '../db/dueClaim';
-import { queueAlerts } from '../mail/index';
 import { accountConfirmed } from '../accounts/index';
-import type { AlertDetails, AlertKind, MailTables } from '../mail/index';
 import type { MonitorTables } from './tables';
+import type { AlertDetails, AlertKind } from './alertNotices';
 
 /**
- * The tables a check's statement writes: the monitor's, and the mail's
- * outbox, which the mail's queueAlerts writes in the same transaction
- * (D128: the monitor names none of its tables itself).
+ * A write of a site's events, added to the statement that records checks
+ * (the alerts' fan-out to the site's channels, D129): the body of a
+ * data-modifying CTE that reads the CTE `owed`, one row per event with
+ * the columns `kind` (the delivery's kind, `site.down`, …), `account_id`,
+ * `monitor_id` (bigint), `details` (jsonb: alertNotices.ts's AlertDetails)
+ * and `owner_mail` (whether the account's own address gets it: its owner
+ * has not stopped the site's alert mail, D124); it returns `account_id`
+ * for each delivery queued.
  */
-type MonitorDatabase = MonitorTables & MailTables;
+export type SiteEventsWrite = (
+  owed: RawBuilder<unknown>,
+) => RawBuilder<unknown>;
+
+/** The monitor's tables (D128: it names no other feature's). */
+type MonitorDatabase = MonitorTables;
 import type { CheckResult } from './check/siteCheck';
 import { isSiteId } from './sites';
 
@@ -206,25 +215,29 @@ const ownerConfirmed = accountConfirmed(sql.ref('monitors.account_id'));
 /** An interval parameter, from milliseconds. */
 const ms = (value: number) => sql`make_interval(secs => ${value / 1000})`;
 
-/** What an alert mail will say (server/mail/outbox/mailMessages.ts's AlertDetails). */
+/** What an alert will say (./alertNotices.ts's AlertDetails). */
 function alertDetails(
   monitor: ClaimedMonitor,
   alert: MonitorAlert,
+  occurredAt: Date,
 ): AlertDetails {
   const siteUrl = monitor.siteUrl;
   const named = monitor.name === null ? {} : { siteName: monitor.name };
+  const occurred = { occurredAt: occurredAt.toISOString() };
   return alert.kind === 'down'
     ? {
         ...named,
         siteUrl,
         startedAt: new Date(alert.startedAt).toISOString(),
         reason: alert.reason,
+        ...occurred,
       }
     : {
         ...named,
         siteUrl,
         startedAt: new Date(alert.startedAt).toISOString(),
         endedAt: new Date(alert.endedAt).toISOString(),
+        ...occurred,
       };
 }
 
@@ -292,6 +305,10 @@ function refusedValue(error: unknown): boolean {
  * DatabaseUnavailableError (server/db/unavailable.ts) when the database fails.
  */
 export function monitorRepository(db: Kysely<MonitorDatabase>) {
+  /** The fan-out of a site's events ({@link SiteEventsWrite}); none: nothing is queued. */
+  let eventsWrite: SiteEventsWrite | undefined;
+  const siteEvents = (owed: RawBuilder<unknown>) =>
+    eventsWrite?.(owed) ?? sql`select null::uuid as account_id where false`;
   /** The `alerts-off` key (migration 0014), read once. */
   let keyRead: Promise<Buffer> | undefined;
   const alertsKey = (): Promise<Buffer> => {
@@ -369,7 +386,7 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
       let since = monitor.flappingSince;
       const known = facts.get(monitor.id);
       for (const alert of check.alerts) {
-        const details = alertDetails(monitor, alert);
+        const details = alertDetails(monitor, alert, check.checkedAt);
         if (alert.kind === 'up') {
           planned.push({
             monitor,
@@ -423,6 +440,7 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
             startedAt: new Date(since).toISOString(),
             endedAt: lastEnded.toISOString(),
             incidents: known.latestFlaps,
+            occurredAt: check.checkedAt.toISOString(),
           },
           reason: null,
         });
@@ -546,7 +564,8 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
             from alerts join moved
               on moved.id = alerts.id and moved.claim = alerts.claim
            where alerts.action = 'open'
-          on conflict (monitor_id) where ended_at is null do nothing),
+          on conflict (monitor_id) where ended_at is null do nothing
+          returning monitor_id, id),
         -- A flapping site's next incident is its flapping one again (D125).
         merged as (
           update monitor_incidents set ended_at = null,
@@ -565,14 +584,25 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
            where alerts.action = 'close'
              and monitor_incidents.monitor_id = alerts.id
              and monitor_incidents.ended_at is null),
-        -- The mail's outbox queues them, to confirmed addresses only.
-        queued as (${queueAlerts(sql`
-          select alerts.mail, moved.account_id, alerts.details
+        -- The site's events, each with its incident: the one this
+        -- statement opened, or the site's latest (which it merges into or
+        -- closes; snapshot of before the statement).
+        owed (kind, account_id, monitor_id, details, owner_mail) as (
+          select 'site.' || alerts.mail, moved.account_id, alerts.id,
+                 alerts.details || jsonb_build_object('incidentId',
+                   coalesce(opened.id, latest.id)::text),
+                 -- Its owner stopped the site's alert mail (D124).
+                 moved.alerts_stopped_at is null
             from alerts
             join moved on moved.id = alerts.id and moved.claim = alerts.claim
-           where alerts.mail is not null
-             -- Its owner stopped the site's alert mail (D124).
-             and moved.alerts_stopped_at is null`)})
+            left join opened on opened.monitor_id = alerts.id
+            left join lateral (
+              select id from monitor_incidents
+               where monitor_incidents.monitor_id = alerts.id
+               order by started_at desc limit 1) as latest on true
+           where alerts.mail is not null),
+        -- Fanned out to the site's channels (the alerts' write, D129).
+        queued as (${siteEvents(sql`owed`)})
         select moved.id, exists (select 1 from queued) as queued
           from moved`.execute(db),
     );
@@ -583,6 +613,14 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
   }
 
   return {
+    /**
+     * Sets the write that fans a site's events out to its channels, in
+     * the statement that records the checks (one: the alerts').
+     */
+    onSiteEvents(write: SiteEventsWrite): void {
+      eventsWrite = write;
+    },
+
     /**
      * Claims up to `limit` due monitors, soonest due first, with a lease
      * of `leaseMs` (the due-row claim of server/db/dueClaim.ts, shared with

@@ -65,6 +65,8 @@ export interface MonitorOptions {
   ca?: CheckSettings['ca'];
   /** The check's time boxes (default 5 s, 10 s, 15 s). */
   timeouts?: CheckSettings['timeouts'];
+  /** An alert channel's POST's time boxes (default connect 5 s, 10 s in all; tests shorten them). */
+  postTimeouts?: Partial<{ connectMs: number; totalMs: number }>;
   /** How long a claim holds, in ms (default {@link DEFAULT_LEASE_MS}). */
   leaseMs?: number;
   /** How often an idle instance looks for due sites, ms (default 1 s). */

@@ -11,8 +11,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DownCause, MonitorState } from '../../machines/monitorMachine';
 import { unlessUnavailable } from '../db/unavailable';
-import { unsentAlerts } from '../mail/index';
-import type { MailTables } from '../mail/index';
+import { unsentDeliveries, type OutboxTables } from '../outbox/index';
 import type { MonitorTables } from './tables';
 import type { CheckResult } from './check/siteCheck';
 
@@ -88,7 +87,7 @@ const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
  * Every function raises DatabaseUnavailableError when the database fails
  * or cannot be reached, and nothing else but what its comment names.
  */
-export function sitesRepository(db: Kysely<MonitorTables & MailTables>) {
+export function sitesRepository(db: Kysely<MonitorTables & OutboxTables>) {
   /**
    * Ends a site's open incident without a mail, fences off a check in
    * flight (its claim no longer holds the row) and starts the site over
@@ -336,8 +335,8 @@ export function sitesRepository(db: Kysely<MonitorTables & MailTables>) {
 
     /**
      * Removes a site with its checks, hours and incidents (their rows
-     * cascade) and its alerts not yet sent (the mail's `unsentAlerts`),
-     * in one statement.
+     * cascade) and its alerts not yet sent (the outbox's
+     * `unsentDeliveries` of its streams), in one statement.
      *
      * @returns the removed site's URL; undefined when the account has no
      *   such site
@@ -353,7 +352,7 @@ export function sitesRepository(db: Kysely<MonitorTables & MailTables>) {
             delete from monitors
              where id = ${siteId}::bigint and account_id = ${accountId}
             returning id, site_url),
-          unsent as (${unsentAlerts(sql`select id::text from gone`)})
+          unsent as (${unsentDeliveries({ streamPrefixes: sql`select 'site:' || id || '|' from gone` })})
           select site_url from gone`.execute(db),
       );
       return rows[0]?.site_url;

@@ -226,16 +226,19 @@ describe('the name typed at sign-up, in mails to an address nobody has proven (i
       .executeTakeFirstOrThrow();
     expect(account.confirmed_at).toBeNull();
     await db
-      .insertInto('mail_outbox')
+      .insertInto('deliveries')
       .values({
-        kind: 'down',
+        kind: 'site.down',
+        channel: 'email',
         account_id: account.id,
-        recipient: email,
-        details: JSON.stringify({
+        target: email,
+        stream: 'site:1|owner',
+        payload: JSON.stringify({
           siteUrl: 'https://shop.example/',
           startedAt: '2026-11-29T14:02:10.000Z',
           reason: { code: 'status', status: 503 },
         }),
+        deadline_at: sql<Date>`now() + interval '1 hour'`,
       })
       .execute();
     await service.drain();

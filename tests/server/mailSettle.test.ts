@@ -38,8 +38,9 @@ import {
 } from '../../server/mail/outbox/mailSender';
 import {
   deleteOldMailFiles,
+  openMailTransport,
   SMTP_TIMEOUTS,
-} from '../../server/mail/outbox/mailTransport';
+} from '../../server/outbox/index';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const dirs: string[] = [];
@@ -141,7 +142,6 @@ function claimedMail(id: string): ClaimedMail {
     kind: 'signin',
     accountId: `account-${id}`,
     recipient: `person-${id}@example.com`,
-    details: null,
     attempts: 1,
     createdAt: new Date('2026-01-02T03:04:05.000Z'),
     name: null,
@@ -170,6 +170,7 @@ function fileSender(
       productName: 'Vigil',
       embedded: true,
       log: recordingLog(lines),
+      transport: openMailTransport({ kind: 'file', dir }),
       ...(clock && { clock }),
     },
   );
@@ -238,7 +239,12 @@ describe('the lease (issue 46)', () => {
           transport: { kind: 'file', dir: scratchDir() },
           leaseMs: 5 * 60_000,
         },
-        { productName: 'Vigil', embedded: true, log: recordingLog([]) },
+        {
+          productName: 'Vigil',
+          embedded: true,
+          log: recordingLog([]),
+          transport: openMailTransport({ kind: 'file', dir: scratchDir() }),
+        },
       ),
     ).toThrow(RangeError);
   });
@@ -322,27 +328,21 @@ describe('the file transport’s mails (issue 46; D89)', () => {
     expect(await deleteOldMailFiles(join(scratchDir(), 'mail'))).toBe(0);
   });
 
-  it('are the sender’s housekeeping with the file transport, and SMTP has none', async () => {
+  it('are the file transport’s housekeeping, and SMTP has none', async () => {
     const dir = scratchDir();
     file(join(dir, `${MAIL}.eml`), 8 * DAY_MS);
-    const sender = fileSender(fakeOutbox([], () => false).outbox, dir, []);
-    expect(sender.housekeeping.map(([what]) => what)).toEqual([
+    const files = openMailTransport({ kind: 'file', dir });
+    expect(files.housekeeping.map(([what]) => what)).toEqual([
       'mail files past 7 days',
     ]);
-    for (const [, run] of sender.housekeeping) await run();
+    for (const [, run] of files.housekeeping) await run();
     expect(readdirSync(dir)).toEqual([]);
-    await sender.stop();
-    const smtp = mailSender(
-      fakeOutbox([], () => false).outbox,
-      {
-        publicUrl: 'https://vigil.example',
-        from: 'no-reply@vigil.example',
-        transport: { kind: 'smtp', url: 'smtp://127.0.0.1:9' },
-        autoStart: false,
-      },
-      { productName: 'Vigil', embedded: true, log: recordingLog([]) },
-    );
+    files.close();
+    const smtp = openMailTransport({
+      kind: 'smtp',
+      url: 'smtp://127.0.0.1:9',
+    });
     expect(smtp.housekeeping).toEqual([]);
-    await smtp.stop();
+    smtp.close();
   });
 });

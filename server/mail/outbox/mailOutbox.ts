@@ -22,7 +22,7 @@ import { unlessUnavailable } from '../../db/unavailable';
 import { claimDue } from '../../db/dueClaim';
 import { LINK_LIFETIMES } from './mailMessages';
 import { countRequests } from '../../rateLimit/index';
-import type { AlertDetails, MailKind, OutboxKind, MailTables } from '../tables';
+import type { MailKind, MailTables } from '../tables';
 
 /**
  * The tables the outbox's statements touch: its own, the accounts'
@@ -71,11 +71,9 @@ export const OUTBOX_ROWS_KEPT_DAYS = 30;
 export interface ClaimedMail {
   /** The row's id (a bigint, as text). */
   id: string;
-  kind: OutboxKind;
+  kind: MailKind;
   accountId: string;
   recipient: string;
-  /** An alert's details ([D105](../../../docs/decisions.md#D105)); null for a link mail. */
-  details: AlertDetails | null;
   /** Sends tried, this one included. */
   attempts: number;
   createdAt: Date;
@@ -178,7 +176,8 @@ export function queueConfirmation(
 export function mailOutboxRepository(db: Kysely<OutboxDatabase>) {
   /** A row a sender may take: due, or left by a sender whose lease ended. */
   const due = sql`((mail_outbox.state = 'pending' and mail_outbox.next_attempt_at <= now())
-    or (mail_outbox.state = 'sending' and mail_outbox.lease_until < now()))`;
+    or (mail_outbox.state = 'sending' and mail_outbox.lease_until < now()))
+    and mail_outbox.kind in ('confirm', 'signin')`;
 
   return {
     /**
@@ -256,12 +255,11 @@ export function mailOutboxRepository(db: Kysely<OutboxDatabase>) {
     async claim(batch: number, leaseMs: number): Promise<ClaimedMail[]> {
       const rows = await claimDue<{
         id: string;
-        kind: OutboxKind;
+        kind: MailKind;
         account_id: string;
         recipient: string | null;
         attempts: number;
         created_at: Date;
-        details: AlertDetails | null;
         name: string | null;
         newsletter: boolean;
         site_url: string | null;
@@ -277,7 +275,7 @@ export function mailOutboxRepository(db: Kysely<OutboxDatabase>) {
         },
         returning: sql`mail_outbox.id, mail_outbox.kind,
           mail_outbox.account_id, mail_outbox.recipient, mail_outbox.attempts,
-          mail_outbox.created_at, mail_outbox.details,
+          mail_outbox.created_at,
           case when accounts.confirmed_at is not null then accounts.name end as name,
           accounts.newsletter, accounts.site_url`,
         limit: batch,
@@ -296,7 +294,6 @@ export function mailOutboxRepository(db: Kysely<OutboxDatabase>) {
                 name: row.name,
                 newsletter: row.newsletter,
                 siteUrl: row.site_url,
-                details: row.details,
               },
             ],
       );

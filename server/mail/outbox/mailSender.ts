@@ -24,22 +24,20 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { newSecret, secretHash } from '../../accounts/index';
 import {
-  composeAlertMail,
   composeMail,
-  fromHeader,
   redactedCopy,
   watchedHost,
   type ComposedMail,
 } from './mailMessages';
 import { leasedWorker } from '../../db/leasedWorker';
-import type { ClaimedMail, MailOutboxRepository, SentCopy } from './mailOutbox';
 import {
+  fromHeader,
   LONGEST_SEND_MS,
-  openMailTransport,
   sendFailure,
   type MailTransport,
   type MailTransportSettings,
-} from './mailTransport';
+} from '../../outbox/index';
+import type { ClaimedMail, MailOutboxRepository, SentCopy } from './mailOutbox';
 
 /** How the service sends mail (`ServerOptions.mail`). */
 export interface MailOptions {
@@ -134,12 +132,6 @@ export interface MailSender {
    * claiming and closes the transport.
    */
   stop(): Promise<void>;
-  /**
-   * What housekeeping deletes of the transport's own ([D89](../../../docs/decisions.md#D89)): with the file
-   * transport, its mails after 7 days; nothing with SMTP. Each entry names
-   * what it deletes and deletes it, resolving to how many.
-   */
-  readonly housekeeping: readonly (readonly [string, () => Promise<number>])[];
 }
 
 /**
@@ -159,6 +151,8 @@ export function mailSender(
     productName: string;
     embedded: boolean;
     log: FastifyBaseLogger;
+    /** The outbox's transport (server/outbox/), shared; the outbox closes it. */
+    transport: MailTransport;
     clock?: () => number;
   },
 ): MailSender {
@@ -180,7 +174,7 @@ export function mailSender(
   const host = new URL(options.publicUrl).hostname;
   const idPrefix =
     context.productName.toLowerCase().replace(/[^a-z0-9]+/g, '') || 'mail';
-  const transport: MailTransport = openMailTransport(options.transport);
+  const { transport } = context;
   const { log } = context;
 
   /** The Message-ID: the same on every attempt, so receivers can drop a repeat. */
@@ -195,43 +189,31 @@ export function mailSender(
     return Math.round(base * (0.8 + 0.4 * Math.random()));
   }
 
-  /** The mail of a claimed row: an alert, or a link mail with its token. */
-  function compose(mail: ClaimedMail, token: string | undefined): ComposedMail {
-    const common = {
+  /** The mail of a claimed row, with its link's token. */
+  function compose(mail: ClaimedMail, token: string): ComposedMail {
+    return composeMail({
       productName: context.productName,
       publicUrl: options.publicUrl,
       from,
       recipient: mail.recipient,
       name: mail.name,
       messageId: messageId(mail),
-    };
-    if (mail.kind !== 'confirm' && mail.kind !== 'signin') {
-      if (!mail.details) throw new Error(`alert ${mail.id} has no details`);
-      return composeAlertMail({
-        ...common,
-        kind: mail.kind,
-        details: mail.details,
-      });
-    }
-    return composeMail({
-      ...common,
       kind: mail.kind,
       newsletter: mail.newsletter,
       siteHost: watchedHost(mail.siteUrl),
-      token: token ?? '',
+      token,
     });
   }
 
   /**
    * Sends one mail; a failure is marked at once, a success by the pass.
    *
-   * @param token a link mail's token; undefined for an alert, which has
-   *   none
+   * @param token its link's token
    * @returns its copy to keep once sent, or undefined when it was not
    */
   async function deliver(
     mail: ClaimedMail,
-    token: string | undefined,
+    token: string,
   ): Promise<SentCopy | undefined> {
     const composed = compose(mail, token);
     const line = { id: mail.id, kind: mail.kind, attempts: mail.attempts };
@@ -261,9 +243,8 @@ export function mailSender(
       return undefined;
     }
     log.info({ mail: { ...line, via: transport.via } }, 'mail handed over');
-    // A link mail's copy keeps no token: it would sign someone in.
-    const { subject, text } =
-      token === undefined ? composed : redactedCopy(composed, token);
+    // The copy keeps no token: it would sign someone in.
+    const { subject, text } = redactedCopy(composed, token);
     return { subject, text };
   }
 
@@ -336,8 +317,8 @@ export function mailSender(
   /** A claimed mail, with its token and when its send must start by. */
   interface Claimed {
     mail: ClaimedMail;
-    /** A link mail's token; undefined for an alert. */
-    token: string | undefined;
+    /** Its link's token. */
+    token: string;
     /** Whether its token is the live one (false: its link was used). */
     live: boolean;
     /** The clock's time after which its send may not start. */
@@ -350,37 +331,21 @@ export function mailSender(
     const startBy = clock() + startWindowMs;
     const claimed = await outbox.claim(limit, leaseMs);
     if (claimed.length === 0) return [];
-    const tokens = new Map(
-      claimed.flatMap((mail) =>
-        mail.kind === 'confirm' || mail.kind === 'signin'
-          ? [[mail.id, { kind: mail.kind, token: newSecret() }] as const]
-          : [],
-      ),
-    );
+    const tokens = new Map(claimed.map((mail) => [mail.id, newSecret()]));
     const live = await outbox.mint(
-      claimed.flatMap((mail) => {
-        const made = tokens.get(mail.id);
-        return made
-          ? [
-              {
-                outboxId: mail.id,
-                kind: made.kind,
-                accountId: mail.accountId,
-                tokenHash: secretHash(made.token),
-              },
-            ]
-          : [];
-      }),
+      claimed.map((mail) => ({
+        outboxId: mail.id,
+        kind: mail.kind,
+        accountId: mail.accountId,
+        tokenHash: secretHash(tokens.get(mail.id) ?? ''),
+      })),
     );
-    return claimed.map((mail) => {
-      const token = tokens.get(mail.id)?.token;
-      return {
-        mail,
-        token,
-        live: token === undefined || live.has(mail.id),
-        startBy,
-      };
-    });
+    return claimed.map((mail) => ({
+      mail,
+      token: tokens.get(mail.id) ?? '',
+      live: live.has(mail.id),
+      startBy,
+    }));
   }
 
   /** Sent mails waiting for their mark, and when they are marked. */
@@ -457,7 +422,6 @@ export function mailSender(
   );
 
   return {
-    housekeeping: transport.housekeeping,
     async start() {
       await outbox.retryNow(context.embedded);
       worker.start();
@@ -471,7 +435,6 @@ export function mailSender(
     async stop() {
       await worker.stop();
       await markGathered();
-      transport.close();
     },
   };
 }

@@ -150,6 +150,65 @@ interface ChainContext {
 }
 
 /**
+ * The addresses a connection to `host` may use: an IP literal as it
+ * stands, a name resolved once with `settings.resolve`; every address is
+ * judged by `settings.isAllowed` before any connection is made, and one
+ * refused address refuses the whole name. Sets `record.address` (the
+ * refused one) and `record.dnsMs` (a name's resolution, whole ms).
+ *
+ * @param host a bare host (see {@link bareHost}): an IP address or a name
+ * @returns the allowed addresses, in the resolver's order (never empty)
+ * @throws CheckStopped: `not_public` with the refused address,
+ *   `no_such_name` (ENOTFOUND, ENODATA, ENONAME, or no address),
+ *   `unreachable` with the resolver's error code, or the deadline's
+ *   failure; nothing else
+ * @see OWASP SSRF Prevention Cheat Sheet, "any external host"
+ */
+export async function allowedAddresses(
+  host: string,
+  settings: Pick<CheckSettings, 'resolve' | 'isAllowed'>,
+  deadline: Deadline,
+  record: HopRecord,
+): Promise<string[]> {
+  if (isIP(host) !== 0) {
+    // An IP literal (WHATWG URL parsing has already turned 2130706433 and
+    // 0x7f.1 into 127.0.0.1) is judged as it stands: nothing to resolve.
+    record.address = host;
+    if (!settings.isAllowed(host)) {
+      throw new CheckStopped({ reason: 'not_public', detail: host });
+    }
+    return [host];
+  }
+  const dnsStarted = performance.now();
+  let answers: readonly { address: string }[];
+  try {
+    answers = await beforeDeadline(
+      Promise.resolve().then(() => settings.resolve(host)),
+      deadline,
+    );
+  } catch (error) {
+    if (error instanceof CheckStopped) throw error;
+    const code = errorCode(error);
+    throw new CheckStopped({
+      reason: NO_SUCH_NAME_CODES.has(code) ? 'no_such_name' : 'unreachable',
+      detail: code,
+    });
+  }
+  record.dnsMs = msSince(dnsStarted);
+  if (answers.length === 0) {
+    throw new CheckStopped({ reason: 'no_such_name', detail: 'ENODATA' });
+  }
+  // One refused answer refuses the name: connecting to "the other one"
+  // would let a name that also points inside the network through.
+  const refused = answers.find(({ address }) => !settings.isAllowed(address));
+  if (refused) {
+    record.address = refused.address;
+    throw new CheckStopped({ reason: 'not_public', detail: refused.address });
+  }
+  return answers.map(({ address }) => address);
+}
+
+/**
  * One hop: resolve once, check every address, connect pinned, GET, read
  * the headers; for a final response, read at most `maxBodyBytes` of the
  * body (never kept) before the connection is destroyed.
@@ -166,44 +225,7 @@ async function runHop(
   const secure = target.protocol === 'https:';
   const port = Number(target.port) || (secure ? 443 : 80);
   const { host } = record;
-  let addresses: string[];
-  if (isIP(host) !== 0) {
-    // An IP literal (WHATWG URL parsing has already turned 2130706433 and
-    // 0x7f.1 into 127.0.0.1) is judged as it stands: nothing to resolve.
-    record.address = host;
-    if (!settings.isAllowed(host)) {
-      throw new CheckStopped({ reason: 'not_public', detail: host });
-    }
-    addresses = [host];
-  } else {
-    const dnsStarted = performance.now();
-    let answers: readonly { address: string }[];
-    try {
-      answers = await beforeDeadline(
-        Promise.resolve().then(() => settings.resolve(host)),
-        deadline,
-      );
-    } catch (error) {
-      if (error instanceof CheckStopped) throw error;
-      const code = errorCode(error);
-      throw new CheckStopped({
-        reason: NO_SUCH_NAME_CODES.has(code) ? 'no_such_name' : 'unreachable',
-        detail: code,
-      });
-    }
-    record.dnsMs = msSince(dnsStarted);
-    if (answers.length === 0) {
-      throw new CheckStopped({ reason: 'no_such_name', detail: 'ENODATA' });
-    }
-    // One refused answer refuses the name: connecting to "the other one"
-    // would let a name that also points inside the network through.
-    const refused = answers.find(({ address }) => !settings.isAllowed(address));
-    if (refused) {
-      record.address = refused.address;
-      throw new CheckStopped({ reason: 'not_public', detail: refused.address });
-    }
-    addresses = answers.map(({ address }) => address);
-  }
+  const addresses = await allowedAddresses(host, settings, deadline, record);
 
   // The headers limit applies when it ends before the whole check does;
   // otherwise the total deadline alone bounds the wait (0: undici's off).
@@ -302,8 +324,11 @@ async function readSome(
  * never a single-label name (`http://intranet/`, `localhost.`), which no
  * public site has and a resolver may complete with the host's own search
  * domains.
+ *
+ * @returns the URL to fetch (without credentials or fragment), or the
+ *   {@link Failure}: `not_public`, with the scheme or `single-label`
  */
-function hopTarget(url: URL): URL | Failure {
+export function hopTarget(url: URL): URL | Failure {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { reason: 'not_public', detail: url.protocol };
   }
@@ -319,7 +344,7 @@ function hopTarget(url: URL): URL | Failure {
 }
 
 /** `[::1]` → `::1`: the host as an address or a name. */
-function bareHost(url: URL): string {
+export function bareHost(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 

@@ -91,10 +91,11 @@ describe('two instances on one PostgreSQL server', () => {
     }
 
     const alerts = await sql<{ url: string; kind: string; count: string }>`
-      select accounts.site_url as url, mail_outbox.kind,
+      select accounts.site_url as url,
+             replace(deliveries.kind, 'site.', '') as kind,
              count(*)::text as count
-        from mail_outbox join accounts on accounts.id = mail_outbox.account_id
-       where mail_outbox.kind in ('down', 'up')
+        from deliveries join accounts on accounts.id = deliveries.account_id
+       where deliveries.kind in ('site.down', 'site.up')
        group by 1, 2`.execute(first.database.db);
     const expected = Array.from({ length: FAILING }, (_, i) => site.url(i + 1))
       .flatMap((url) => [

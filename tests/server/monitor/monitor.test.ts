@@ -766,13 +766,13 @@ describe('a claim that outlived its lease', () => {
       { code: 'status', status: 503 },
     ]);
     const alerts = await db
-      .selectFrom('mail_outbox')
-      .select(['kind', 'details'])
+      .selectFrom('deliveries')
+      .select(['kind', 'payload'])
       .where('account_id', '=', monitor.account_id)
-      .where('kind', '=', 'down')
+      .where('kind', '=', 'site.down')
       .execute();
     expect(alerts).toHaveLength(1);
-    expect(JSON.stringify(alerts[0]?.details)).not.toContain('stalled');
+    expect(JSON.stringify(alerts[0]?.payload)).not.toContain('stalled');
   });
 });
 

@@ -148,19 +148,15 @@ async function runDue(): Promise<void> {
   await app.monitor.scheduler?.runDue();
 }
 
-/** The kinds of the alerts queued about a site, oldest first. */
+/** The kinds of the alerts queued about a site (`down`, …), oldest first. */
 async function alertKindsOf(siteId: string): Promise<string[]> {
   const rows = await app.database.db
-    .selectFrom('mail_outbox')
+    .selectFrom('deliveries')
     .select('kind')
-    .where(
-      'details',
-      '@>',
-      sql<never>`${JSON.stringify({ monitorId: siteId })}::jsonb`,
-    )
+    .where('stream', 'like', `site:${siteId}|%`)
     .orderBy('id')
     .execute();
-  return rows.map((row) => row.kind);
+  return rows.map((row) => row.kind.replace(/^site\./, ''));
 }
 
 /**

@@ -12,7 +12,7 @@ import type { ParsedMail } from 'mailparser';
 import { expect } from 'vitest';
 import type { ServerOptions } from '../../../server/app';
 import type { MailOptions } from '../../../server/mail/outbox/mailSender';
-import type { DkimSettings } from '../../../server/mail/outbox/mailTransport';
+import type { DkimSettings } from '../../../server/outbox/index';
 import { FORM, apiServer, signUpForLogin } from './apiServer';
 import { startSmtpSink, type SmtpSink } from '../../../harness/mail/smtpSink';
 
@@ -93,6 +93,7 @@ export async function startMailService(
       ),
     async drain() {
       await app.mailSender?.drain();
+      await app.outbox.deliverer?.drain();
     },
     async close() {
       await app.close();

@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { lstat, opendir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import type { ComposedMail } from './mailMessages';
+import type { ComposedMail } from './email';
 
 /** DKIM signing (RFC 6376), done by nodemailer. */
 export interface DkimSettings {

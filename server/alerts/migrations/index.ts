@@ -1,0 +1,11 @@
+/**
+ * The migrations of the alert channels' tables, by name. Their numbers are
+ * one sequence across the service (server/schema.ts merges them).
+ */
+import type { Migration } from 'kysely/migration';
+import * as m0019AlertChannels from './0019_alert_channels';
+
+/** Name → migration. */
+export const ALERTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '0019_alert_channels': m0019AlertChannels,
+};

@@ -1,0 +1,380 @@
+/**
+ * The outbox's worker (D129): one per instance. It claims due deliveries
+ * (./deliveries.ts) in the loop of server/db/leasedWorker.ts, has each
+ * worded by the feature that queued its kind (a renderer), sends it over
+ * its channel (a mail through ./channels/mailTransport.ts, a POST through
+ * ./channels/http.ts), and marks it sent, to be retried, or dead.
+ *
+ * - **Retries**: exponential backoff with jitter, from 1 s, at most 5
+ *   minutes apart, until the delivery's deadline (an alert's: 1 hour);
+ *   `Retry-After` on a 429 or 503 is honoured. A retry is the same
+ *   delivery: the same Message-ID, the same `webhook-id`, so a receiver
+ *   can drop a repeat.
+ * - **Slow receivers** hold a slot for a second at most (`slotHoldMs`):
+ *   one that answers after 20 s delays nobody else.
+ * - **At least once**: a kill between the receiver's answer and the mark
+ *   sends the delivery again after its lease.
+ *
+ * Log lines name a delivery by its id, kind and channel, never by its
+ * target, which is a secret (a webhook's URL) or personal (an address).
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { leasedWorker, type LeasedWorker } from '../db/leasedWorker';
+import type {
+  ClaimedDelivery,
+  DeliveriesRepository,
+  SentCopy,
+} from './deliveries';
+import { fromHeader, mailOf } from './channels/email';
+import {
+  outcomeOf,
+  requestFor,
+  type HttpOutcome,
+  type HttpPoster,
+} from './channels/http';
+import {
+  LONGEST_SEND_MS,
+  sendFailure,
+  type MailTransport,
+} from './channels/mailTransport';
+import type { ChannelKind, Notice } from './notice';
+
+/**
+ * Words for a batch of claimed deliveries of one kind, by delivery id: the
+ * feature that queues the kind renders it (loading what it needs, such as
+ * a name, in a statement of its own). A delivery missing from the answer
+ * is retried.
+ */
+export type Renderer = (
+  deliveries: readonly ClaimedDelivery[],
+) => Promise<ReadonlyMap<string, Notice>>;
+
+/** Retries: the first after about a second, doubling up to 5 minutes. */
+export const DEFAULT_RETRY = { firstDelayMs: 1_000, maxDelayMs: 5 * 60_000 };
+
+/** Deliveries worked on at once (the loop's slots). */
+const SLOTS = 20;
+/** A delivery waiting for its receiver longer than this gives its slot up (ms). */
+const SLOT_HOLD_MS = 1_000;
+/** Deliveries in flight at most, in and out of the slots. */
+const MAX_IN_FLIGHT = 400;
+/** The least time between two claims while not behind (ms). */
+const CLAIM_GAP_MS = 100;
+/** Sent deliveries marked by one statement at most, and how long one waits for others (ms). */
+const MARK_BATCH = 50;
+const MARK_GATHER_MS = 20;
+
+/** How long after its claim a send may start (ms); see DEFAULT_LEASE_MS. */
+const SEND_START_WINDOW_MS = 30_000;
+/** The time a send keeps after it ends for its mark (ms). */
+const MARK_MARGIN_MS = 30_000;
+/**
+ * How long a claim holds (ms): a send starts within 30 s of its claim,
+ * takes at most {@link LONGEST_SEND_MS} (a mail's: 310 s; a POST's 10 s is
+ * far shorter), and its mark gets 30 s: 370 s.
+ */
+export const DELIVERY_LEASE_MS =
+  SEND_START_WINDOW_MS + LONGEST_SEND_MS + MARK_MARGIN_MS;
+
+/** How a send ended, whatever its channel. */
+type SendOutcome =
+  | { ok: true; status?: number | undefined; copy?: SentCopy | undefined }
+  | Extract<HttpOutcome, { ok: false }>;
+
+/** What the worker needs of the service. */
+export interface DelivererSettings {
+  /** `PRODUCT_NAME`: a mail's sender name, heading and signature. */
+  productName: string;
+  /** `PUBLIC_URL`: the Message-IDs' host. */
+  publicUrl: string;
+  /** `MAIL_FROM`. */
+  mailFrom: string;
+  /** The mail transport; undefined: mails wait (tests that send none). */
+  mail: MailTransport | undefined;
+  /** POSTs under the watch's rules (the monitor's). */
+  post: () => HttpPoster;
+  /** How a kind is worded, by kind. */
+  renderers: ReadonlyMap<string, Renderer>;
+  /** How often other instances' deliveries and retries are looked for (ms). */
+  pollMs: number;
+  retry?: Partial<typeof DEFAULT_RETRY> | undefined;
+  /** The embedded engine: one process, so claims left at start are orphans. */
+  embedded: boolean;
+  log: FastifyBaseLogger;
+  /** The clock a claim's start window is timed on (ms, monotonic). */
+  clock?: (() => number) | undefined;
+}
+
+/** The worker's controls. */
+export interface Deliverer {
+  /** Retries what waits, then delivers, and looks again every poll. */
+  start(): Promise<void>;
+  /** Looks for due deliveries now (after a commit that queued one). */
+  wake(): void;
+  /** Resolves once nothing due is left and nothing is in flight (tests). */
+  drain(): Promise<void>;
+  /** Stops claiming, lets the sends in flight finish and marks them. */
+  stop(): Promise<void>;
+  /**
+   * Sends a notice at once, outside the queue ("Send a test alert"): the
+   * same channel code, the same rules, no retry.
+   *
+   * @returns how it ended: `ok`, or the error in our words and the status
+   */
+  sendNow(request: {
+    channel: ChannelKind;
+    target: string;
+    secret: string | null;
+    notice: Notice;
+    id: string;
+  }): Promise<SendOutcome>;
+}
+
+/** A claimed delivery with its words, and when its send must start by. */
+interface Claimed {
+  delivery: ClaimedDelivery;
+  notice: Notice | undefined;
+  startBy: number;
+}
+
+/**
+ * @param repository the outbox's statements
+ * @param settings the product, the channels, the renderers, the poll
+ * @returns the worker; nothing runs before `start` (or `drain`)
+ */
+export function deliverer(
+  repository: DeliveriesRepository,
+  settings: DelivererSettings,
+): Deliverer {
+  const retry = { ...DEFAULT_RETRY, ...settings.retry };
+  const clock = settings.clock ?? (() => performance.now());
+  const { log } = settings;
+  const from = fromHeader(settings.mailFrom, settings.productName);
+  const host = new URL(settings.publicUrl).hostname;
+  const idPrefix =
+    settings.productName.toLowerCase().replace(/[^a-z0-9]+/g, '') || 'vigil';
+
+  /** The backoff before attempt `attempts + 1`, with ±20 % jitter (ms). */
+  function delayOf(attempts: number): number {
+    const base = Math.min(
+      retry.maxDelayMs,
+      retry.firstDelayMs * 2 ** Math.max(0, attempts - 1),
+    );
+    return Math.round(base * (0.8 + 0.4 * Math.random()));
+  }
+
+  /** Sends one notice over its channel; never throws for the channel's failure. */
+  async function send(request: {
+    channel: ChannelKind;
+    target: string;
+    secret: string | null;
+    notice: Notice;
+    id: string;
+  }): Promise<SendOutcome> {
+    const { channel, notice } = request;
+    if (channel === 'email') {
+      if (!settings.mail) {
+        return { ok: false, error: 'no mail is sent here', gone: false };
+      }
+      const mail = mailOf(notice, {
+        from,
+        to: request.target,
+        messageId: `<${idPrefix}-${request.id}@${host}>`,
+        productName: settings.productName,
+      });
+      try {
+        await settings.mail.send(mail);
+      } catch (error) {
+        const failure = sendFailure(error);
+        // A refused recipient is refused again: no retry (a 5xx, RFC 5321).
+        return {
+          ok: false,
+          error: `mail not accepted (${failure.summary})`,
+          gone: false,
+          ...(failure.permanent && { retryAfterMs: Infinity }),
+        };
+      }
+      return { ok: true, copy: { subject: mail.subject, text: mail.text } };
+    }
+    const httpRequest = requestFor(channel, notice, {
+      id: `msg_${request.id}`,
+      secret: request.secret,
+      at: new Date(),
+    });
+    return outcomeOf(await settings.post()(request.target, httpRequest));
+  }
+
+  /** Sent deliveries waiting for their mark, and when they are marked. */
+  let toMark: {
+    delivery: ClaimedDelivery;
+    copy: SentCopy | undefined;
+    status: number | undefined;
+    marked: () => void;
+  }[] = [];
+  let marking: NodeJS.Timeout | undefined;
+
+  /** Marks what has gathered; a failed batch mark is retried one by one. */
+  async function markGathered(): Promise<void> {
+    clearTimeout(marking);
+    marking = undefined;
+    const batch = toMark;
+    toMark = [];
+    if (batch.length === 0) return;
+    try {
+      await repository.markSent(batch);
+    } catch (error) {
+      log.warn(
+        { err: error, deliveries: batch.length },
+        'could not mark a batch of deliveries sent; marking each on its own',
+      );
+      for (const one of batch) {
+        await repository.markSent([one]).catch((failure: unknown) => {
+          log.error(
+            {
+              err: failure,
+              delivery: { id: one.delivery.id, kind: one.delivery.kind },
+            },
+            'could not mark a delivery sent; it goes out again after its lease',
+          );
+        });
+      }
+    }
+    for (const { marked } of batch) marked();
+  }
+
+  function markLater(
+    delivery: ClaimedDelivery,
+    copy: SentCopy | undefined,
+    status: number | undefined,
+  ): Promise<void> {
+    return new Promise<void>((marked) => {
+      toMark.push({ delivery, copy, status, marked });
+      if (toMark.length >= MARK_BATCH) void markGathered();
+      else
+        marking ??= setTimeout(
+          () => void markGathered(),
+          MARK_GATHER_MS,
+        ).unref();
+    });
+  }
+
+  async function claim(limit: number): Promise<Claimed[]> {
+    const startBy = clock() + SEND_START_WINDOW_MS;
+    const claimed = await repository.claim(limit, DELIVERY_LEASE_MS);
+    const byKind = new Map<string, ClaimedDelivery[]>();
+    for (const delivery of claimed) {
+      byKind.set(delivery.kind, [
+        ...(byKind.get(delivery.kind) ?? []),
+        delivery,
+      ]);
+    }
+    const notices = new Map<string, Notice>();
+    await Promise.all(
+      [...byKind].map(async ([kind, deliveries]) => {
+        const render = settings.renderers.get(kind);
+        if (!render) return;
+        try {
+          for (const [id, notice] of await render(deliveries)) {
+            notices.set(id, notice);
+          }
+        } catch (error) {
+          log.error({ err: error, kind }, 'could not word a kind of delivery');
+        }
+      }),
+    );
+    return claimed.map((delivery) => ({
+      delivery,
+      notice: notices.get(delivery.id),
+      startBy,
+    }));
+  }
+
+  async function work({ delivery, notice, startBy }: Claimed): Promise<void> {
+    const line = {
+      id: delivery.id,
+      kind: delivery.kind,
+      channel: delivery.channel,
+      attempts: delivery.attempts,
+    };
+    if (clock() > startBy) {
+      await repository.release([delivery]);
+      return;
+    }
+    const outcome: SendOutcome = notice
+      ? await send({
+          channel: delivery.channel,
+          target: delivery.target,
+          secret: delivery.secret,
+          notice,
+          id: `${delivery.id}-${delivery.createdAt.getTime()}`,
+        }).catch((error: unknown) => {
+          log.error({ err: error, delivery: line }, 'a delivery failed to run');
+          return { ok: false, error: 'it could not be sent', gone: false };
+        })
+      : { ok: false, error: 'it could not be worded', gone: false };
+    if (outcome.ok) {
+      log.info({ delivery: line }, 'delivery handed over');
+      await markLater(delivery, outcome.copy, outcome.status);
+      return;
+    }
+    const delayMs = Math.max(
+      delayOf(delivery.attempts),
+      outcome.retryAfterMs ?? 0,
+    );
+    const state = await repository.markFailed(delivery, {
+      error: outcome.error,
+      status: outcome.status,
+      gone: outcome.gone,
+      delayMs: Number.isFinite(delayMs) ? delayMs : 366 * 24 * 3_600_000,
+    });
+    if (state === 'pending') {
+      worker.wakeIn(delayMs);
+      log.warn(
+        { delivery: { ...line, error: outcome.error } },
+        'delivery not made yet; will retry',
+      );
+    } else if (state === 'dead') {
+      log.error(
+        { delivery: { ...line, error: outcome.error } },
+        'delivery given up',
+      );
+    }
+  }
+
+  const worker: LeasedWorker<Claimed> = leasedWorker<Claimed>(
+    {
+      claim,
+      work,
+      release: (items) =>
+        repository.release(items.map(({ delivery }) => delivery)),
+    },
+    {
+      concurrency: SLOTS,
+      pollMs: settings.pollMs,
+      slotHoldMs: SLOT_HOLD_MS,
+      maxInFlight: MAX_IN_FLIGHT,
+      claimGapMs: CLAIM_GAP_MS,
+      onStop: 'finish',
+      what: 'deliveries',
+      log,
+    },
+  );
+
+  return {
+    async start() {
+      await repository.retryNow(settings.embedded);
+      worker.start();
+    },
+    wake() {
+      worker.wake();
+    },
+    drain() {
+      return worker.drain();
+    },
+    async stop() {
+      await worker.stop();
+      await markGathered();
+    },
+    sendNow: send,
+  };
+}

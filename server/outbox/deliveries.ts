@@ -1,0 +1,409 @@
+/**
+ * The outbox's repository (D129): every statement about `deliveries`.
+ * Features queue deliveries through {@link insertDeliveries} inside the
+ * statement that causes them; the worker (./deliverer.ts) claims, sends
+ * and marks them.
+ *
+ * - **In order.** A delivery is due only when no earlier delivery of its
+ *   stream (a site's deliveries to one channel) is still pending or being
+ *   sent: a "back up" never goes before its "down", even while the "down"
+ *   waits for a retry. A dead delivery no longer holds its stream.
+ * - **Claims** are one autocommit statement with a lease (the due-row claim
+ *   of server/db/dueClaim.ts), never a transaction held open over a send.
+ * - **A death** (the deadline passed, or a 410) is marked in a transaction
+ *   with what the channel's owner feature does about it (its `onDead`).
+ */
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import {
+  deleteInBatches,
+  updateInBatches,
+  type BatchOptions,
+} from '../db/batchedWrites';
+import { claimDue } from '../db/dueClaim';
+import { unlessUnavailable } from '../db/unavailable';
+import type { ChannelKind } from './notice';
+import type { OutboxTables } from './tables';
+
+/**
+ * Days a delivery's row is kept after it was sent or died (D89): the
+ * record that a notice went out, for a customer who asks "did you alert
+ * me?", long after its copy is dropped (7 days).
+ */
+export const DELIVERY_ROWS_KEPT_DAYS = 30;
+
+/** A delivery the worker has claimed, with what rendering and sending need. */
+export interface ClaimedDelivery {
+  /** The row's id (a bigint, as text). */
+  id: string;
+  kind: string;
+  channel: ChannelKind;
+  accountId: string;
+  /** The owner feature's channel (a bigint, as text); null: none. */
+  channelId: string | null;
+  /** The address or URL. */
+  target: string;
+  /** A webhook's signing secret; null otherwise. */
+  secret: string | null;
+  payload: unknown;
+  /** Sends tried, this one included. */
+  attempts: number;
+  createdAt: Date;
+  deadlineAt: Date;
+}
+
+/** What was sent, as kept for 7 days: a mail's subject and plain text. */
+export interface SentCopy {
+  subject: string;
+  text: string;
+}
+
+/** A delivery that died, as its owner feature hears of it. */
+export interface DeadDelivery {
+  id: string;
+  kind: string;
+  accountId: string;
+  channelId: string | null;
+  /** The last failure, in our words. */
+  error: string;
+  /** The receiver answered 410 Gone: the destination is no more. */
+  gone: boolean;
+}
+
+/**
+ * What a feature does, in the transaction that marks deliveries dead,
+ * about those of its channels (mark the channel failing, queue a notice).
+ */
+export type DeadHandler = (
+  trx: Transaction<OutboxTables>,
+  dead: readonly DeadDelivery[],
+) => Promise<void>;
+
+/**
+ * What a feature does, in the statement's transaction, when deliveries
+ * to its channels arrived (a failing channel works again).
+ */
+export type SentHandler = (
+  trx: Transaction<OutboxTables>,
+  channelIds: readonly string[],
+) => Promise<void>;
+
+/**
+ * A data-modifying CTE's body that queues deliveries, for the statement
+ * that causes them (a state change, a dead channel's notice).
+ *
+ * @param rows a query of nine columns, in order: kind (text), channel
+ *   (text: `email`, `webhook`, `slack`, `discord`, `ntfy`), account_id
+ *   (uuid), channel_id (bigint or null), target (text), secret (text or
+ *   null), stream (text), payload (jsonb), deadline_at (timestamptz)
+ * @returns SQL returning `account_id` for each delivery queued
+ */
+export function insertDeliveries(
+  rows: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  return sql`insert into deliveries (kind, channel, account_id, channel_id,
+                                     target, secret, stream, payload,
+                                     deadline_at)
+    ${rows}
+    returning account_id`;
+}
+
+/**
+ * A data-modifying CTE's body that deletes the deliveries not yet sent
+ * (pending) of the streams whose names start with one of `prefixes` (a
+ * removed site's, `site:12|`), or of the channels `channelIds` selects
+ * (a removed channel's). It returns nothing.
+ */
+export function unsentDeliveries(
+  match:
+    | { streamPrefixes: RawBuilder<unknown> }
+    | { channelIds: RawBuilder<unknown> },
+): RawBuilder<unknown> {
+  const which =
+    'streamPrefixes' in match
+      ? sql`exists (select 1 from (${match.streamPrefixes}) as prefix (value)
+                     where starts_with(deliveries.stream, prefix.value))`
+      : sql`deliveries.channel_id in (${match.channelIds})`;
+  return sql`delete from deliveries where state = 'pending' and ${which}`;
+}
+
+/** A row a worker may take: due, or left by a worker whose lease ended, and first in its stream. */
+const due = sql`((deliveries.state = 'pending' and deliveries.next_attempt_at <= now())
+    or (deliveries.state = 'sending' and deliveries.lease_until < now()))
+  and not exists (select 1 from deliveries as earlier
+                   where earlier.stream = deliveries.stream
+                     and earlier.id < deliveries.id
+                     and earlier.state in ('pending', 'sending'))`;
+
+/**
+ * The repository over one database. Every function raises
+ * DatabaseUnavailableError (server/db/unavailable.ts) when the database
+ * fails.
+ */
+export function deliveriesRepository(db: Kysely<OutboxTables>) {
+  const deadHandlers: DeadHandler[] = [];
+  const sentHandlers: SentHandler[] = [];
+
+  return {
+    /** Adds what a feature does about its dead deliveries (see {@link DeadHandler}). */
+    onDead(handler: DeadHandler): void {
+      deadHandlers.push(handler);
+    },
+
+    /** Adds what a feature does when deliveries to its channels arrive. */
+    onSent(handler: SentHandler): void {
+      sentHandlers.push(handler);
+    },
+
+    /**
+     * Takes up to `limit` due deliveries, first in their streams, in one
+     * statement: each is marked `sending` with one more attempt and a
+     * lease. Rows another worker holds are skipped, not waited for.
+     *
+     * @param leaseMs how long the claim holds before another worker may
+     *   take the delivery (a worker killed mid-send)
+     */
+    async claim(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+      const rows = await claimDue<{
+        id: string | number;
+        kind: string;
+        channel: ChannelKind;
+        account_id: string;
+        channel_id: string | number | null;
+        target: string | null;
+        secret: string | null;
+        payload: unknown;
+        attempts: number;
+        created_at: Date;
+        deadline_at: Date;
+      }>(db, {
+        table: 'deliveries',
+        due,
+        order: sql`deliveries.next_attempt_at, deliveries.id`,
+        set: sql`state = 'sending', attempts = deliveries.attempts + 1,
+          lease_until = now() + make_interval(secs => ${leaseMs / 1000})`,
+        returning: sql`deliveries.id, deliveries.kind, deliveries.channel,
+          deliveries.account_id, deliveries.channel_id, deliveries.target,
+          deliveries.secret, deliveries.payload, deliveries.attempts,
+          deliveries.created_at, deliveries.deadline_at`,
+        limit,
+      });
+      return rows.flatMap((row) =>
+        row.target === null
+          ? []
+          : [
+              {
+                id: String(row.id),
+                kind: row.kind,
+                channel: row.channel,
+                accountId: row.account_id,
+                channelId:
+                  row.channel_id === null ? null : String(row.channel_id),
+                target: row.target,
+                secret: row.secret,
+                payload: row.payload,
+                attempts: row.attempts,
+                createdAt: row.created_at,
+                deadlineAt: row.deadline_at,
+              },
+            ],
+      );
+    },
+
+    /**
+     * Marks deliveries sent, each with its copy (a mail's), in one
+     * statement, and runs the `onSent` handlers for their channels in its
+     * transaction. A delivery is marked only while its attempt still holds
+     * it (a worker whose lease ended may not overwrite a newer attempt).
+     */
+    async markSent(
+      sent: readonly {
+        delivery: Pick<ClaimedDelivery, 'id' | 'attempts'>;
+        copy: SentCopy | undefined;
+        status: number | undefined;
+      }[],
+    ): Promise<void> {
+      if (sent.length === 0) return;
+      const rows = sql.join(
+        sent.map(
+          ({ delivery, copy, status }) =>
+            sql`(${delivery.id}::bigint, ${delivery.attempts}::integer, ${copy?.subject ?? null}::text, ${copy?.text ?? null}::text, ${status ?? null}::smallint)`,
+        ),
+      );
+      await unlessUnavailable(() =>
+        db.transaction().execute(async (trx) => {
+          const { rows: marked } = await sql<{
+            channel_id: string | number | null;
+          }>`update deliveries
+                 set state = 'sent', sent_at = now(), lease_until = null,
+                     last_error = null, last_status = sent.status,
+                     subject = sent.subject, text_body = sent.text_body
+                from (values ${rows}) as sent (id, attempts, subject, text_body, status)
+               where deliveries.id = sent.id
+                 and deliveries.attempts = sent.attempts
+                 and deliveries.state = 'sending'
+              returning deliveries.channel_id`.execute(trx);
+          const channelIds = [
+            ...new Set(
+              marked.flatMap((row) =>
+                row.channel_id === null ? [] : [String(row.channel_id)],
+              ),
+            ),
+          ];
+          if (channelIds.length === 0) return;
+          for (const handler of sentHandlers) await handler(trx, channelIds);
+        }),
+      );
+    },
+
+    /**
+     * After a send that failed: back to `pending`, due after `delayMs`;
+     * or dead when `gone`, or when the next attempt would come after the
+     * delivery's deadline. A death runs the `onDead` handlers in the same
+     * transaction.
+     *
+     * @param failure our words for what went wrong (no remote text), at
+     *   most 200 characters; the HTTP status, if one was answered
+     * @returns the row's new state, or undefined when this attempt no
+     *   longer held the delivery
+     */
+    async markFailed(
+      delivery: Pick<
+        ClaimedDelivery,
+        'id' | 'attempts' | 'kind' | 'accountId' | 'channelId'
+      >,
+      failure: {
+        error: string;
+        status: number | undefined;
+        gone: boolean;
+        delayMs: number;
+      },
+    ): Promise<'pending' | 'dead' | undefined> {
+      const error = failure.error.slice(0, 200);
+      const dies = sql<boolean>`(${failure.gone} or now() + make_interval(secs => ${failure.delayMs / 1000}) > deadline_at)`;
+      return unlessUnavailable(() =>
+        db.transaction().execute(async (trx) => {
+          const row = await trx
+            .updateTable('deliveries')
+            .set({
+              state: sql<
+                'pending' | 'dead'
+              >`case when ${dies} then 'dead' else 'pending' end`,
+              dead_at: sql<Date | null>`case when ${dies} then now() end`,
+              next_attempt_at: sql<Date>`now() + make_interval(secs => ${failure.delayMs / 1000})`,
+              lease_until: null,
+              last_error: error,
+              last_status: failure.status ?? null,
+            })
+            .where('id', '=', delivery.id)
+            .where('state', '=', 'sending')
+            .where('attempts', '=', delivery.attempts)
+            .returning('state')
+            .executeTakeFirst();
+          if (row?.state !== 'dead') return row ? 'pending' : undefined;
+          const dead: DeadDelivery = {
+            id: delivery.id,
+            kind: delivery.kind,
+            accountId: delivery.accountId,
+            channelId: delivery.channelId,
+            error,
+            gone: failure.gone,
+          };
+          for (const handler of deadHandlers) await handler(trx, [dead]);
+          return 'dead';
+        }),
+      );
+    },
+
+    /**
+     * Gives claimed deliveries back, due at once, their attempt uncounted
+     * (a stop, or a send that could not start in time).
+     */
+    async release(
+      deliveries: readonly Pick<ClaimedDelivery, 'id' | 'attempts'>[],
+    ): Promise<void> {
+      if (deliveries.length === 0) return;
+      const rows = sql.join(
+        deliveries.map(
+          (delivery) =>
+            sql`(${delivery.id}::bigint, ${delivery.attempts}::integer)`,
+        ),
+      );
+      await unlessUnavailable(() =>
+        sql`update deliveries
+               set state = 'pending', lease_until = null,
+                   attempts = deliveries.attempts - 1,
+                   next_attempt_at = now()
+              from (values ${rows}) as given (id, attempts)
+             where deliveries.id = given.id
+               and deliveries.attempts = given.attempts
+               and deliveries.state = 'sending'`.execute(db),
+      );
+    },
+
+    /**
+     * At a worker's start: deliveries waiting for their next attempt are
+     * due now (a restart retries what waits). With `orphaned`, those left
+     * `sending` are due too: on the embedded engine one process holds the
+     * data directory (D48), so their worker is dead.
+     */
+    async retryNow(orphaned: boolean): Promise<void> {
+      await unlessUnavailable(() =>
+        db
+          .updateTable('deliveries')
+          .set({
+            state: 'pending',
+            next_attempt_at: sql<Date>`now()`,
+            lease_until: null,
+          })
+          .where((eb) =>
+            eb.or([
+              eb.and([
+                eb('state', '=', 'pending'),
+                eb('next_attempt_at', '>', sql<Date>`now()`),
+              ]),
+              ...(orphaned ? [eb('state', '=', 'sending')] : []),
+            ]),
+          )
+          .execute(),
+      );
+    },
+
+    /**
+     * Drops the target, the secret and the copy of deliveries ended more
+     * than 7 days ago (D89); the row stays, as the record that a notice of
+     * its kind went to its account. In batches (server/db/batchedWrites.ts).
+     *
+     * @returns how many rows it cleared
+     */
+    dropOldCopies(options: BatchOptions = {}): Promise<number> {
+      return updateInBatches(
+        db,
+        'deliveries',
+        sql`target = null, secret = null, subject = null, text_body = null`,
+        sql`target is not null and state in ('sent', 'dead')
+          and coalesce(sent_at, dead_at) < now() - interval '7 days'`,
+        options,
+      );
+    },
+
+    /**
+     * Deletes the rows of deliveries ended more than
+     * {@link DELIVERY_ROWS_KEPT_DAYS} days ago (D89); rows still to send
+     * are never touched. In batches.
+     *
+     * @returns how many rows it deleted
+     */
+    deleteOld(options: BatchOptions = {}): Promise<number> {
+      return deleteInBatches(
+        db,
+        'deliveries',
+        sql`state in ('sent', 'dead')
+          and coalesce(sent_at, dead_at)
+              < now() - make_interval(days => ${DELIVERY_ROWS_KEPT_DAYS})`,
+        options,
+      );
+    },
+  };
+}
+
+export type DeliveriesRepository = ReturnType<typeof deliveriesRepository>;
