@@ -23,6 +23,7 @@ import {
   stopAlertsPage,
 } from './page';
 import { registerSiteRoutes } from './siteRoutes';
+import { judgeSiteAddress } from './siteForm';
 import { sitesSection, type SitesNote } from './sitePages';
 import { sitesRepository } from './sites';
 import { monitorRepository, type MonitorRepository } from './repository';
@@ -114,6 +115,13 @@ export interface MonitorFeature {
   sitesOf(
     accountId: string,
   ): Promise<{ id: string; name: string; url: string }[]>;
+  /**
+   * The watch's address rule applied to a URL about to be saved (an alert
+   * channel's): its host resolved as a check resolves it.
+   *
+   * @returns the refusal in plain words, or undefined when it may be saved
+   */
+  judgeUrl(url: string): Promise<string | undefined>;
 }
 
 declare module 'fastify' {
@@ -206,6 +214,7 @@ async function monitor(
     onSiteEvents(write) {
       repository.onSiteEvents(write);
     },
+    judgeUrl: (url) => judgeSiteAddress(url, resolve, isAllowed),
     async sitesOf(accountId) {
       const list = await sites.list(accountId, clock());
       return list.map((site) => ({
