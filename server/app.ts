@@ -39,6 +39,9 @@ import {
 
 export { HOUSEKEEPING_INTERVAL_MS } from './db/housekeeping';
 
+/** What a plugin's start may take beyond the database's wait for its server (ms). */
+const PLUGIN_START_MARGIN_MS = 120_000;
+
 export interface ServerOptions {
   /** Parcel's output folder with `index.html` and the hashed assets. */
   distDir: string;
@@ -184,6 +187,14 @@ export async function buildServer(
         ? (_address: string, hop: number) => hop < trustProxy
         : trustProxy,
     ...(options.https && { https: options.https }),
+    // A plugin's start may wait longer than Fastify's 10 s: the database's
+    // waits for a PostgreSQL server that is not up yet (30 s by default),
+    // and a first start makes PGlite's directory in a child process, then
+    // runs every migration, which took over 10 s on a loaded machine
+    // (tests/server/dataDir.pglite.test.ts failed so once). Each wait is
+    // bounded on its own; this only bounds the whole.
+    pluginTimeout:
+      (options.databaseStartupWaitMs ?? 30_000) + PLUGIN_START_MARGIN_MS,
   });
   const distDir = resolve(options.distDir);
   const publicUrl = publicUrlOf(options);
@@ -223,6 +234,7 @@ export async function buildServer(
         from: options.mail.from,
         transport: options.mail.transport,
         pollIntervalMs: options.mail.pollIntervalMs,
+        retry: options.mail.retry,
         autoStart: options.mail.autoStart,
       },
     });

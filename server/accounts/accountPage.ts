@@ -23,13 +23,17 @@ export const RESEND_PATH = '/resend-confirmation';
 export interface AccountPageSection {
   /** A section of the card, after the account's details. */
   section: string;
-  /** The first item of "What happens next" (first sign-in only). */
-  firstStep: string;
+  /**
+   * The first item of "What happens next" (first sign-in only); absent:
+   * this feature gives none (only the sites' part gives one).
+   */
+  firstStep?: string | undefined;
 }
 
 /**
- * What `/` asks of the feature that shows the account's watched site
- * (server/monitor/).
+ * What `/` asks of each feature that shows a part of the account (the
+ * sites, server/monitor/; where the alerts go, server/alerts/), in the
+ * order the features registered.
  *
  * @param query the request's query (`?check=`), undefined on the first
  *   sign-in
@@ -54,8 +58,9 @@ export type AccountPageView =
        */
       resent?: 'sent' | 'limited' | undefined;
       /**
-       * The watched site's section and the first step of "What happens
-       * next" (server/monitor/); null or absent when it watches no site.
+       * The other features' sections, in order (the sites, then where the
+       * alerts go), and the first step of "What happens next" (the
+       * sites'); null or absent when no feature shows anything.
        */
       monitor?: AccountPageSection | null;
     }

@@ -2,8 +2,8 @@
  * Accounts, sessions, the service's cookies and the first sign-in ([D44](../../docs/decisions.md#D44) to
  * [D46](../../docs/decisions.md#D46), [D110](../../docs/decisions.md#D110), [D112](../../docs/decisions.md#D112)), as a Fastify plugin: it decorates
  * the service with `accounts` (the repository, the cookies, the signed-in
- * account of a request, and the slot where the monitor shows the watched
- * site on `/`), registers `/`, the sign-outs and the account page's
+ * account of a request, and the list where other features add their parts
+ * of `/`: the sites, where the alerts go), registers `/`, the sign-outs and the account page's
  * stylesheet, and gives housekeeping its deletes. The rest of the service
  * reaches accounts through this file only.
  */
@@ -51,8 +51,11 @@ export interface AccountsFeature {
   /** The account of a request's session, or null. */
   signedInAccount(request: FastifyRequest): Promise<AccountView | null>;
   /**
-   * Gives `/` what it shows of the account's watched site (one feature,
-   * the monitor, fills the slot; without it `/` shows none).
+   * Adds a part to what `/` shows of a signed-in account (the monitor's
+   * sites, the alerts' channels): the parts' sections follow the account's
+   * details in the order they were added, and "What happens next" takes
+   * its first step from the first part that gives one (the sites').
+   * Register when the plugin registers, before the service is ready.
    */
   showOnAccountPage(parts: AccountPageParts): void;
   /**
@@ -91,7 +94,18 @@ async function accounts(
     productName: options.productName,
     cookieDomain: options.cookieDomain,
   });
-  let siteParts: AccountPageParts = async () => null;
+  const pageParts: AccountPageParts[] = [];
+  /** Every part's section, in order, and the first one's first step. */
+  const allParts: AccountPageParts = async (accountId, query) => {
+    const shown = (
+      await Promise.all(pageParts.map((part) => part(accountId, query)))
+    ).filter((part) => part !== null);
+    if (shown.length === 0) return null;
+    return {
+      section: shown.map((part) => part.section).join(''),
+      firstStep: shown.find((part) => part.firstStep !== undefined)?.firstStep,
+    };
+  };
   app.decorate('accounts', {
     repository,
     cookies,
@@ -100,7 +114,7 @@ async function accounts(
       return session ? repository.findBySession(session) : null;
     },
     showOnAccountPage(parts) {
-      siteParts = parts;
+      pageParts.push(parts);
     },
     onSignUp(write) {
       repository.onSignUp(write);
@@ -111,7 +125,7 @@ async function accounts(
     accounts: repository,
     cookies,
     productName: options.productName,
-    siteParts: (accountId, query) => siteParts(accountId, query),
+    siteParts: allParts,
   });
 
   app.housekeeping.add('expired tokens and sessions', () =>

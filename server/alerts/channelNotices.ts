@@ -1,9 +1,19 @@
 /**
- * The alert channels' own notices, in words: the mail that tells an owner
- * one of their channels fails (D129).
+ * The alert channels' own notices, in words (D129): the mail that tells an
+ * owner one of their channels fails, the mail that asks an added address
+ * to confirm it wants the alerts, and the test alert of "Send a test
+ * alert". Pure: notices from values.
  */
-import type { ClaimedDelivery, Notice, Renderer } from '../outbox/index';
-import { channelPath } from './channelPaths';
+import type {
+  ChannelKind,
+  ClaimedDelivery,
+  Notice,
+  Renderer,
+} from '../outbox/index';
+import { CONFIRM_CHANNEL_PATH, channelPath } from './channelPaths';
+
+/** The kind of the mail that asks an added address to confirm it. */
+export const CHANNEL_CONFIRM_KIND = 'channel.confirm';
 
 /** What a channel's failure notice was queued with. */
 export interface FailingDetails {
@@ -77,4 +87,147 @@ export function failingRenderer(context: {
         ]),
       ),
     );
+}
+
+/** What an e-mail channel's confirmation mail was queued with. */
+export interface ConfirmDetails {
+  /** The channel (a bigint, as text). */
+  channelId: string;
+  /**
+   * The account that added the address, as its owner's address masked
+   * (`a•••@example.com`): who asks, without a name typed by anyone.
+   */
+  owner: string;
+}
+
+/**
+ * The mail that asks an added address to confirm it wants the account's
+ * alerts (issue 60: "each gets a confirmation link first and nothing else
+ * until it is confirmed").
+ *
+ * @param details what the mail was queued with
+ * @param token the raw confirmation token (the delivery's `secret`)
+ * @param context the product and `PUBLIC_URL`
+ * @returns a notice whose one link confirms, for mail only (no webhook body)
+ */
+export function confirmNotice(
+  details: ConfirmDetails,
+  token: string,
+  context: { productName: string; publicUrl: string },
+): Notice {
+  const product = context.productName;
+  return {
+    subject: `Confirm this address for ${product} alerts`,
+    paragraphs: [
+      `The ${product} account of ${details.owner} wants to send its website alerts to this address: a mail when one of its sites stops answering, and one when it is back. Press the button to agree. The link works for 24 hours.`,
+      'Not expecting this? Ignore this mail: nothing more is sent to this address unless it is confirmed.',
+    ],
+    link: {
+      label: 'Confirm this address',
+      url: `${context.publicUrl}${CONFIRM_CHANNEL_PATH}?${new URLSearchParams({ token }).toString()}`,
+    },
+    urgency: 'default',
+    tags: [],
+    webhook: null,
+    // The copy kept of what was sent keeps no working link.
+    redact: [token],
+    mail: {
+      footer: `You receive this because someone added this address to the alerts of a ${product} account.`,
+    },
+  };
+}
+
+/** The outbox's renderer of `channel.confirm`: the token is the delivery's `secret`. */
+export function confirmRenderer(context: {
+  productName: string;
+  publicUrl: string;
+}): Renderer {
+  return (deliveries: readonly ClaimedDelivery[]) =>
+    Promise.resolve(
+      new Map(
+        deliveries.flatMap((delivery) =>
+          delivery.secret === null
+            ? []
+            : [
+                [
+                  delivery.id,
+                  confirmNotice(
+                    delivery.payload as ConfirmDetails,
+                    delivery.secret,
+                    context,
+                  ),
+                ] as const,
+              ],
+        ),
+      ),
+    );
+}
+
+/** A site as the test alert's webhook body names it. */
+export interface TestSite {
+  id: string;
+  name: string;
+  url: string;
+}
+
+/**
+ * The test alert of "Send a test alert" (issue 60): it says it is a test
+ * of this channel and what real alerts look like.
+ *
+ * @param context the product, `PUBLIC_URL`, the channel, the account's
+ *   first site (the webhook body's `site`; absent: the account has none),
+ *   the moment (the body's `occurred_at`) and, for an e-mail channel, its
+ *   one-click unsubscribe link (RFC 8058), as its alerts carry it
+ * @returns a notice of default urgency, tagged `test_tube`, whose webhook
+ *   body is `{"type": "test", "occurred_at", "site"?}` (docs/contract.md,
+ *   "Alert webhooks"; no `incident`)
+ */
+export function testNotice(context: {
+  productName: string;
+  publicUrl: string;
+  channelId: string;
+  kind: ChannelKind;
+  site: TestSite | undefined;
+  at: Date;
+  unsubscribeUrl?: string | undefined;
+}): Notice {
+  const product = context.productName;
+  const what = KIND_WORDS[context.kind] ?? 'alert channel';
+  const notice: Notice = {
+    subject: `Test alert from ${product}`,
+    paragraphs: [
+      `This is a test of your ${what}, sent from your ${product} account because you pressed “Send a test alert”. Nothing is wrong with your sites.`,
+      'Real alerts come the same way: one when a site stops answering, naming it and what we saw, and one when it is back up.',
+    ],
+    link: {
+      label: 'See the channel',
+      url: `${context.publicUrl}${channelPath(context.channelId)}`,
+    },
+    urgency: 'default',
+    tags: ['test_tube'],
+    webhook: {
+      type: 'test',
+      occurred_at: context.at.toISOString(),
+      ...(context.site && {
+        site: {
+          id: context.site.id,
+          name: context.site.name,
+          url: context.site.url,
+        },
+      }),
+    },
+  };
+  const { unsubscribeUrl } = context;
+  return unsubscribeUrl
+    ? {
+        ...notice,
+        mail: {
+          footer: `You receive this because this address was added to the alerts of a ${product} account. To stop these mails to this address, open ${unsubscribeUrl}`,
+          headers: {
+            'List-Unsubscribe': `<${unsubscribeUrl}>`,
+            'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+          },
+        },
+      }
+    : notice;
 }

@@ -9,3 +9,16 @@ export const CHANNELS_PATH = '/channels';
 export function channelPath(channelId: string): string {
   return `/channels/${channelId}`;
 }
+
+/** Where an e-mail channel's confirmation link leads (GET: a button; POST: confirms). */
+export const CONFIRM_CHANNEL_PATH = '/channels/confirm';
+
+/** Where a channel's "Send a test alert" posts. */
+export function testChannelPath(channelId: string): string {
+  return `${channelPath(channelId)}/test`;
+}
+
+/** Where a channel's "Remove" posts. */
+export function removeChannelPath(channelId: string): string {
+  return `${channelPath(channelId)}/remove`;
+}

@@ -97,7 +97,10 @@ export async function channelsDied(
                last_error = ${delivery.error},
                disabled_at = case when ${delivery.gone}
                  then coalesce(alert_channels.disabled_at, now())
-                 else alert_channels.disabled_at end
+                 else alert_channels.disabled_at end,
+               disabled_reason = case when ${delivery.gone}
+                 then coalesce(alert_channels.disabled_reason, 'gone')
+                 else alert_channels.disabled_reason end
           from old where alert_channels.id = old.id
         returning alert_channels.id)
       ${insertDeliveries(sql`

@@ -3,12 +3,21 @@
  * its own address. A Fastify plugin: it fans each site event the monitor
  * queues out to the account's address and channels (in the monitor's
  * statement), marks a channel failing when its deliveries die and working
- * when they arrive, and words the mail that says a channel fails. The
- * rest of the service reaches alert channels through this file only.
+ * when they arrive, words its own mails (a channel fails; an added address
+ * is asked to confirm), shows on `/` where the alerts go (after the
+ * sites), and registers the channels' pages and forms (./channelRoutes.ts).
+ * The rest of the service reaches alert channels through this file only.
  */
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { failingRenderer } from './channelNotices';
+import {
+  CHANNEL_CONFIRM_KIND,
+  confirmRenderer,
+  failingRenderer,
+} from './channelNotices';
+import { channelsSection } from './channelPages';
+import { registerChannelRoutes } from './channelRoutes';
+import { channelsRepository } from './channels';
 import {
   channelsDied,
   channelsWork,
@@ -30,10 +39,21 @@ async function alerts(
   app: FastifyInstance,
   options: AlertsPluginOptions,
 ): Promise<void> {
+  const channels = channelsRepository(app.database.db);
   app.monitor.onSiteEvents(siteEventsFanOut(options.publicUrl));
   app.outbox.onDead(channelsDied);
   app.outbox.onSent(channelsWork);
   app.outbox.renderer(CHANNEL_FAILING_KIND, failingRenderer(options));
+  app.outbox.renderer(CHANNEL_CONFIRM_KIND, confirmRenderer(options));
+  // `/` says where the alerts go, after the sites (registered first).
+  app.accounts.showOnAccountPage(async (accountId) => ({
+    section: channelsSection(await channels.list(accountId)),
+  }));
+  await registerChannelRoutes(app, {
+    productName: options.productName,
+    publicUrl: options.publicUrl,
+    channels,
+  });
 }
 
 /**

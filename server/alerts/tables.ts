@@ -30,6 +30,13 @@ export interface AlertChannelsTable {
   last_error: string | null;
   /** Since when nothing is sent to it (a 410, an unsubscribe). */
   disabled_at: Timestamp | null;
+  /** Why it is off: it answered 410 Gone, or its address unsubscribed; null while on. */
+  disabled_reason: 'gone' | 'unsubscribed' | null;
+  /** When a webhook's secret was shown (once, on its page's first view); null: not yet. */
+  secret_shown_at: Timestamp | null;
+  /** When "Send a test alert" last ran, and its answer in words (≤ 200 characters). */
+  last_test_at: Timestamp | null;
+  last_test_result: string | null;
   created_at: CreatedAt;
 }
 

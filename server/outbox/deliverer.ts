@@ -42,12 +42,14 @@ import type { ChannelKind, Notice } from './notice';
 /**
  * Words for a batch of claimed deliveries of one kind, by delivery id: the
  * feature that queues the kind renders it (loading what it needs, such as
- * a name, in a statement of its own). A delivery missing from the answer
- * is retried.
+ * a name or a link's token, in statements of its own). `delivered` says
+ * an earlier attempt is known to have arrived (its link was used): the
+ * delivery is marked sent without sending it again. A delivery missing
+ * from the answer is retried.
  */
 export type Renderer = (
   deliveries: readonly ClaimedDelivery[],
-) => Promise<ReadonlyMap<string, Notice>>;
+) => Promise<ReadonlyMap<string, Notice | 'delivered'>>;
 
 /** Retries: the first after about a second, doubling up to 5 minutes. */
 export const DEFAULT_RETRY = { firstDelayMs: 1_000, maxDelayMs: 5 * 60_000 };
@@ -78,7 +80,12 @@ export const DELIVERY_LEASE_MS =
 
 /** How a send ended, whatever its channel. */
 type SendOutcome =
-  | { ok: true; status?: number | undefined; copy?: SentCopy | undefined }
+  | {
+      ok: true;
+      status?: number | undefined;
+      copy?: SentCopy | undefined;
+      via: 'smtp' | 'file' | 'http';
+    }
   | Extract<HttpOutcome, { ok: false }>;
 
 /** What the worker needs of the service. */
@@ -133,7 +140,7 @@ export interface Deliverer {
 /** A claimed delivery with its words, and when its send must start by. */
 interface Claimed {
   delivery: ClaimedDelivery;
-  notice: Notice | undefined;
+  notice: Notice | 'delivered' | undefined;
   startBy: number;
 }
 
@@ -189,19 +196,32 @@ export function deliverer(
         // A refused recipient is refused again: no retry (a 5xx, RFC 5321).
         return {
           ok: false,
-          error: `mail not accepted (${failure.summary})`,
+          error: failure.summary,
           gone: false,
           ...(failure.permanent && { retryAfterMs: Infinity }),
         };
       }
-      return { ok: true, copy: { subject: mail.subject, text: mail.text } };
+      const redact = (text: string) =>
+        (notice.redact ?? []).reduce(
+          (kept, secret) =>
+            secret === '' ? kept : kept.split(secret).join('…'),
+          text,
+        );
+      return {
+        ok: true,
+        copy: { subject: redact(mail.subject), text: redact(mail.text) },
+        via: settings.mail.via,
+      };
     }
     const httpRequest = requestFor(channel, notice, {
       id: `msg_${request.id}`,
       secret: request.secret,
       at: new Date(),
     });
-    return outcomeOf(await settings.post()(request.target, httpRequest));
+    const outcome = outcomeOf(
+      await settings.post()(request.target, httpRequest),
+    );
+    return outcome.ok ? { ...outcome, via: 'http' } : outcome;
   }
 
   /** Sent deliveries waiting for their mark, and when they are marked. */
@@ -209,6 +229,7 @@ export function deliverer(
     delivery: ClaimedDelivery;
     copy: SentCopy | undefined;
     status: number | undefined;
+    via: 'smtp' | 'file' | 'http' | undefined;
     marked: () => void;
   }[] = [];
   let marking: NodeJS.Timeout | undefined;
@@ -228,15 +249,29 @@ export function deliverer(
         'could not mark a batch of deliveries sent; marking each on its own',
       );
       for (const one of batch) {
-        await repository.markSent([one]).catch((failure: unknown) => {
+        const line = { id: one.delivery.id, kind: one.delivery.kind };
+        try {
+          await repository.markSent([one]);
+          continue;
+        } catch (failure) {
+          if (one.copy === undefined) {
+            log.error(
+              { err: failure, delivery: line },
+              'could not mark a delivery sent; it goes out again after its lease',
+            );
+            continue;
+          }
+        }
+        try {
+          // The copy is a record; the mark is what stops a second send.
+          await repository.markSent([{ ...one, copy: undefined }]);
+          log.warn({ delivery: line }, 'delivery marked sent without its copy');
+        } catch (failure) {
           log.error(
-            {
-              err: failure,
-              delivery: { id: one.delivery.id, kind: one.delivery.kind },
-            },
+            { err: failure, delivery: line },
             'could not mark a delivery sent; it goes out again after its lease',
           );
-        });
+        }
       }
     }
     for (const { marked } of batch) marked();
@@ -246,9 +281,10 @@ export function deliverer(
     delivery: ClaimedDelivery,
     copy: SentCopy | undefined,
     status: number | undefined,
+    via: 'smtp' | 'file' | 'http' | undefined,
   ): Promise<void> {
     return new Promise<void>((marked) => {
-      toMark.push({ delivery, copy, status, marked });
+      toMark.push({ delivery, copy, status, via, marked });
       if (toMark.length >= MARK_BATCH) void markGathered();
       else
         marking ??= setTimeout(
@@ -268,7 +304,7 @@ export function deliverer(
         delivery,
       ]);
     }
-    const notices = new Map<string, Notice>();
+    const notices = new Map<string, Notice | 'delivered'>();
     await Promise.all(
       [...byKind].map(async ([kind, deliveries]) => {
         const render = settings.renderers.get(kind);
@@ -300,6 +336,10 @@ export function deliverer(
       await repository.release([delivery]);
       return;
     }
+    if (notice === 'delivered') {
+      await markLater(delivery, undefined, undefined, undefined);
+      return;
+    }
     const outcome: SendOutcome = notice
       ? await send({
           channel: delivery.channel,
@@ -314,7 +354,7 @@ export function deliverer(
       : { ok: false, error: 'it could not be worded', gone: false };
     if (outcome.ok) {
       log.info({ delivery: line }, 'delivery handed over');
-      await markLater(delivery, outcome.copy, outcome.status);
+      await markLater(delivery, outcome.copy, outcome.status, outcome.via);
       return;
     }
     const delayMs = Math.max(

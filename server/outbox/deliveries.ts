@@ -220,13 +220,14 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
         delivery: Pick<ClaimedDelivery, 'id' | 'attempts'>;
         copy: SentCopy | undefined;
         status: number | undefined;
+        via: 'smtp' | 'file' | 'http' | undefined;
       }[],
     ): Promise<void> {
       if (sent.length === 0) return;
       const rows = sql.join(
         sent.map(
-          ({ delivery, copy, status }) =>
-            sql`(${delivery.id}::bigint, ${delivery.attempts}::integer, ${copy?.subject ?? null}::text, ${copy?.text ?? null}::text, ${status ?? null}::smallint)`,
+          ({ delivery, copy, status, via }) =>
+            sql`(${delivery.id}::bigint, ${delivery.attempts}::integer, ${copy?.subject ?? null}::text, ${copy?.text ?? null}::text, ${status ?? null}::smallint, ${via ?? null}::text)`,
         ),
       );
       await unlessUnavailable(() =>
@@ -236,8 +237,9 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
           }>`update deliveries
                  set state = 'sent', sent_at = now(), lease_until = null,
                      last_error = null, last_status = sent.status,
+                     delivered_via = sent.via,
                      subject = sent.subject, text_body = sent.text_body
-                from (values ${rows}) as sent (id, attempts, subject, text_body, status)
+                from (values ${rows}) as sent (id, attempts, subject, text_body, status, via)
                where deliveries.id = sent.id
                  and deliveries.attempts = sent.attempts
                  and deliveries.state = 'sending'

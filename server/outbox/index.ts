@@ -111,6 +111,9 @@ export interface OutboxPluginOptions {
         from: string;
         transport: MailTransportSettings;
         pollIntervalMs?: number | undefined;
+        /** Backoff of retries (ms); defaults 1 s, doubling to 5 min. */
+        retry?:
+          Partial<{ firstDelayMs: number; maxDelayMs: number }> | undefined;
         autoStart?: boolean | undefined;
       }
     | undefined;
@@ -141,6 +144,7 @@ async function outbox(
         post,
         renderers,
         pollMs: delivery.pollIntervalMs ?? 5_000,
+        retry: delivery.retry,
         embedded: app.database.engine === 'pglite',
         log: app.log,
       })

@@ -41,6 +41,11 @@ export interface Notice {
    * when the notice is never sent to a webhook (a link mail).
    */
   webhook: Readonly<Record<string, unknown>> | null;
+  /**
+   * Secrets the notice carries (a link's token) that the copy kept of what
+   * was sent must not: each is replaced by "…" in the stored copy.
+   */
+  redact?: readonly string[] | undefined;
   /** What only a mail carries. */
   mail?: {
     /** The greeting's name; null or absent: no name ("Hello,"). */

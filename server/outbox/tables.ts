@@ -37,6 +37,8 @@ export interface DeliveriesTable {
   created_at: CreatedAt;
   sent_at: Timestamp | null;
   dead_at: Timestamp | null;
+  /** How it was handed over: a mail by SMTP or to a file, a POST. */
+  delivered_via: 'smtp' | 'file' | 'http' | null;
   /** The last failure in a few words of ours (never a remote text). */
   last_error: string | null;
   /** The last HTTP status answered. */

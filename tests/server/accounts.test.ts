@@ -133,7 +133,7 @@ describe('what the features add to a sign-up (app.accounts.onSignUp)', () => {
     }>`
       select (select count(*) from monitors join accounts on accounts.id = monitors.account_id
                where accounts.email = ${record.email}) as monitors,
-             (select count(*) from mail_outbox join accounts on accounts.id = mail_outbox.account_id
+             (select count(*) from deliveries join accounts on accounts.id = deliveries.account_id
                where accounts.email = ${record.email}) as mails`.execute(
       database.db,
     );
@@ -354,13 +354,14 @@ describe('a session (D46)', () => {
 describe('the confirmation mail of a sign-up (D95)', () => {
   const queuedFor = (email: string) =>
     database.db
-      .selectFrom('mail_outbox')
-      .innerJoin('accounts', 'accounts.id', 'mail_outbox.account_id')
+      .selectFrom('deliveries')
+      .innerJoin('accounts', 'accounts.id', 'deliveries.account_id')
       .select([
-        'mail_outbox.kind',
-        'mail_outbox.recipient',
-        'mail_outbox.state',
-        'mail_outbox.attempts',
+        'deliveries.kind',
+        'deliveries.channel',
+        'deliveries.target',
+        'deliveries.state',
+        'deliveries.attempts',
       ])
       .where(sql`lower(accounts.email)`, '=', email.toLowerCase())
       .execute();
@@ -370,8 +371,9 @@ describe('the confirmation mail of a sign-up (D95)', () => {
     await created(record);
     expect(await queuedFor(record.email)).toEqual([
       {
-        kind: 'confirm',
-        recipient: 'Queued.Once@Example.com',
+        kind: 'account.confirm',
+        channel: 'email',
+        target: 'Queued.Once@Example.com',
         state: 'pending',
         attempts: 0,
       },

@@ -23,7 +23,7 @@ import { newSecret, secretHash } from '../../server/accounts/secrets';
 import { HOUSEKEEPING_INTERVAL_MS } from '../../server/app';
 import { consentRecordsRepository } from '../../server/consent/consentRecords';
 import { mailLinksRepository } from '../../server/mail/links/mailLinks';
-import { mailOutboxRepository } from '../../server/mail/outbox/mailOutbox';
+import { deliveriesRepository } from '../../server/outbox/deliveries';
 import {
   HOURS_KEPT_DAYS,
   INCIDENTS_KEPT_DAYS,
@@ -219,9 +219,9 @@ describe('accounts never confirmed (D98)', () => {
     expect(await tokenCount(auth.sid)).toBe(0);
     expect(await linkCount(link)).toBe(0);
     const mails = await app.database.db
-      .selectFrom('mail_outbox')
+      .selectFrom('deliveries')
       .select('id')
-      .where('recipient', '=', email)
+      .where('target', '=', email)
       .execute();
     expect(mails).toEqual([]);
     expect(
@@ -414,7 +414,7 @@ describe('in batches', () => {
       .execute();
     expect(left).toEqual([{ id: young }]);
     const theirs = await server.database.db
-      .selectFrom('mail_outbox')
+      .selectFrom('deliveries')
       .select('id')
       .where('account_id', 'in', unconfirmed)
       .execute();
@@ -441,32 +441,34 @@ describe('in batches', () => {
   it('copies of mails sent or given up more than 7 days ago, the rows kept', async () => {
     const account = await accountId();
     // Mails 1 to 3 sent and 4 and 5 given up 8 days ago; 6 sent 6 days ago.
-    await sql`insert into mail_outbox (kind, account_id, recipient, state,
-                sent_at, failed_at, subject, text_body)
-      select 'signin', ${account}, 'copy.' || n || '@example.com',
-             case when n in (4, 5) then 'failed' else 'sent' end,
+    await sql`insert into deliveries (kind, channel, account_id, target,
+                stream, payload, deadline_at, state, sent_at, dead_at, subject,
+                text_body, secret)
+      select 'account.signin', 'email', ${account}, 'copy.' || n || '@example.com',
+             'copy:' || n, '{}'::jsonb, now(),
+             case when n in (4, 5) then 'dead' else 'sent' end,
              case when n in (4, 5) then null
                   when n = 6 then now() - interval '6 days'
                   else now() - interval '8 days' end,
              case when n in (4, 5) then now() - interval '8 days' end,
-             'Sign in', 'The link'
+             'Sign in', 'The link', 'whsec_kept'
         from generate_series(1, 6) as n`.execute(server.database.db);
     const { log, db } = logged();
 
-    expect(await mailOutboxRepository(db).dropOldCopies(BATCHES_OF_2)).toBe(5);
+    expect(await deliveriesRepository(db).dropOldCopies(BATCHES_OF_2)).toBe(5);
     expect(log.affected).toEqual([2, 2, 1]);
     const mails = await server.database.db
-      .selectFrom('mail_outbox')
-      .select(['recipient', 'subject', 'text_body', 'details'])
+      .selectFrom('deliveries')
+      .select(['target', 'subject', 'text_body', 'secret'])
       .where('account_id', '=', account)
-      .where('kind', '=', 'signin')
+      .where('stream', 'like', 'copy:%')
       .orderBy('id')
       .execute();
     const dropped = {
-      recipient: null,
+      target: null,
       subject: null,
       text_body: null,
-      details: null,
+      secret: null,
     };
     expect(mails).toEqual([
       dropped,
@@ -475,10 +477,10 @@ describe('in batches', () => {
       dropped,
       dropped,
       {
-        recipient: 'copy.6@example.com',
+        target: 'copy.6@example.com',
         subject: 'Sign in',
         text_body: 'The link',
-        details: null,
+        secret: 'whsec_kept',
       },
     ]);
   });
@@ -487,30 +489,34 @@ describe('in batches', () => {
     const account = await accountId();
     // 1 to 3 sent and 4 given up 31 days ago; 5 sent 29 days ago; 6
     // queued 40 days ago and still pending.
-    await sql`insert into mail_outbox (kind, account_id, recipient, state,
-                sent_at, failed_at, created_at)
-      select 'signin', ${account}, 'rows.' || n || '@example.com',
-             case when n = 4 then 'failed' when n = 6 then 'pending'
+    await sql`insert into deliveries (kind, channel, account_id, target,
+                stream, payload, deadline_at, state, sent_at, dead_at,
+                created_at, next_attempt_at)
+      select 'account.signin', 'email', ${account}, 'rows.' || n || '@example.com',
+             'rows:' || n, '{}'::jsonb, now() + interval '1 day',
+             case when n = 4 then 'dead' when n = 6 then 'pending'
                   else 'sent' end,
              case when n in (1, 2, 3) then now() - interval '31 days'
                   when n = 5 then now() - interval '29 days' end,
              case when n = 4 then now() - interval '31 days' end,
-             now() - interval '40 days'
+             now() - interval '40 days',
+             -- Not due: the service's own outbox worker leaves it alone.
+             now() + interval '1 day'
         from generate_series(1, 6) as n`.execute(server.database.db);
     const { log, db } = logged();
 
-    expect(await mailOutboxRepository(db).deleteOld(BATCHES_OF_2)).toBe(4);
+    expect(await deliveriesRepository(db).deleteOld(BATCHES_OF_2)).toBe(4);
     expect(log.affected).toEqual([2, 2, 0]);
     const left = await server.database.db
-      .selectFrom('mail_outbox')
-      .select(['recipient', 'state'])
+      .selectFrom('deliveries')
+      .select(['target', 'state'])
       .where('account_id', '=', account)
-      .where('recipient', 'like', 'rows.%')
+      .where('target', 'like', 'rows.%')
       .orderBy('id')
       .execute();
     expect(left).toEqual([
-      { recipient: 'rows.5@example.com', state: 'sent' },
-      { recipient: 'rows.6@example.com', state: 'pending' },
+      { target: 'rows.5@example.com', state: 'sent' },
+      { target: 'rows.6@example.com', state: 'pending' },
     ]);
   });
 

@@ -193,9 +193,15 @@ describe('two instances sending mail from one database (D95)', () => {
       );
       expect(answer.statusCode).toBe(200);
     }
-    await Promise.all([a.mailSender?.start(), b.mailSender?.start()]);
+    await Promise.all([
+      a.outbox.deliverer?.start(),
+      b.outbox.deliverer?.start(),
+    ]);
     await sink.waitForMessages(60);
-    await Promise.all([a.mailSender?.drain(), b.mailSender?.drain()]);
+    await Promise.all([
+      a.outbox.deliverer?.drain(),
+      b.outbox.deliverer?.drain(),
+    ]);
     const sentTo = sink.messages.flatMap((message) =>
       [message.to ?? []]
         .flat()
@@ -219,7 +225,10 @@ describe('two instances sending mail from one database (D95)', () => {
       });
       expect(answer.statusCode).toBe(200);
     }
-    await Promise.all([a.mailSender?.drain(), b.mailSender?.drain()]);
+    await Promise.all([
+      a.outbox.deliverer?.drain(),
+      b.outbox.deliverer?.drain(),
+    ]);
     // One mail a minute per address ([D97](../../docs/decisions.md#D97)), whichever instance is asked.
     expect(sink.messages.length - before).toBe(1);
   });

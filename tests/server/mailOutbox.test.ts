@@ -45,9 +45,9 @@ async function signUp(
 
 const outboxRow = (email: string) =>
   service.app.database.db
-    .selectFrom('mail_outbox')
+    .selectFrom('deliveries')
     .selectAll()
-    .where(sql`lower(recipient)`, '=', email.toLowerCase())
+    .where(sql`lower(target)`, '=', email.toLowerCase())
     .executeTakeFirstOrThrow();
 
 describe('the confirmation mail of a sign-up', () => {
@@ -155,7 +155,7 @@ describe('the confirmation mail of a sign-up', () => {
     });
     expect(row.text_body).toContain(`${PUBLIC_URL}/link?token=`);
     const dump = await sql<{ dump: string }>`
-      select (select string_agg(o::text, ' ') from mail_outbox o) ||
+      select (select string_agg(o::text, ' ') from deliveries o) ||
              (select string_agg(l::text, ' ') from link_tokens l) as dump`.execute(
       service.app.database.db,
     );
@@ -306,7 +306,7 @@ describe('a refused send', () => {
       await retrying.drain();
       expect(retrying.mailsTo(email)).toHaveLength(1);
       const row = await retrying.app.database.db
-        .selectFrom('mail_outbox')
+        .selectFrom('deliveries')
         .select(['state', 'attempts'])
         .executeTakeFirstOrThrow();
       expect(row).toEqual({ state: 'sent', attempts: 3 });
@@ -328,7 +328,7 @@ describe('a refused send', () => {
     expect(answer.statusCode).toBe(200);
     await service.drain();
     const row = await outboxRow(email);
-    expect(row.state).toBe('failed');
+    expect(row.state).toBe('dead');
     expect(row.attempts).toBe(1);
     expect(row.last_error).toContain('550');
     expect(row.last_error).not.toContain('@');
@@ -347,33 +347,33 @@ describe('the copies of sent mails (D89)', () => {
     const oldRow = await outboxRow(old.email);
     const recentRow = await outboxRow(recent.email);
     await db
-      .updateTable('mail_outbox')
+      .updateTable('deliveries')
       .set({ sent_at: sql<Date>`now() - interval '7 days 1 minute'` })
       .where('id', '=', oldRow.id)
       .execute();
     await db
-      .updateTable('mail_outbox')
+      .updateTable('deliveries')
       .set({ sent_at: sql<Date>`now() - interval '6 days 23 hours'` })
       .where('id', '=', recentRow.id)
       .execute();
-    const { mailOutboxRepository } =
-      await import('../../server/mail/outbox/mailOutbox');
+    const { deliveriesRepository } =
+      await import('../../server/outbox/deliveries');
     expect(
-      await mailOutboxRepository(db).dropOldCopies(),
+      await deliveriesRepository(db).dropOldCopies(),
     ).toBeGreaterThanOrEqual(1);
     const rows = await db
-      .selectFrom('mail_outbox')
-      .select(['id', 'state', 'recipient', 'subject', 'text_body'])
+      .selectFrom('deliveries')
+      .select(['id', 'state', 'target', 'subject', 'text_body'])
       .where('id', 'in', [oldRow.id, recentRow.id])
       .execute();
     expect(rows.find((row) => row.id === oldRow.id)).toEqual({
       id: oldRow.id,
       state: 'sent',
-      recipient: null,
+      target: null,
       subject: null,
       text_body: null,
     });
-    expect(rows.find((row) => row.id === recentRow.id)?.recipient).toBe(
+    expect(rows.find((row) => row.id === recentRow.id)?.target).toBe(
       recent.email,
     );
   });

@@ -158,7 +158,7 @@ describe(`SMTP down for ${OUTAGE_MS / 1000} s, with a SIGKILL and a restart in t
       // A mail the killed sender had claimed waits for its lease to end.
       await withDatabase(settings, (db) =>
         db
-          .updateTable('mail_outbox')
+          .updateTable('deliveries')
           .set({ lease_until: new Date() })
           .where('state', '=', 'sending')
           .execute(),
@@ -179,7 +179,7 @@ describe(`SMTP down for ${OUTAGE_MS / 1000} s, with a SIGKILL and a restart in t
     // retry's delay is jittered): its refusal is an event to wait for too.
     await expect
       .poll(
-        () => service.output.some((line) => /not sent, for good/.test(line)),
+        () => service.output.some((line) => /delivery given up/.test(line)),
         { timeout: 60_000 },
       )
       .toBe(true);
@@ -189,18 +189,18 @@ describe(`SMTP down for ${OUTAGE_MS / 1000} s, with a SIGKILL and a restart in t
     expect(recipients(from).sort()).toEqual([...emails].sort());
     const rows = await withDatabase(settings, (db) =>
       db
-        .selectFrom('mail_outbox')
-        .select(['recipient', 'state', 'last_error'])
+        .selectFrom('deliveries')
+        .select(['target', 'state', 'last_error'])
         .execute(),
     );
     expect(rows.filter((row) => row.state === 'sent')).toHaveLength(10);
-    expect(rows.find((row) => row.recipient === refused)).toMatchObject({
-      state: 'failed',
+    expect(rows.find((row) => row.target === refused)).toMatchObject({
+      state: 'dead',
       last_error: expect.stringMatching(/^550 RCPT TO/) as string,
     });
     expect(logs).toContainEqual(
       expect.stringMatching(
-        /"mail":\{"id":"\d+","kind":"confirm".*not sent, for good/,
+        /"delivery":\{"id":"\d+","kind":"account\.confirm".*delivery given up/,
       ),
     );
     const personal = [

@@ -5,7 +5,10 @@
  * or ntfy. A channel alerts for every site of the account unless narrowed
  * to some (`alert_channel_sites`). A channel whose deliveries die is
  * failing since then, with the last error; a 410 or an unsubscribe
- * disables it. Never edited once run; a change is a new file.
+ * disables it (`disabled_reason`: `gone`, `unsubscribed`). A webhook's
+ * secret is shown once, on the first view of its page (`secret_shown_at`);
+ * "Send a test alert" keeps its last answer (`last_test_at`,
+ * `last_test_result`). Never edited once run; a change is a new file.
  */
 import { sql, type Kysely } from 'kysely';
 
@@ -30,6 +33,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('failing_since', 'timestamptz')
     .addColumn('last_error', 'text')
     .addColumn('disabled_at', 'timestamptz')
+    .addColumn('disabled_reason', 'text')
+    .addColumn('secret_shown_at', 'timestamptz')
+    .addColumn('last_test_at', 'timestamptz')
+    .addColumn('last_test_result', 'text')
     .addColumn('created_at', 'timestamptz', (column) =>
       column.notNull().defaultTo(sql`now()`),
     )
@@ -48,6 +55,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addCheckConstraint(
       'alert_channels_last_error',
       sql`char_length(last_error) <= 200`,
+    )
+    .addCheckConstraint(
+      'alert_channels_disabled',
+      sql`(disabled_at is null) = (disabled_reason is null)
+          and disabled_reason in ('gone', 'unsubscribed')`,
+    )
+    .addCheckConstraint(
+      'alert_channels_last_test_result',
+      sql`char_length(last_test_result) <= 200`,
     )
     .execute();
   await db.schema

@@ -1,35 +1,50 @@
 /**
- * The transactional outbox's repository ([D95](../../../docs/decisions.md#D95)): every
- * statement about `mail_outbox` and the mailed links' tokens they carry
- * (`link_tokens`). Routes queue mails here; the sender
- * (server/mail/outbox/mailSender.ts) claims, sends and marks them.
- *
- * A claim is one autocommit statement with a lease, never a transaction
- * held open while SMTP answers: the embedded engine has one connection,
- * and a transaction open over a send would stop every request meanwhile.
+ * The link mails (D95, D96): the confirmation a sign-up queues, the
+ * sign-in link and "Send the link again" a visitor asks for (counted
+ * against the limits of D97), each queued as a delivery in the outbox of
+ * notifications (server/outbox/, D129), and worded when it is sent, with
+ * its link's token made then ({@link linkMailRenderer}).
  */
 import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { sql, type Kysely, type QueryCreator } from 'kysely';
-import type { AccountsTables, SignUpDatabase } from '../../accounts/index';
-import type { RateLimitTables } from '../../rateLimit/index';
 import {
-  deleteInBatches,
-  updateInBatches,
-  type BatchOptions,
-} from '../../db/batchedWrites';
+  newSecret,
+  secretHash,
+  type AccountsTables,
+  type SignUpDatabase,
+} from '../../accounts/index';
+import type { RateLimitTables } from '../../rateLimit/index';
 import { unlessUnavailable } from '../../db/unavailable';
-import { claimDue } from '../../db/dueClaim';
-import { LINK_LIFETIMES } from './mailMessages';
+import {
+  fromHeader,
+  type ClaimedDelivery,
+  type Notice,
+  type OutboxTables,
+  type Renderer,
+} from '../../outbox/index';
+import { LINK_LIFETIMES, linkNotice, watchedHost } from './mailMessages';
 import { countRequests } from '../../rateLimit/index';
 import type { MailKind, MailTables } from '../tables';
 
 /**
- * The tables the outbox's statements touch: its own, the accounts'
- * addresses a requested link mail is queued to, and the rate limit's
- * counts of such requests.
+ * The tables the link mails' statements touch: the links' tokens, the
+ * outbox's deliveries they are queued as, the accounts' addresses and
+ * facts a mail is made from, and the rate limit's counts of requests.
  */
-type OutboxDatabase = MailTables & AccountsTables & RateLimitTables;
+type LinkMailsDatabase = MailTables &
+  OutboxTables &
+  AccountsTables &
+  RateLimitTables;
+
+/** The outbox's kinds of the link mails. */
+export const LINK_MAIL_KINDS: Readonly<Record<MailKind, string>> = {
+  confirm: 'account.confirm',
+  signin: 'account.signin',
+};
+
+/** How long a link mail is retried before it is given up (D95). */
+const LINK_MAIL_DEADLINE = '72 hours';
 
 /**
  * The limits on mails someone can ask for ([D97](../../../docs/decisions.md#D97)), sign-in requests and
@@ -59,51 +74,27 @@ export const MAIL_LIMITS = {
   clientWindowMs: 60 * 60 * 1000,
 } as const;
 
-/**
- * Days a mail's row is kept after it was sent or given up ([D89](../../../docs/decisions.md#D89)): the
- * record that a mail of its kind went to its account, for a customer who
- * asks "did you alert me?", long after its copy is dropped (7 days), and
- * far longer than any limit's window reads back (a day).
- */
-export const OUTBOX_ROWS_KEPT_DAYS = 30;
-
-/** A mail the sender has claimed, with what composing it needs. */
-export interface ClaimedMail {
-  /** The row's id (a bigint, as text). */
-  id: string;
-  kind: MailKind;
-  accountId: string;
-  recipient: string;
-  /** Sends tried, this one included. */
-  attempts: number;
-  createdAt: Date;
+/** What a link mail is made from, as its account is when it is sent. */
+export interface AccountFacts {
   /**
-   * The account holder's name as it is now, or null while the account's
-   * address is unconfirmed: a name typed by whoever signed up with an
-   * address they may not own goes into no mail to it (issue 46).
+   * The account holder's name, or null while the account's address is
+   * unconfirmed: a name typed by whoever signed up with an address they
+   * may not own goes into no mail to it (issue 46).
    */
   name: string | null;
-  /** The account's newsletter request, as it is now. */
+  /** The account's newsletter request. */
   newsletter: boolean;
-  /** The site the account watches, as it is now; null for none. */
+  /** The site it signed up with; null for none. */
   siteUrl: string | null;
 }
 
-/** A token the sender made for a claimed mail; only its hash is stored. */
+/** A token made for a link mail's delivery; only its hash is stored. */
 export interface MintedToken {
-  outboxId: string;
+  /** The delivery that carries it (a bigint, as text). */
+  deliveryId: string;
   kind: MailKind;
   accountId: string;
   tokenHash: Buffer;
-}
-
-/**
- * What was sent, as kept for 7 days: the subject and the plain-text part
- * (the HTML part says the same), the link's token left out.
- */
-export interface SentCopy {
-  subject: string;
-  text: string;
 }
 
 /**
@@ -151,19 +142,33 @@ export function clientKey(address: string): string {
  * @returns it with the CTE `queued`
  */
 export function queueConfirmation(
-  statement: QueryCreator<SignUpDatabase<MailTables>>,
+  statement: QueryCreator<SignUpDatabase<OutboxTables>>,
 ) {
   return statement.with('queued', (cte) =>
     cte
-      .insertInto('mail_outbox')
-      .columns(['kind', 'account_id', 'recipient'])
+      .insertInto('deliveries')
+      .columns([
+        'kind',
+        'channel',
+        'account_id',
+        'target',
+        'stream',
+        'payload',
+        'deadline_at',
+      ])
       .expression((eb) =>
         eb
           .selectFrom('account')
           .select([
-            sql.lit('confirm').as('kind'),
+            sql.lit(LINK_MAIL_KINDS.confirm).as('kind'),
+            sql.lit('email').as('channel'),
             'account.id',
             'account.email',
+            sql<string>`'account:' || account.id || '|confirm'`.as('stream'),
+            sql<string>`'{}'::jsonb`.as('payload'),
+            sql<Date>`now() + ${sql.lit(LINK_MAIL_DEADLINE)}::interval`.as(
+              'deadline_at',
+            ),
           ]),
       ),
   );
@@ -171,14 +176,10 @@ export function queueConfirmation(
 
 /**
  * The repository over one database. Every function raises
- * {@link DatabaseUnavailableError} when the database fails.
+ * DatabaseUnavailableError (server/db/unavailable.ts) when the database
+ * fails.
  */
-export function mailOutboxRepository(db: Kysely<OutboxDatabase>) {
-  /** A row a sender may take: due, or left by a sender whose lease ended. */
-  const due = sql`((mail_outbox.state = 'pending' and mail_outbox.next_attempt_at <= now())
-    or (mail_outbox.state = 'sending' and mail_outbox.lease_until < now()))
-    and mail_outbox.kind in ('confirm', 'signin')`;
-
+export function mailOutboxRepository(db: Kysely<LinkMailsDatabase>) {
   return {
     /**
      * Counts a request for a mail against {@link MAIL_LIMITS}, then queues
@@ -189,7 +190,7 @@ export function mailOutboxRepository(db: Kysely<OutboxDatabase>) {
      * addresses; issue 46), the address's cooldown (one mail a minute),
      * the address's day (10 mails), and the `INSERT … SELECT` that queues
      * the mail. A known and an unknown address cost the same statements
-     * ([D97](../../../docs/decisions.md#D97)): none of them asks whether the account exists before the last.
+     * (D97): none of them asks whether the account exists before the last.
      *
      * @param request the address as typed, and the client's `request.ip`
      * @returns whether a mail was queued
@@ -226,12 +227,32 @@ export function mailOutboxRepository(db: Kysely<OutboxDatabase>) {
       }
       const result = await unlessUnavailable(() =>
         db
-          .insertInto('mail_outbox')
-          .columns(['kind', 'account_id', 'recipient'])
+          .insertInto('deliveries')
+          .columns([
+            'kind',
+            'channel',
+            'account_id',
+            'target',
+            'stream',
+            'payload',
+            'deadline_at',
+          ])
           .expression((eb) =>
             eb
               .selectFrom('accounts')
-              .select([eb.val(request.kind).as('kind'), 'id', 'email'])
+              .select([
+                eb.val(LINK_MAIL_KINDS[request.kind]).as('kind'),
+                sql.lit('email').as('channel'),
+                'id',
+                'email',
+                sql<string>`'account:' || accounts.id || '|' || ${request.kind}`.as(
+                  'stream',
+                ),
+                sql<string>`'{}'::jsonb`.as('payload'),
+                sql<Date>`now() + ${sql.lit(LINK_MAIL_DEADLINE)}::interval`.as(
+                  'deadline_at',
+                ),
+              ])
               .where(sql`lower(email)`, '=', request.email.trim().toLowerCase())
               .$if(request.kind === 'confirm', (unconfirmed) =>
                 unconfirmed.where('confirmed_at', 'is', null),
@@ -243,71 +264,43 @@ export function mailOutboxRepository(db: Kysely<OutboxDatabase>) {
     },
 
     /**
-     * Takes up to `batch` mails to send, in one statement (the due-row
-     * claim of server/db/dueClaim.ts, which the monitor shares): each is marked
-     * `sending` with one more attempt and a lease. Rows another sender holds
-     * are skipped, not waited for. The account's name comes only with a
-     * confirmed address ({@link ClaimedMail.name}).
+     * What link mails are made from, for their accounts as they are now;
+     * the name only once the address is proven.
      *
-     * @param leaseMs how long the claim holds before another sender may take
-     *   the mail (a sender killed mid-send)
+     * @returns account id → facts; an account deleted meanwhile is absent
      */
-    async claim(batch: number, leaseMs: number): Promise<ClaimedMail[]> {
-      const rows = await claimDue<{
-        id: string;
-        kind: MailKind;
-        account_id: string;
-        recipient: string | null;
-        attempts: number;
-        created_at: Date;
-        name: string | null;
-        newsletter: boolean;
-        site_url: string | null;
-      }>(db, {
-        table: 'mail_outbox',
-        due,
-        order: sql`mail_outbox.next_attempt_at`,
-        set: sql`state = 'sending', attempts = mail_outbox.attempts + 1,
-          lease_until = now() + make_interval(secs => ${leaseMs / 1000})`,
-        join: {
-          table: 'accounts',
-          on: sql`accounts.id = mail_outbox.account_id`,
-        },
-        returning: sql`mail_outbox.id, mail_outbox.kind,
-          mail_outbox.account_id, mail_outbox.recipient, mail_outbox.attempts,
-          mail_outbox.created_at,
-          case when accounts.confirmed_at is not null then accounts.name end as name,
-          accounts.newsletter, accounts.site_url`,
-        limit: batch,
-      });
-      return rows.flatMap((row) =>
-        row.recipient === null
-          ? []
-          : [
-              {
-                id: String(row.id),
-                kind: row.kind,
-                accountId: row.account_id,
-                recipient: row.recipient,
-                attempts: row.attempts,
-                createdAt: row.created_at,
-                name: row.name,
-                newsletter: row.newsletter,
-                siteUrl: row.site_url,
-              },
-            ],
+    async factsOf(
+      accountIds: readonly string[],
+    ): Promise<ReadonlyMap<string, AccountFacts>> {
+      if (accountIds.length === 0) return new Map();
+      const rows = await unlessUnavailable(() =>
+        db
+          .selectFrom('accounts')
+          .select(['id', 'name', 'confirmed_at', 'newsletter', 'site_url'])
+          .where('id', 'in', accountIds)
+          .execute(),
+      );
+      return new Map(
+        rows.map((row) => [
+          row.id,
+          {
+            name: row.confirmed_at === null ? null : row.name,
+            newsletter: row.newsletter,
+            siteUrl: row.site_url,
+          },
+        ]),
       );
     },
 
     /**
-     * Stores the tokens of claimed mails, one live token per mail: a retry
-     * replaces the token of an attempt that never arrived, but never one
-     * that was spent ([D96](../../../docs/decisions.md#D96)). Each token expires {@link LINK_LIFETIMES} after
-     * this statement.
+     * Stores the tokens of claimed link mails, one live token per
+     * delivery: a retry replaces the token of an attempt that never
+     * arrived, but never one that was spent (D96). Each token expires
+     * {@link LINK_LIFETIMES} after this statement.
      *
-     * @returns the ids of the mails whose token is now the one given; a
-     *   mail missing from it was delivered by an earlier attempt whose link
-     *   has been used, and must not be sent again
+     * @returns the ids of the deliveries whose token is now the one given;
+     *   a delivery missing from it was delivered by an earlier attempt
+     *   whose link has been used, and must not be sent again
      */
     async mint(tokens: readonly MintedToken[]): Promise<Set<string>> {
       if (tokens.length === 0) return new Set();
@@ -319,7 +312,7 @@ export function mailOutboxRepository(db: Kysely<OutboxDatabase>) {
               token_hash: token.tokenHash,
               purpose: token.kind,
               account_id: token.accountId,
-              outbox_id: token.outboxId,
+              outbox_id: token.deliveryId,
               expires_at: sql<Date>`now() + ${LINK_LIFETIMES[token.kind].sql}::interval`,
             })),
           )
@@ -342,151 +335,75 @@ export function mailOutboxRepository(db: Kysely<OutboxDatabase>) {
         ),
       );
     },
-
-    /**
-     * Marks mails sent, each with its copy (none for a mail found already
-     * delivered), in one statement: one commit for a batch, not one per
-     * mail. A mail is marked only while its attempt still holds it (a
-     * sender whose lease ended may not overwrite a newer attempt).
-     */
-    async markSent(
-      mails: readonly {
-        mail: Pick<ClaimedMail, 'id' | 'attempts'>;
-        copy: SentCopy | undefined;
-      }[],
-      via: 'smtp' | 'file',
-    ): Promise<void> {
-      if (mails.length === 0) return;
-      const rows = sql.join(
-        mails.map(
-          ({ mail, copy }) =>
-            sql`(${mail.id}::bigint, ${mail.attempts}::integer, ${copy?.subject ?? null}::text, ${copy?.text ?? null}::text)`,
-        ),
-      );
-      await unlessUnavailable(() =>
-        sql`update mail_outbox
-               set state = 'sent', sent_at = now(), lease_until = null,
-                   delivered_via = ${via}, last_error = null,
-                   subject = sent.subject, text_body = sent.text_body
-              from (values ${rows}) as sent (id, attempts, subject, text_body)
-             where mail_outbox.id = sent.id
-               and mail_outbox.attempts = sent.attempts
-               and mail_outbox.state = 'sending'`.execute(db),
-      );
-    },
-
-    /**
-     * After a send that failed: back to `pending`, due after `delayMs`; or
-     * `failed` when `permanent`, or when the mail has waited longer than
-     * `giveUpAfterMs` since it was queued.
-     *
-     * @param error what went wrong, as it may be stored (no address, no
-     *   reply text), at most 200 characters
-     * @returns the row's new state, or undefined when this attempt no
-     *   longer held the mail
-     */
-    async markFailed(
-      mail: Pick<ClaimedMail, 'id' | 'attempts'>,
-      outcome: {
-        error: string;
-        permanent: boolean;
-        delayMs: number;
-        giveUpAfterMs: number;
-      },
-    ): Promise<'pending' | 'failed' | undefined> {
-      const givingUp = sql<boolean>`${outcome.permanent} or created_at < now() - make_interval(secs => ${outcome.giveUpAfterMs / 1000})`;
-      const row = await unlessUnavailable(() =>
-        db
-          .updateTable('mail_outbox')
-          .set({
-            state: sql<
-              'pending' | 'failed'
-            >`case when ${givingUp} then 'failed' else 'pending' end`,
-            failed_at: sql<Date | null>`case when ${givingUp} then now() end`,
-            next_attempt_at: sql<Date>`now() + make_interval(secs => ${outcome.delayMs / 1000})`,
-            lease_until: null,
-            last_error: outcome.error.slice(0, 200),
-          })
-          .where('id', '=', mail.id)
-          .where('state', '=', 'sending')
-          .where('attempts', '=', mail.attempts)
-          .returning('state')
-          .executeTakeFirst(),
-      );
-      return row?.state === 'failed' ? 'failed' : row ? 'pending' : undefined;
-    },
-
-    /**
-     * At a sender's start: mails waiting for their next attempt are due now
-     * (a restart retries what waits). With `orphaned`, mails left `sending`
-     * are due too: on the embedded engine one process holds the data
-     * directory ([D48](../../../docs/decisions.md#D48)), so such a mail's sender is dead.
-     */
-    async retryNow(orphaned: boolean): Promise<void> {
-      await unlessUnavailable(() =>
-        db
-          .updateTable('mail_outbox')
-          .set({
-            state: 'pending',
-            next_attempt_at: sql<Date>`now()`,
-            lease_until: null,
-          })
-          .where((eb) =>
-            eb.or([
-              eb.and([
-                eb('state', '=', 'pending'),
-                eb('next_attempt_at', '>', sql<Date>`now()`),
-              ]),
-              ...(orphaned ? [eb('state', '=', 'sending')] : []),
-            ]),
-          )
-          .execute(),
-      );
-    },
-
-    /**
-     * Drops the address, the copy and an alert's details of mails sent or
-     * given up more than 7 days ago ([D89](../../../docs/decisions.md#D89)); the row stays, as the record that a mail of its
-     * kind went to its account.
-     *
-     * In batches (server/db/batchedWrites.ts).
-     *
-     * @param options.batchRows rows per statement (default 10,000)
-     * @returns how many rows it cleared
-     */
-    dropOldCopies(options: BatchOptions = {}): Promise<number> {
-      return updateInBatches(
-        db,
-        'mail_outbox',
-        sql`recipient = null, subject = null, text_body = null, details = null`,
-        sql`recipient is not null
-          and coalesce(sent_at, failed_at) < now() - interval '7 days'`,
-        options,
-      );
-    },
-
-    /**
-     * Deletes the rows of mails sent or given up more than
-     * {@link OUTBOX_ROWS_KEPT_DAYS} days ago ([D89](../../../docs/decisions.md#D89)); a mailed link's token
-     * keeps working without its row (`link_tokens.outbox_id` is set
-     * null). Rows still to send are never touched.
-     *
-     * In batches (server/db/batchedWrites.ts).
-     *
-     * @param options.batchRows rows per statement (default 10,000)
-     * @returns how many rows it deleted
-     */
-    deleteOld(options: BatchOptions = {}): Promise<number> {
-      return deleteInBatches(
-        db,
-        'mail_outbox',
-        sql`state in ('sent', 'failed')
-          and coalesce(sent_at, failed_at)
-              < now() - make_interval(days => ${OUTBOX_ROWS_KEPT_DAYS})`,
-        options,
-      );
-    },
   };
 }
 
 export type MailOutboxRepository = ReturnType<typeof mailOutboxRepository>;
+
+/** The link mails' kind of an outbox kind (`account.signin` → `signin`). */
+function mailKindOf(kind: string): MailKind | undefined {
+  return kind === LINK_MAIL_KINDS.confirm
+    ? 'confirm'
+    : kind === LINK_MAIL_KINDS.signin
+      ? 'signin'
+      : undefined;
+}
+
+/**
+ * The outbox's renderer of the link mails: for a batch, the accounts'
+ * facts as they are now, and a new token for each mail, stored before it
+ * is sent (the copy the outbox keeps leaves it out); a mail whose earlier
+ * token was spent arrived already, and is `delivered`.
+ *
+ * @param context the product, `PUBLIC_URL` and `MAIL_FROM`
+ */
+export function linkMailRenderer(
+  repository: MailOutboxRepository,
+  context: { productName: string; publicUrl: string; mailFrom: string },
+): Renderer {
+  const from = fromHeader(context.mailFrom, context.productName);
+  return async (deliveries: readonly ClaimedDelivery[]) => {
+    const known = deliveries.flatMap((delivery) => {
+      const kind = mailKindOf(delivery.kind);
+      return kind ? [{ delivery, kind, token: newSecret() }] : [];
+    });
+    const [facts, live] = await Promise.all([
+      repository.factsOf([
+        ...new Set(known.map(({ delivery }) => delivery.accountId)),
+      ]),
+      repository.mint(
+        known.map(({ delivery, kind, token }) => ({
+          deliveryId: delivery.id,
+          kind,
+          accountId: delivery.accountId,
+          tokenHash: secretHash(token),
+        })),
+      ),
+    ]);
+    const notices = new Map<string, Notice | 'delivered'>();
+    for (const { delivery, kind, token } of known) {
+      const account = facts.get(delivery.accountId);
+      if (!account) continue;
+      if (!live.has(delivery.id)) {
+        notices.set(delivery.id, 'delivered');
+        continue;
+      }
+      notices.set(delivery.id, {
+        ...linkNotice({
+          kind,
+          productName: context.productName,
+          publicUrl: context.publicUrl,
+          from,
+          recipient: delivery.target,
+          name: account.name,
+          newsletter: account.newsletter,
+          siteHost: watchedHost(account.siteUrl),
+          token,
+          messageId: '',
+        }),
+        redact: [token],
+      });
+    }
+    return notices;
+  };
+}

@@ -7,10 +7,8 @@
  * kind, which the feature that queued it renders (`site.down`, …).
  *
  * `target`, `secret` and the copy of what was sent are dropped 7 days
- * after the delivery ended (D89). The alert mails still waiting in
- * `mail_outbox` move here, due at once, so that none is lost; the rows
- * already sent stay there as the record they are. Never edited once run;
- * a change is a new file.
+ * after the delivery ended (D89). Never edited once run; a change is a
+ * new file.
  */
 import { sql, type Kysely } from 'kysely';
 
@@ -44,6 +42,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )
     .addColumn('sent_at', 'timestamptz')
     .addColumn('dead_at', 'timestamptz')
+    .addColumn('delivered_via', 'text')
     .addColumn('last_error', 'text')
     .addColumn('last_status', 'smallint')
     .addColumn('subject', 'text')
@@ -68,6 +67,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addCheckConstraint(
       'deliveries_dead',
       sql`(state = 'dead') = (dead_at is not null)`,
+    )
+    .addCheckConstraint(
+      'deliveries_delivered_via',
+      sql`delivered_via in ('smtp', 'file', 'http')`,
     )
     .addCheckConstraint(
       'deliveries_last_error',
@@ -107,17 +110,4 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .expression(sql`coalesce(sent_at, dead_at)`)
     .where(sql.ref('state'), 'in', sql`('sent', 'dead')`)
     .execute();
-  await sql`insert into deliveries (kind, channel, account_id, target, stream,
-                                    payload, attempts, deadline_at, created_at)
-    select 'site.' || kind, 'email', account_id, recipient,
-           'site:' || coalesce(details->>'monitorId', '') || '|owner',
-           coalesce(details, '{}'::jsonb), attempts, now() + interval '1 hour',
-           created_at
-      from mail_outbox
-     where kind in ('down', 'up', 'flapping', 'steady')
-       and state in ('pending', 'sending') and recipient is not null
-     order by id`.execute(db);
-  await sql`delete from mail_outbox
-     where kind in ('down', 'up', 'flapping', 'steady')
-       and state in ('pending', 'sending')`.execute(db);
 }

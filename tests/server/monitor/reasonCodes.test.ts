@@ -72,6 +72,12 @@ describe('migration 0016: reasons kept in words become worded causes', () => {
       const [down, healthy] = monitors.rows.map((row) => String(row.id));
       await sql`insert into monitor_incidents (monitor_id, started_at, reason)
         values (${down}, now(), ${words})`.execute(trx);
+      // The outbox of 0015's shape (migration 0020 moved its rows into
+      // the outbox of notifications and dropped it): its columns 0016 reads.
+      await sql`create table mail_outbox (
+        id bigint generated always as identity primary key,
+        kind text not null, account_id uuid not null, recipient text,
+        details jsonb)`.execute(trx);
       await sql`insert into mail_outbox (kind, account_id, recipient, details)
         values ('down', ${accountId}, 'ada.0016@example.com',
                 ${JSON.stringify({ siteUrl: 'https://shop.example', startedAt: '2026-11-29T14:02:10.000Z', reason: words })}::jsonb),
@@ -99,12 +105,9 @@ describe('migration 0016: reasons kept in words become worded causes', () => {
         .where('monitor_id', '=', down ?? '')
         .execute();
       expect(incidents.map((row) => row.reason)).toEqual([worded]);
-      const alerts = await trx
-        .selectFrom('mail_outbox')
-        .select(['kind', 'details'])
-        .where('account_id', '=', accountId)
-        .orderBy('id')
-        .execute();
+      const { rows: alerts } = await sql<{ kind: string; details: unknown }>`
+        select kind, details from mail_outbox
+         where account_id = ${accountId} order by id`.execute(trx);
       expect(alerts).toEqual([
         {
           kind: 'down',

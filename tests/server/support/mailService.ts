@@ -11,7 +11,7 @@ import type {
 import type { ParsedMail } from 'mailparser';
 import { expect } from 'vitest';
 import type { ServerOptions } from '../../../server/app';
-import type { MailOptions } from '../../../server/mail/outbox/mailSender';
+import type { MailOptions } from '../../../server/mail/index';
 import type { DkimSettings } from '../../../server/outbox/index';
 import { FORM, apiServer, signUpForLogin } from './apiServer';
 import { startSmtpSink, type SmtpSink } from '../../../harness/mail/smtpSink';
@@ -92,7 +92,6 @@ export async function startMailService(
             ),
       ),
     async drain() {
-      await app.mailSender?.drain();
       await app.outbox.deliverer?.drain();
     },
     async close() {

@@ -1,17 +1,17 @@
 /**
- * The sender's marks and lease, and the file transport's retention, as
- * issue 46 asks ([D95](../../docs/decisions.md#D95), [D89](../../docs/decisions.md#D89)):
+ * The outbox worker's marks and lease, and the file transport's retention,
+ * as issue 46 asked of the mail sender and issue 60 of every delivery
+ * (D95, D89, D129):
  *
- * - a mark that fails for one mail leaves the batch's other mails marked
- *   sent (a mail left `sending` goes out again after the lease, with a new
- *   token that kills the first copy's link);
- * - the lease outlasts the longest send nodemailer's timeouts allow, and a
- *   pass starts no send it could not finish and mark within it;
+ * - a mark that fails for one delivery leaves the others marked sent (one
+ *   left `sending` goes out again after the lease);
+ * - the lease outlasts the longest send nodemailer's timeouts allow, and no
+ *   send starts that could not finish and be marked within it;
  * - the file transport's mails are deleted after 7 days, as the outbox's
  *   copies are, and nothing else in their directory.
  *
- * The outbox is a fake (the test decides which mark fails); mails go to
- * the file transport in a scratch directory.
+ * The outbox's repository is a fake (the test decides which mark fails);
+ * mails go to the file transport in a scratch directory.
  */
 import {
   existsSync,
@@ -28,14 +28,12 @@ import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type {
-  ClaimedMail,
-  MailOutboxRepository,
+  ClaimedDelivery,
+  DeliveriesRepository,
   SentCopy,
-} from '../../server/mail/outbox/mailOutbox';
-import {
-  DEFAULT_LEASE_MS,
-  mailSender,
-} from '../../server/mail/outbox/mailSender';
+} from '../../server/outbox/deliveries';
+import { DELIVERY_LEASE_MS, deliverer } from '../../server/outbox/deliverer';
+import type { Notice } from '../../server/outbox/notice';
 import {
   deleteOldMailFiles,
   openMailTransport,
@@ -84,96 +82,107 @@ function recordingLog(lines: Line[]): FastifyBaseLogger {
   return log;
 }
 
-/** A mark as the fake outbox received it. */
+/** A mark as the fake repository received it. */
 interface Mark {
   id: string;
   copy: SentCopy | undefined;
 }
 
 /**
- * An outbox whose one claim returns `mails`, whose tokens are all live,
- * and whose `markSent` throws when `refuse` says so for any mail in it.
+ * A repository whose one claim returns `deliveries`, and whose `markSent`
+ * throws when `refuse` says so for any delivery in it; `onClaim` runs
+ * after the claim (a slow statement, on the test's clock).
  */
-function fakeOutbox(
-  mails: readonly ClaimedMail[],
+function fakeRepository(
+  deliveries: readonly ClaimedDelivery[],
   refuse: (mark: Mark) => boolean,
-  onMint: () => void = () => undefined,
+  onClaim: () => void = () => undefined,
 ) {
   const marked: Mark[] = [];
-  const released: { id: string; delayMs: number; permanent: boolean }[] = [];
+  const released: string[] = [];
   let claimed = false;
-  const outbox: MailOutboxRepository = {
-    requestMail: () => Promise.resolve(false),
+  const repository: DeliveriesRepository = {
+    onDead: () => undefined,
+    onSent: () => undefined,
     claim: () => {
-      const batch = claimed ? [] : [...mails];
+      const batch = claimed ? [] : [...deliveries];
       claimed = true;
+      onClaim();
       return Promise.resolve(batch);
     },
-    mint: (tokens) => {
-      onMint();
-      return Promise.resolve(new Set(tokens.map((token) => token.outboxId)));
-    },
     markSent: (batch) => {
-      const marks = batch.map(({ mail, copy }) => ({ id: mail.id, copy }));
+      const marks = batch.map(({ delivery, copy }) => ({
+        id: delivery.id,
+        copy,
+      }));
       if (marks.some(refuse)) {
         return Promise.reject(new Error('the mark failed'));
       }
       marked.push(...marks);
       return Promise.resolve();
     },
-    markFailed: (mail, outcome) => {
-      released.push({
-        id: mail.id,
-        delayMs: outcome.delayMs,
-        permanent: outcome.permanent,
-      });
-      return Promise.resolve('pending');
+    markFailed: () => Promise.resolve('pending'),
+    release: (given) => {
+      released.push(...given.map((delivery) => delivery.id));
+      return Promise.resolve();
     },
     retryNow: () => Promise.resolve(),
     dropOldCopies: () => Promise.resolve(0),
     deleteOld: () => Promise.resolve(0),
   };
-  return { outbox, marked, released };
+  return { repository, marked, released };
 }
 
-function claimedMail(id: string): ClaimedMail {
+function claimedMail(id: string): ClaimedDelivery {
   return {
     id,
-    kind: 'signin',
+    kind: 'test.mail',
+    channel: 'email',
     accountId: `account-${id}`,
-    recipient: `person-${id}@example.com`,
+    channelId: null,
+    target: `person-${id}@example.com`,
+    secret: null,
+    payload: {},
     attempts: 1,
     createdAt: new Date('2026-01-02T03:04:05.000Z'),
-    name: null,
-    newsletter: false,
-    siteUrl: null,
+    deadlineAt: new Date('2026-01-05T03:04:05.000Z'),
   };
 }
 
-/** A sender over `outbox` writing its mails into `dir`. */
-function fileSender(
-  outbox: MailOutboxRepository,
+/** Every delivery of the test's kind says the same. */
+const NOTICE: Notice = {
+  subject: 'A test',
+  paragraphs: ['It says hello.'],
+  urgency: 'default',
+  tags: [],
+  webhook: null,
+};
+
+/** A worker over `repository` writing its mails into `dir`. */
+function fileWorker(
+  repository: DeliveriesRepository,
   dir: string,
   lines: Line[],
   clock?: () => number,
 ) {
-  return mailSender(
-    outbox,
-    {
-      publicUrl: 'https://vigil.example',
-      from: 'no-reply@vigil.example',
-      transport: { kind: 'file', dir },
-      pollIntervalMs: 60_000,
-      autoStart: false,
-    },
-    {
-      productName: 'Vigil',
-      embedded: true,
-      log: recordingLog(lines),
-      transport: openMailTransport({ kind: 'file', dir }),
-      ...(clock && { clock }),
-    },
-  );
+  return deliverer(repository, {
+    productName: 'Vigil',
+    publicUrl: 'https://vigil.example',
+    mailFrom: 'no-reply@vigil.example',
+    mail: openMailTransport({ kind: 'file', dir }),
+    post: () => () => Promise.reject(new Error('no POST in this test')),
+    renderers: new Map([
+      [
+        'test.mail',
+        (deliveries: readonly ClaimedDelivery[]) =>
+          Promise.resolve(new Map(deliveries.map((d) => [d.id, NOTICE]))),
+      ],
+    ]),
+    pollMs: 60_000,
+    embedded: true,
+    log: recordingLog(lines),
+    ...(clock && { clock }),
+  });
 }
 
 const mailFiles = (dir: string) =>
@@ -181,17 +190,17 @@ const mailFiles = (dir: string) =>
     ? readdirSync(dir).filter((name) => name.endsWith('.eml'))
     : [];
 
-describe('marking a batch sent (issue 46)', () => {
-  it('a mark that fails for one mail leaves the batch’s other mails marked sent, and logs that one by id', async () => {
+describe('marking sent deliveries (issue 46)', () => {
+  it('a mark that fails for one delivery leaves the others marked sent, and logs that one by id', async () => {
     const dir = scratchDir();
     const lines: Line[] = [];
-    const fake = fakeOutbox(
+    const fake = fakeRepository(
       ['1', '2', '3'].map(claimedMail),
       (mark) => mark.id === '2',
     );
-    const sender = fileSender(fake.outbox, dir, lines);
-    await sender.drain();
-    await sender.stop();
+    const worker = fileWorker(fake.repository, dir, lines);
+    await worker.drain();
+    await worker.stop();
     expect(mailFiles(dir)).toHaveLength(3);
     expect(fake.marked.map((mark) => mark.id).sort()).toEqual(['1', '3']);
     for (const mark of fake.marked) expect(mark.copy?.text).toContain('Hello,');
@@ -204,17 +213,19 @@ describe('marking a batch sent (issue 46)', () => {
     expect(JSON.stringify(lines)).not.toContain('@example.com');
   });
 
-  it('a mail whose copy cannot be stored is marked sent without it', async () => {
+  it('a delivery whose copy cannot be stored is marked sent without it', async () => {
     const dir = scratchDir();
-    const fake = fakeOutbox(
+    const fake = fakeRepository(
       ['4', '5'].map(claimedMail),
       (mark) => mark.id === '5' && mark.copy !== undefined,
     );
-    const sender = fileSender(fake.outbox, dir, []);
-    await sender.drain();
-    await sender.stop();
+    const worker = fileWorker(fake.repository, dir, []);
+    await worker.drain();
+    await worker.stop();
     expect(
-      fake.marked.map((mark) => [mark.id, mark.copy === undefined]),
+      fake.marked
+        .map((mark) => [mark.id, mark.copy === undefined])
+        .sort(([a], [b]) => String(a).localeCompare(String(b))),
     ).toEqual([
       ['4', false],
       ['5', true],
@@ -226,49 +237,26 @@ describe('the lease (issue 46)', () => {
   it('outlasts the longest send nodemailer’s timeouts allow (the setup, then 10 replies), plus a margin', () => {
     const longestSend =
       SMTP_TIMEOUTS.connectionTimeout + 10 * SMTP_TIMEOUTS.socketTimeout;
-    expect(DEFAULT_LEASE_MS).toBeGreaterThan(longestSend + 30_000);
+    expect(DELIVERY_LEASE_MS).toBeGreaterThan(longestSend + 30_000);
   });
 
-  it('refuses a lease too short for one send and its mark', () => {
-    expect(() =>
-      mailSender(
-        fakeOutbox([], () => false).outbox,
-        {
-          publicUrl: 'https://vigil.example',
-          from: 'no-reply@vigil.example',
-          transport: { kind: 'file', dir: scratchDir() },
-          leaseMs: 5 * 60_000,
-        },
-        {
-          productName: 'Vigil',
-          embedded: true,
-          log: recordingLog([]),
-          transport: openMailTransport({ kind: 'file', dir: scratchDir() }),
-        },
-      ),
-    ).toThrow(RangeError);
-  });
-
-  it('a pass starts no send once too little of its lease is left, and gives its mails back to the queue, due at once', async () => {
+  it('no send starts once too little of its lease is left: its deliveries go back to the queue', async () => {
     const dir = scratchDir();
     let now = 0;
-    // The tokens' statement takes the start window and more.
-    const fake = fakeOutbox(
+    // The claim's statement takes the start window and more.
+    const fake = fakeRepository(
       ['6', '7'].map(claimedMail),
       () => false,
       () => {
-        now += DEFAULT_LEASE_MS - 300_000;
+        now += DELIVERY_LEASE_MS - 300_000;
       },
     );
-    const sender = fileSender(fake.outbox, dir, [], () => now);
-    await sender.drain();
-    await sender.stop();
+    const worker = fileWorker(fake.repository, dir, [], () => now);
+    await worker.drain();
+    await worker.stop();
     expect(mailFiles(dir)).toEqual([]);
     expect(fake.marked).toEqual([]);
-    expect(fake.released).toEqual([
-      { id: '6', delayMs: 0, permanent: false },
-      { id: '7', delayMs: 0, permanent: false },
-    ]);
+    expect(fake.released.sort()).toEqual(['6', '7']);
   });
 });
 

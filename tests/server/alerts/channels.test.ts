@@ -1,0 +1,937 @@
+/**
+ * Alert channels (issue 60), judged from the outside on the service: the
+ * channels added, refused, limited, narrowed, shown masked, tested and
+ * removed from `/` and their pages; an added address confirmed by its
+ * mailed link and unsubscribed by the one-click link its alerts carry; a
+ * site going down reaching a webhook (its signature verified with
+ * `standardwebhooks`' own `verify`) and a confirmed address, and not an
+ * unconfirmed one. Forms are posted as a browser posts them (same origin,
+ * form-encoded); webhook receivers and sites are on 127.0.0.1 under names
+ * the test's table resolves (never DNS), every connection passes the
+ * loopback tripwire, mail goes to the test's SMTP sink, and the monitor
+ * runs on the test's clock.
+ */
+import type {
+  IncomingHttpHeaders,
+  IncomingMessage,
+  ServerResponse,
+} from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { ParsedMail } from 'mailparser';
+import { sql } from 'kysely';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  startLocalSite,
+  type LocalSite,
+} from '../../../harness/monitor/localSites';
+import {
+  startSwitchableSite,
+  testClock,
+  testMonitorOptions,
+  TEST_INTERVAL_MS,
+  type SwitchableSite,
+  type TestClock,
+} from '../../../harness/monitor/monitorService';
+import {
+  loopbackTripwire,
+  testResolver,
+  type Tripwire,
+} from '../../../harness/monitor/tripwire';
+import { escapeHtml } from '../../../server/http/html';
+import { FORM } from '../support/apiServer';
+import {
+  hook,
+  linkOf,
+  postForm,
+  signUpAndSignIn,
+  startMailService,
+  tokenOf,
+  type MailService,
+} from '../support/mailService';
+
+/** A request a webhook receiver saw. */
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+let site: SwitchableSite;
+let receiver: LocalSite;
+const received: Received[] = [];
+let tripwire: Tripwire;
+let clock: TestClock;
+let service: MailService;
+let app: FastifyInstance;
+let made = 0;
+
+/** A receiver route that records the request and answers `status`. */
+function receiving(status: number) {
+  return (request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      received.push({
+        path: new URL(request.url ?? '/', 'http://hook.test').pathname,
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
+      response.writeHead(status, { 'content-type': 'text/plain' });
+      response.end(status === 204 ? undefined : `status ${status}\n`);
+    });
+  };
+}
+
+beforeAll(async () => {
+  site = await startSwitchableSite();
+  receiver = await startLocalSite({
+    '/ok': receiving(204),
+    '/alerts': receiving(200),
+    '/fail': receiving(500),
+  });
+  clock = testClock();
+  tripwire = loopbackTripwire();
+  service = await startMailService({
+    monitor: testMonitorOptions(clock, tripwire, {
+      resolve: testResolver({
+        'site.test': ['127.0.0.1'],
+        'hook.test': ['127.0.0.1'],
+        // A name that leads inside a private network.
+        'inside.test': ['10.0.0.1'],
+      }).resolve,
+    }),
+    sites: { perAccount: 20, intervalMs: TEST_INTERVAL_MS },
+  });
+  app = service.app;
+});
+
+afterAll(async () => {
+  await service.close();
+  await receiver.close();
+  await site.close();
+});
+
+afterEach(() => {
+  // No test may have tried to leave loopback.
+  expect(tripwire.violations).toEqual([]);
+});
+
+/** A number no other test uses (sites, addresses). */
+function next(): number {
+  made += 1;
+  return made;
+}
+
+/** An address no other test uses, besides the accounts'. */
+function friend(): string {
+  return `friend.${process.pid}.${next()}@example.com`;
+}
+
+/**
+ * A webhook URL of the receiver, under `hook.test`, with a query of its
+ * own (a receiver's token, as real webhook URLs carry one).
+ */
+function hookUrl(path: '/ok' | '/alerts' | '/fail'): string {
+  return receiver.url(`${path}?token=secret${next()}`, 'hook.test');
+}
+
+/** GET a page with a session cookie. */
+function get(url: string, cookie: string) {
+  return app.inject({ method: 'GET', url, headers: { cookie } });
+}
+
+/** A form with repeated fields, posted from the service's own page. */
+function post(url: string, cookie: string, fields: [string, string][] = []) {
+  return app.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': FORM, 'sec-fetch-site': 'same-origin', cookie },
+    payload: new URLSearchParams(fields).toString(),
+  });
+}
+
+/** Adds a channel by the form; returns the answer. */
+function addChannel(
+  cookie: string,
+  kind: string,
+  target: string,
+  more: [string, string][] = [['sites', 'all']],
+) {
+  return post('/channels', cookie, [
+    ['kind', kind],
+    ['target', target],
+    ...more,
+  ]);
+}
+
+/** Adds a channel that the form accepts; returns its id. */
+async function added(
+  cookie: string,
+  kind: string,
+  target: string,
+  more?: [string, string][],
+): Promise<string> {
+  const answer = await addChannel(cookie, kind, target, more);
+  expect(answer.statusCode, answer.body).toBe(303);
+  const id = /^\/channels\/(\d+)$/.exec(String(answer.headers.location))?.[1];
+  expect(id).toBeDefined();
+  return id ?? '';
+}
+
+/** Every value of a test selector on a page, in order. */
+function hooks(html: string, testId: string): string[] {
+  return [
+    ...html.matchAll(
+      new RegExp(
+        `<(\\w+)[^>]*data-testid="${testId}"[^>]*>([\\s\\S]*?)</\\1>`,
+        'g',
+      ),
+    ),
+  ].map((match) =>
+    (match[2] ?? '')
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  );
+}
+
+/** An account with its address confirmed, signed in, watching site `n`. */
+async function confirmedAccount(n = next()) {
+  const { cookie, email } = await signUpAndSignIn(app, { url: site.url(n) });
+  await sql`update accounts set confirmed_at = now()
+             where lower(email) = ${email.toLowerCase()}`.execute(
+    app.database.db,
+  );
+  return { cookie, email, n };
+}
+
+/** A channel's row, by id. */
+async function channelRow(id: string) {
+  return app.database.db
+    .selectFrom('alert_channels')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** The ids of an account's sites, oldest first. */
+async function siteIdsOf(email: string): Promise<string[]> {
+  const rows = await app.database.db
+    .selectFrom('monitors')
+    .innerJoin('accounts', 'accounts.id', 'monitors.account_id')
+    .select('monitors.id')
+    .where(sql`lower(accounts.email)`, '=', email.toLowerCase())
+    .orderBy('monitors.id')
+    .execute();
+  return rows.map((row) => String(row.id));
+}
+
+/** The body of a request, verified by the Standard Webhooks scheme. */
+function verified(request: Received, secret: string): Record<string, unknown> {
+  const header = (name: string) => {
+    const value = request.headers[name];
+    return typeof value === 'string' ? value : '';
+  };
+  return new Webhook(secret).verify(request.body, {
+    'webhook-id': header('webhook-id'),
+    'webhook-timestamp': header('webhook-timestamp'),
+    'webhook-signature': header('webhook-signature'),
+  }) as Record<string, unknown>;
+}
+
+/** A raw header line of a mail (mailparser reads List-* into its own shape). */
+function headerLine(mail: ParsedMail | undefined, key: string): string {
+  return (mail?.headerLines.find((line) => line.key === key)?.line ?? '')
+    .replace(/\r?\n[ \t]+/g, ' ')
+    .replace(/^[^:]+:\s*/, '');
+}
+
+describe('adding channels', () => {
+  it('adds each kind from / : the form, 303 to its page, its row, and its row on / with its target masked', async () => {
+    const { cookie } = await confirmedAccount();
+    const home = await get('/', cookie);
+    expect(home.body).toMatch(
+      /<a [^>]*href="\/channels\/new"[^>]*data-testid="add-channel"/,
+    );
+    expect(hook(home.body, 'alerts-owner')).toMatch(/gets every alert/);
+    expect(hooks(home.body, 'channel')).toEqual([]);
+
+    const form = await get('/channels/new', cookie);
+    expect(form.statusCode).toBe(200);
+    expect(form.body).toMatch(
+      /<form method="post" action="\/channels"[^>]*data-testid="channel-form"/,
+    );
+    expect(
+      [...form.body.matchAll(/<option value="(\w+)"/g)].map((m) => m[1]),
+    ).toEqual(['email', 'webhook', 'slack', 'discord', 'ntfy']);
+    expect(form.body).toContain(
+      '<select class="field__input" id="kind" name="kind"',
+    );
+    expect(form.body).toMatch(/<input [^>]*name="target"/);
+    expect(form.body).toContain('value="all" checked');
+
+    const address = friend();
+    const targets = {
+      email: address,
+      webhook: hookUrl('/ok'),
+      slack: 'https://hooks.slack.com/services/T000/B000/XXXXSECRET',
+      discord: 'https://discord.com/api/webhooks/123/SECRET-token',
+      ntfy: 'https://ntfy.sh/a-secret-topic',
+    };
+    const ids: string[] = [];
+    for (const [kind, target] of Object.entries(targets)) {
+      ids.push(await added(cookie, kind, target));
+    }
+    const rows = await Promise.all(ids.map(channelRow));
+    expect(rows.map((row) => row?.kind)).toEqual(Object.keys(targets));
+    expect(rows.map((row) => row?.target)).toEqual(Object.values(targets));
+    // Only the address waits for its confirmation.
+    expect(rows.map((row) => row?.confirmed_at !== null)).toEqual([
+      false,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(rows.map((row) => row?.all_sites)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(rows[1]?.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(rows.filter((row) => row?.secret !== null)).toHaveLength(1);
+    for (const row of rows) {
+      expect(row?.unsubscribe_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    }
+
+    const page = await get('/', cookie);
+    expect(hooks(page.body, 'channel')).toHaveLength(5);
+    expect(hooks(page.body, 'channel-kind')).toEqual([
+      'Email',
+      'Webhook',
+      'Slack',
+      'Discord',
+      'ntfy',
+    ]);
+    expect(hooks(page.body, 'channel-state')).toEqual([
+      'Waiting for confirmation',
+      'Working',
+      'Working',
+      'Working',
+      'Working',
+    ]);
+    expect(hooks(page.body, 'channel-target')).toEqual([
+      `f•••@example.com`,
+      `http://hook.test:${receiver.port}/…`,
+      'https://hooks.slack.com/…',
+      'https://discord.com/…',
+      'https://ntfy.sh/…',
+    ]);
+    ids.forEach((id) =>
+      expect(page.body).toContain(
+        `<a href="/channels/${id}" data-testid="channel-link"`,
+      ),
+    );
+    // The sites' section comes first, then where the alerts go.
+    expect(page.body.indexOf('data-testid="add-site"')).toBeLessThan(
+      page.body.indexOf('data-testid="add-channel"'),
+    );
+    // No target appears whole, on / or on its page.
+    for (const [index, target] of Object.values(targets).entries()) {
+      const channelPage = await get(`/channels/${ids[index]}`, cookie);
+      expect(channelPage.statusCode).toBe(200);
+      for (const body of [page.body, channelPage.body]) {
+        expect(body).not.toContain(target);
+        expect(body).not.toContain(escapeHtml(target));
+      }
+      expect(hook(channelPage.body, 'channel-target')).toBe(
+        hooks(page.body, 'channel-target')[index],
+      );
+    }
+  });
+
+  it('refuses what it cannot send to: 422 with the error summary, each field’s message and what was typed, and adds nothing', async () => {
+    const { cookie, email } = await confirmedAccount();
+    const refusals: [string, string, RegExp][] = [
+      ['email', 'not-an-address', /correct format, like name@example\.com/],
+      ['email', email.toUpperCase(), /yours gets every alert already/],
+      ['email', '', /Enter the email address/],
+      [
+        'slack',
+        'https://hooks.example.com/services/T000/B000/XXXX',
+        /starts with https:\/\/hooks\.slack\.com\//,
+      ],
+      [
+        'slack',
+        'http://hooks.slack.com/services/T000/B000/XXXX',
+        /starts with https:\/\/hooks\.slack\.com\//,
+      ],
+      [
+        'discord',
+        'https://discord.com/channels/123/456',
+        /starts with https:\/\/discord\.com\/api\/webhooks\//,
+      ],
+      ['webhook', 'ftp://hook.test/in', /starts with https:\/\/ or http:\/\//],
+      ['ntfy', 'ntfy.sh/topic', /starts with https:\/\/ or http:\/\//],
+      [
+        'webhook',
+        'http://user:secret@hook.test/in',
+        /without a user name or password/,
+      ],
+      [
+        'webhook',
+        `https://hook.test/${'x'.repeat(2_048)}`,
+        /2,048 characters or fewer/,
+      ],
+      [
+        'webhook',
+        'http://inside.test/in?key=1',
+        /Enter a URL on the public internet: inside\.test leads to an address inside a private network, where we send no alerts/,
+      ],
+      ['pager', 'https://hook.test/in', /Choose where the alerts go/],
+    ];
+    for (const [kind, target, message] of refusals) {
+      const answer = await addChannel(cookie, kind, target);
+      expect(answer.statusCode, `${kind} ${target}`).toBe(422);
+      expect(answer.body).toMatch(
+        /<div class="error-summary" role="alert"[^>]*autofocus data-testid="error-summary">/,
+      );
+      expect(hook(answer.body, 'error-summary')).toMatch(message);
+      // The field's own message, linked from the summary, and what was typed.
+      const field = kind === 'pager' ? 'kind' : 'target';
+      expect(answer.body).toContain(`<a href="#${field}">`);
+      expect(answer.body).toContain(`id="${field}-error"`);
+      expect(answer.body).toContain(`value="${escapeHtml(target)}"`);
+    }
+    // The choice of sites, with no site ticked.
+    const narrowed = await addChannel(cookie, 'webhook', hookUrl('/ok'), [
+      ['sites', 'chosen'],
+    ]);
+    expect(narrowed.statusCode).toBe(422);
+    expect(hook(narrowed.body, 'error-summary')).toMatch(
+      /Choose the sites this channel alerts for/,
+    );
+    expect(narrowed.body).toContain('value="chosen" checked');
+    const home = await get('/', cookie);
+    expect(hooks(home.body, 'channel')).toEqual([]);
+  });
+
+  it('holds an account to 10 channels, of which 5 email addresses', async () => {
+    const { cookie } = await confirmedAccount();
+    for (let index = 0; index < 5; index += 1) {
+      await added(cookie, 'email', friend());
+    }
+    const sixth = await addChannel(cookie, 'email', friend());
+    expect(sixth.statusCode).toBe(422);
+    expect(hook(sixth.body, 'error-summary')).toMatch(
+      /Remove an email address before you add another: an account can have 5/,
+    );
+    for (let index = 0; index < 5; index += 1) {
+      await added(cookie, 'webhook', hookUrl('/ok'));
+    }
+    const eleventh = await addChannel(cookie, 'ntfy', 'https://ntfy.sh/more');
+    expect(eleventh.statusCode).toBe(422);
+    expect(hook(eleventh.body, 'error-summary')).toMatch(
+      /Remove a channel before you add another: an account can have 10/,
+    );
+    const form = await get('/channels/new', cookie);
+    expect(hook(form.body, 'error-summary')).toMatch(/an account can have 10/);
+    expect(hooks((await get('/', cookie)).body, 'channel')).toHaveLength(10);
+  });
+
+  it('refuses the same channel twice', async () => {
+    const { cookie } = await confirmedAccount();
+    const address = friend();
+    await added(cookie, 'email', address);
+    const again = await addChannel(cookie, 'email', address.toUpperCase());
+    expect(again.statusCode).toBe(422);
+    expect(hook(again.body, 'error-summary')).toMatch(/added already/);
+  });
+
+  it('narrows a channel to the sites ticked, the account’s own only', async () => {
+    const { cookie, email } = await confirmedAccount();
+    const other = await confirmedAccount();
+    const [own] = await siteIdsOf(email);
+    const [theirs] = await siteIdsOf(other.email);
+    const form = await get('/channels/new', cookie);
+    expect(form.body).toContain(`name="site" value="${own}"`);
+    expect(form.body).not.toContain(`name="site" value="${theirs}"`);
+    const id = await added(cookie, 'webhook', hookUrl('/ok'), [
+      ['sites', 'chosen'],
+      ['site', own ?? ''],
+      ['site', theirs ?? ''],
+    ]);
+    expect((await channelRow(id))?.all_sites).toBe(false);
+    const narrowed = await app.database.db
+      .selectFrom('alert_channel_sites')
+      .select('monitor_id')
+      .where('channel_id', '=', id)
+      .execute();
+    expect(narrowed.map((row) => String(row.monitor_id))).toEqual([own]);
+    const page = await get(`/channels/${id}`, cookie);
+    expect(hook(page.body, 'channel-sites')).toBe(
+      `site.test:${site.site.port}`,
+    );
+    expect(hooks((await get('/', cookie)).body, 'channel')[0]).toMatch(
+      /Alerts for 1 site\./,
+    );
+  });
+
+  it('asks for a session, and for a confirmed address before any channel', async () => {
+    const anonymous = await app.inject({ method: 'GET', url: '/channels/new' });
+    expect(anonymous.statusCode).toBe(303);
+    expect(anonymous.headers.location).toBe('/');
+    const posted = await postForm(app, '/channels', {
+      kind: 'ntfy',
+      target: 'https://ntfy.sh/topic',
+      sites: 'all',
+    });
+    expect(posted.statusCode).toBe(303);
+    expect(posted.headers.location).toBe('/');
+
+    const { cookie } = await signUpAndSignIn(app, { url: site.url(next()) });
+    const form = await get('/channels/new', cookie);
+    expect(hook(form.body, 'confirm-first')).toBeDefined();
+    const refused = await addChannel(cookie, 'ntfy', 'https://ntfy.sh/topic');
+    expect(refused.statusCode).toBe(403);
+    expect(hooks((await get('/', cookie)).body, 'channel')).toEqual([]);
+  });
+});
+
+describe('a channel’s state', () => {
+  it('says in words whether it works, fails since when and why, or is off', async () => {
+    const { cookie } = await confirmedAccount();
+    const failing = await added(cookie, 'webhook', hookUrl('/ok'));
+    const gone = await added(
+      cookie,
+      'discord',
+      'https://discord.com/api/webhooks/9/gone',
+    );
+    await sql`update alert_channels
+                 set failing_since = '2026-12-05T14:03:00Z',
+                     last_error = 'it answered HTTP 500'
+               where id = ${failing}::bigint`.execute(app.database.db);
+    await sql`update alert_channels
+                 set failing_since = now(), last_error = 'it answered HTTP 410',
+                     disabled_at = now(), disabled_reason = 'gone'
+               where id = ${gone}::bigint`.execute(app.database.db);
+    // The helpers read the end of its `<time>` element as a space.
+    const expected = [
+      'Failing since 14:03 UTC on 5 December 2026 : it answered HTTP 500',
+      'Off: it answered that it is gone (410)',
+    ];
+    expect(hooks((await get('/', cookie)).body, 'channel-state')).toEqual(
+      expected,
+    );
+    for (const [index, id] of [failing, gone].entries()) {
+      expect(
+        hook((await get(`/channels/${id}`, cookie)).body, 'channel-state'),
+      ).toBe(expected[index]);
+    }
+  });
+});
+
+describe('a webhook channel', () => {
+  it('shows its signing secret once, on the first view of its page', async () => {
+    const { cookie } = await confirmedAccount();
+    const id = await added(cookie, 'webhook', hookUrl('/ok'));
+    const first = await get(`/channels/${id}`, cookie);
+    const secret = hook(first.body, 'channel-secret');
+    expect(secret).toMatch(/^whsec_/);
+    expect(secret).toBe((await channelRow(id))?.secret);
+    expect((await channelRow(id))?.secret_shown_at).toBeInstanceOf(Date);
+    const second = await get(`/channels/${id}`, cookie);
+    expect(second.statusCode).toBe(200);
+    expect(hook(second.body, 'channel-secret')).toBeUndefined();
+    expect(second.body).not.toContain(secret ?? 'whsec_');
+    expect(hook((await get('/', cookie)).body, 'channel')).not.toContain(
+      'whsec_',
+    );
+  });
+
+  it('sends a test alert at once, signed, and shows the answer; a receiver answering 500 shows the error', async () => {
+    const { cookie, email, n } = await confirmedAccount();
+    const [siteId] = await siteIdsOf(email);
+    const id = await added(cookie, 'webhook', hookUrl('/ok'));
+    const secret = (await channelRow(id))?.secret ?? '';
+    const page = await get(`/channels/${id}`, cookie);
+    expect(page.body).toMatch(
+      new RegExp(
+        `<form method="post" action="/channels/${id}/test"[^>]*data-testid="test-channel"`,
+      ),
+    );
+    expect(hook(page.body, 'channel-test-result')).toBeUndefined();
+
+    const before = received.length;
+    const tested = await post(`/channels/${id}/test`, cookie);
+    expect(tested.statusCode).toBe(303);
+    expect(tested.headers.location).toBe(`/channels/${id}`);
+    const sent = received.slice(before);
+    expect(sent).toHaveLength(1);
+    const [request] = sent;
+    expect(request?.path).toBe('/ok');
+    expect(request?.headers['webhook-id']).toMatch(/^msg_test-/);
+    const body = request ? verified(request, secret) : {};
+    expect(body).toEqual({
+      type: 'test',
+      occurred_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
+      site: {
+        id: siteId,
+        name: `site.test:${site.site.port}`,
+        url: site.url(n),
+      },
+    });
+    const shown = await get(`/channels/${id}`, cookie);
+    expect(hook(shown.body, 'channel-test-result')).toMatch(
+      /Delivered: HTTP 204\.$/,
+    );
+    expect(hook(shown.body, 'channel-state')).toBe('Working');
+
+    // A second press at once sends nothing more.
+    const again = await post(`/channels/${id}/test`, cookie);
+    expect(again.headers.location).toBe(`/channels/${id}?test=limited`);
+    expect(received.length).toBe(before + 1);
+
+    const failing = await added(cookie, 'webhook', hookUrl('/fail'));
+    await post(`/channels/${failing}/test`, cookie);
+    const failed = await get(`/channels/${failing}`, cookie);
+    expect(hook(failed.body, 'channel-test-result')).toMatch(
+      /Not delivered: it answered HTTP 500\.$/,
+    );
+  });
+
+  it('sends an account without a site a test without `site`', async () => {
+    const { cookie, email } = await confirmedAccount();
+    await app.database.db
+      .deleteFrom('monitors')
+      .where('id', 'in', await siteIdsOf(email))
+      .execute();
+    const id = await added(cookie, 'webhook', hookUrl('/ok'));
+    const secret = (await channelRow(id))?.secret ?? '';
+    const before = received.length;
+    await post(`/channels/${id}/test`, cookie);
+    const [request] = received.slice(before);
+    expect(request ? verified(request, secret) : {}).toEqual({
+      type: 'test',
+      occurred_at: expect.any(String) as string,
+    });
+  });
+});
+
+describe('another account’s channel', () => {
+  it('answers 404 to its page and to each action, and changes nothing', async () => {
+    const owner = await confirmedAccount();
+    const id = await added(owner.cookie, 'webhook', hookUrl('/ok'));
+    const { cookie } = await confirmedAccount();
+    const before = received.length;
+    const page = await get(`/channels/${id}`, cookie);
+    expect(page.statusCode).toBe(404);
+    expect(hook(page.body, 'channel-not-found')).toBeDefined();
+    expect(page.body).not.toContain('whsec_');
+    for (const action of ['test', 'remove']) {
+      const answer = await post(`/channels/${id}/${action}`, cookie);
+      expect(answer.statusCode, action).toBe(404);
+    }
+    for (const path of [
+      '/channels/0',
+      '/channels/x',
+      '/channels/99999999999',
+    ]) {
+      expect((await get(path, cookie)).statusCode).toBe(404);
+    }
+    expect(received.length).toBe(before);
+    const row = await channelRow(id);
+    expect(row?.last_test_at).toBeNull();
+    expect(row?.secret_shown_at).toBeNull();
+    // Its owner still sees it, secret and all.
+    const own = await get(`/channels/${id}`, owner.cookie);
+    expect(hook(own.body, 'channel-secret')).toBe(row?.secret);
+  });
+});
+
+describe('removing a channel', () => {
+  it('deletes it and its deliveries not yet sent, and answers 303 to /', async () => {
+    const { cookie, email } = await confirmedAccount();
+    const id = await added(cookie, 'webhook', hookUrl('/ok'));
+    const kept = await added(cookie, 'webhook', hookUrl('/ok'));
+    const page = await get(`/channels/${id}`, cookie);
+    expect(page.body).toMatch(
+      new RegExp(
+        `<form method="post" action="/channels/${id}/remove" data-testid="remove-channel"`,
+      ),
+    );
+    const [accountId] = (
+      await sql<{ id: string }>`select id from accounts
+        where lower(email) = ${email.toLowerCase()}`.execute(app.database.db)
+    ).rows.map((row) => row.id);
+    // One delivery waiting for its retry, one sent (its record stays), and
+    // one to the channel kept.
+    for (const [channelId, state] of [
+      [id, 'pending'],
+      [id, 'sent'],
+      [kept, 'pending'],
+    ] as const) {
+      await sql`insert into deliveries (kind, channel, account_id, channel_id,
+                                        target, secret, stream, payload, state,
+                                        next_attempt_at, deadline_at, sent_at)
+        values ('site.down', 'webhook', ${accountId}::uuid, ${channelId}::bigint,
+                'http://hook.test/ok', 'whsec_AAAA', ${`site:0|channel:${channelId}`},
+                '{}'::jsonb, ${state}, now() + interval '1 hour',
+                now() + interval '1 hour',
+                ${state === 'sent' ? sql`now()` : null})`.execute(
+        app.database.db,
+      );
+    }
+    const removed = await post(`/channels/${id}/remove`, cookie);
+    expect(removed.statusCode).toBe(303);
+    expect(removed.headers.location).toBe('/');
+    expect(await channelRow(id)).toBeUndefined();
+    const left = await app.database.db
+      .selectFrom('deliveries')
+      .select(['channel_id', 'state'])
+      .where('channel_id', 'in', [id, kept])
+      .orderBy('id')
+      .execute();
+    expect(left.map((row) => [String(row.channel_id), row.state])).toEqual([
+      [id, 'sent'],
+      [kept, 'pending'],
+    ]);
+    expect((await get(`/channels/${id}`, cookie)).statusCode).toBe(404);
+    expect((await post(`/channels/${id}/remove`, cookie)).statusCode).toBe(404);
+    expect(hooks((await get('/', cookie)).body, 'channel')).toHaveLength(1);
+  });
+});
+
+describe('an email channel', () => {
+  it('gets a confirmation link first; its GET changes nothing, its POST confirms once', async () => {
+    const { cookie } = await confirmedAccount();
+    const address = friend();
+    const id = await added(cookie, 'email', address);
+    const page = await get(`/channels/${id}`, cookie);
+    expect(hook(page.body, 'channel-state')).toBe('Waiting for confirmation');
+    // Nothing but the confirmation, not even a test.
+    const tested = await post(`/channels/${id}/test`, cookie);
+    expect(tested.headers.location).toBe(`/channels/${id}?test=unconfirmed`);
+    expect(
+      hook(
+        (await get(`/channels/${id}?test=unconfirmed`, cookie)).body,
+        'channel-test-result',
+      ),
+    ).toMatch(/^Not sent: this address has not confirmed/);
+
+    await service.drain();
+    const mails = service.mailsTo(address);
+    expect(mails).toHaveLength(1);
+    const [mail] = mails;
+    expect(mail?.subject).toBe('Confirm this address for Vigil alerts');
+    const link = mail ? linkOf(mail) : new URL('https://vigil.example/');
+    expect(link.origin + link.pathname).toBe(
+      'https://vigil.example/channels/confirm',
+    );
+    // The account that asks, masked; no name.
+    expect(mail?.text).toMatch(/The Vigil account of a•••@example\.com/);
+    const token = mail ? tokenOf(mail) : '';
+    // Only its hash is kept on the channel; the copy kept drops the token.
+    const row = await channelRow(id);
+    expect(row?.confirm_token_hash).not.toBeNull();
+    expect(JSON.stringify(row)).not.toContain(token);
+    const copy = await app.database.db
+      .selectFrom('deliveries')
+      .select(['kind', 'stream', 'text_body'])
+      .where('channel_id', '=', id)
+      .executeTakeFirst();
+    expect(copy?.kind).toBe('channel.confirm');
+    expect(copy?.stream).toBe(`channel:${id}|confirm`);
+
+    // A mail scanner opens the link: nothing changes.
+    const opened = await app.inject({
+      method: 'GET',
+      url: `${link.pathname}${link.search}`,
+    });
+    expect(opened.statusCode).toBe(200);
+    expect(opened.headers['referrer-policy']).toBe('no-referrer');
+    expect(hook(opened.body, 'channel-confirm')).toBe('Confirm this address');
+    expect((await channelRow(id))?.confirmed_at).toBeNull();
+
+    // Its owner presses the button: no session needed.
+    const confirmed = await postForm(app, '/channels/confirm', { token });
+    expect(confirmed.statusCode).toBe(200);
+    expect(hook(confirmed.body, 'channel-confirmed')).toMatch(/is confirmed/);
+    const after = await channelRow(id);
+    expect(after?.confirmed_at).toBeInstanceOf(Date);
+    expect(after?.confirm_token_hash).toBeNull();
+    expect(
+      hook((await get(`/channels/${id}`, cookie)).body, 'channel-state'),
+    ).toBe('Working');
+
+    // Once only, and a token that is not one confirms nothing.
+    const twice = await postForm(app, '/channels/confirm', { token });
+    expect(twice.statusCode).toBe(410);
+    expect(hook(twice.body, 'channel-confirm-refused')).toBeDefined();
+    expect(
+      (
+        await app.inject({
+          method: 'GET',
+          url: `${link.pathname}${link.search}`,
+        })
+      ).statusCode,
+    ).toBe(410);
+    expect(
+      (await postForm(app, '/channels/confirm', { token: 'forged' }))
+        .statusCode,
+    ).toBe(410);
+
+    // Confirmed, it can be tested: the mail server accepts the test.
+    await post(`/channels/${id}/test`, cookie);
+    expect(
+      hook((await get(`/channels/${id}`, cookie)).body, 'channel-test-result'),
+    ).toMatch(/Delivered: the mail server accepted it\.$/);
+    await expect
+      .poll(() => service.mailsTo(address).map((one) => one.subject))
+      .toContain('Test alert from Vigil');
+  });
+
+  it('refuses a confirmation link past 24 hours', async () => {
+    const { cookie } = await confirmedAccount();
+    const address = friend();
+    const id = await added(cookie, 'email', address);
+    await service.drain();
+    const [mail] = service.mailsTo(address);
+    const token = mail ? tokenOf(mail) : '';
+    await sql`update alert_channels
+                 set created_at = now() - interval '25 hours'
+               where id = ${id}::bigint`.execute(app.database.db);
+    const refused = await postForm(app, '/channels/confirm', { token });
+    expect(refused.statusCode).toBe(410);
+    expect((await channelRow(id))?.confirmed_at).toBeNull();
+  });
+});
+
+describe('a site going down', () => {
+  it('reaches a confirmed webhook and a confirmed address, not an unconfirmed one; an address unsubscribed by its one-click link gets nothing more', async () => {
+    const { cookie, email, n } = await confirmedAccount();
+    const [siteId] = await siteIdsOf(email);
+    const webhook = await added(cookie, 'webhook', hookUrl('/alerts'));
+    const secret = (await channelRow(webhook))?.secret ?? '';
+    const confirmedAddress = friend();
+    const confirmedChannel = await added(cookie, 'email', confirmedAddress);
+    const waitingAddress = friend();
+    await added(cookie, 'email', waitingAddress);
+    await service.drain();
+    const [confirmation] = service.mailsTo(confirmedAddress);
+    const token = confirmation ? tokenOf(confirmation) : '';
+    expect(
+      (await postForm(app, '/channels/confirm', { token })).statusCode,
+    ).toBe(200);
+
+    // Up, then two failed checks in a row: down.
+    await app.monitor.scheduler?.runDue();
+    site.set(n, 'fail');
+    clock.advance(TEST_INTERVAL_MS);
+    await app.monitor.scheduler?.runDue();
+    clock.advance(TEST_INTERVAL_MS / 3);
+    await app.monitor.scheduler?.runDue();
+    await service.drain();
+
+    const alerts = received.filter((request) => request.path === '/alerts');
+    expect(alerts).toHaveLength(1);
+    const [down] = alerts;
+    const body = down ? verified(down, secret) : {};
+    expect(body).toMatchObject({
+      type: 'site.down',
+      site: {
+        id: siteId,
+        name: `site.test:${site.site.port}`,
+        url: site.url(n),
+      },
+      incident: {
+        id: expect.stringMatching(/^\d+$/) as string,
+        ended_at: null,
+        reason_code: 'status',
+        reason: 'HTTP 503 Service Unavailable',
+      },
+    });
+
+    const downMails = service
+      .mailsTo(confirmedAddress)
+      .filter((mail) => mail.subject?.startsWith('Down: '));
+    expect(downMails).toHaveLength(1);
+    const [mail] = downMails;
+    const unsubscribe = new URL(
+      /^<(https:\/\/[^>]+)>$/.exec(headerLine(mail, 'list-unsubscribe'))?.[1] ??
+        'https://vigil.example/',
+    );
+    expect(unsubscribe.origin + unsubscribe.pathname).toBe(
+      'https://vigil.example/channels/unsubscribe',
+    );
+    expect(unsubscribe.searchParams.get('c')).toBe(confirmedChannel);
+    expect(headerLine(mail, 'list-unsubscribe-post')).toBe(
+      'List-Unsubscribe=One-Click',
+    );
+    // The unconfirmed address got its confirmation only.
+    expect(service.mailsTo(waitingAddress).map((one) => one.subject)).toEqual([
+      'Confirm this address for Vigil alerts',
+    ]);
+
+    // Opening the link changes nothing; a forged token stops nothing.
+    const path = `${unsubscribe.pathname}${unsubscribe.search}`;
+    const opened = await app.inject({ method: 'GET', url: path });
+    expect(opened.statusCode).toBe(200);
+    expect(hook(opened.body, 'channel-unsubscribe')).toBe('Stop alert mail');
+    expect((await channelRow(confirmedChannel))?.disabled_at).toBeNull();
+    const forged = new URL(unsubscribe);
+    const real = unsubscribe.searchParams.get('t') ?? '';
+    forged.searchParams.set(
+      't',
+      `${real.slice(0, -1)}${real.endsWith('A') ? 'E' : 'A'}`,
+    );
+    const refused = await app.inject({
+      method: 'POST',
+      url: `${forged.pathname}${forged.search}`,
+      headers: { 'content-type': FORM },
+      payload: 'List-Unsubscribe=One-Click',
+    });
+    expect(refused.statusCode).toBe(404);
+    expect(hook(refused.body, 'channel-unsubscribe-refused')).toBeDefined();
+
+    // The mail provider's one-click POST: no session, no Origin.
+    const stopped = await app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': FORM },
+      payload: 'List-Unsubscribe=One-Click',
+    });
+    expect(stopped.statusCode).toBe(200);
+    expect(hook(stopped.body, 'channel-unsubscribed')).toMatch(/f•••@example/);
+    expect((await channelRow(confirmedChannel))?.disabled_reason).toBe(
+      'unsubscribed',
+    );
+    const home = await get('/', cookie);
+    expect(hooks(home.body, 'channel-state')).toEqual([
+      'Working',
+      'Off: unsubscribed',
+      'Waiting for confirmation',
+    ]);
+
+    // Back up: the webhook hears it; the unsubscribed address does not.
+    site.set(n, 'up');
+    clock.advance(TEST_INTERVAL_MS);
+    await app.monitor.scheduler?.runDue();
+    await service.drain();
+    const types = received
+      .filter((request) => request.path === '/alerts')
+      .map((request) => verified(request, secret).type);
+    expect(types).toEqual(['site.down', 'site.up']);
+    expect(
+      service
+        .mailsTo(confirmedAddress)
+        .filter((one) => one.subject?.startsWith('Back up: ')),
+    ).toEqual([]);
+    expect(service.mailsTo(waitingAddress).map((one) => one.subject)).toEqual([
+      'Confirm this address for Vigil alerts',
+    ]);
+  });
+});
