@@ -55,20 +55,26 @@ export async function claimDue<Row>(
   const table = sql.table(claim.table);
   const join = claim.join
     ? {
-        from: sql`from ${sql.table(claim.join.table)}`,
+        from: sql`, ${sql.table(claim.join.table)}`,
         on: sql`and ${claim.join.on}`,
       }
     : { from: sql``, on: sql`` };
+  // The rows are picked once, in a materialized CTE: as `id in (select …
+  // limit n for update skip locked)`, the planner may run the subquery
+  // again for each row the update visits, each run skipping the rows just
+  // locked, and one claim took every due row, not `limit`
+  // (tests/server/outbox/slowReceiver.test.ts, on both engines).
   const { rows } = await unlessUnavailable(() =>
-    sql<Row>`update ${table} set ${claim.set}
-      ${join.from}
-     where ${table}.id in (
+    sql<Row>`with picked as materialized (
              select ${table}.id from ${table}
               where ${claim.due}
               order by ${claim.order}
               limit ${claim.limit}
                 for update skip locked)
-       and ${claim.due} ${join.on}
+      update ${table} set ${claim.set}
+        from picked ${join.from}
+       where ${table}.id = picked.id
+         and ${claim.due} ${join.on}
      returning ${claim.returning}`.execute(db),
   );
   return rows;

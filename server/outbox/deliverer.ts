@@ -161,13 +161,17 @@ export function deliverer(
   const idPrefix =
     settings.productName.toLowerCase().replace(/[^a-z0-9]+/g, '') || 'vigil';
 
-  /** The backoff before attempt `attempts + 1`, with ±20 % jitter (ms). */
+  /**
+   * The backoff before attempt `attempts + 1`, with ±20 % jitter, never
+   * more than `maxDelayMs` (the cap after the jitter: "at most 5 minutes
+   * apart"), in ms.
+   */
   function delayOf(attempts: number): number {
-    const base = Math.min(
+    const base = retry.firstDelayMs * 2 ** Math.max(0, attempts - 1);
+    return Math.min(
       retry.maxDelayMs,
-      retry.firstDelayMs * 2 ** Math.max(0, attempts - 1),
+      Math.round(base * (0.8 + 0.4 * Math.random())),
     );
-    return Math.round(base * (0.8 + 0.4 * Math.random()));
   }
 
   /** Sends one notice over its channel; never throws for the channel's failure. */

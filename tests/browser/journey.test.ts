@@ -300,6 +300,8 @@ describe.each(enginesUnderTest())('%s', (engine) => {
           links: [
             expect.stringMatching(/^\/sites\/\d+$/) as string,
             '/sites/new',
+            // Where the alerts go: a channel to add (issue 60).
+            '/channels/new',
           ],
         });
         expect(loadsOf('/'), 'one GET / since the sign-up').toHaveLength(1);
@@ -357,6 +359,8 @@ describe.each(enginesUnderTest())('%s', (engine) => {
           links: [
             expect.stringMatching(/^\/sites\/\d+$/) as string,
             '/sites/new',
+            // Where the alerts go: a channel to add (issue 60).
+            '/channels/new',
           ],
         });
         const reloaded = await sentOnLastLoad();

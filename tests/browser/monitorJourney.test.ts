@@ -33,7 +33,10 @@
  * loopback tripwire. No test races the wall clock: the test moves the
  * monitor's clock and runs the due checks itself, then reloads the page.
  */
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   DESKTOP,
@@ -490,6 +493,141 @@ describe("a site's page", () => {
       } finally {
         await viewer?.close();
         await signUp.context.close();
+      }
+    },
+    JOURNEY_TIMEOUT,
+  );
+
+  it(
+    'alerts where people work: add a webhook channel on / (a Slack URL refused first), see its secret once, send a test alert, and a real "down" reaches it signed; axe-core finds nothing on the refused form, the channel page and the list',
+    async () => {
+      const { service } = suite;
+      const { origin } = service.server;
+      const watched = 31;
+      // A receiver on loopback, named site.test as the monitor resolves it.
+      const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+      const receiver = createServer((request, response) => {
+        let body = '';
+        request.setEncoding('utf8');
+        request.on('data', (chunk: string) => (body += chunk));
+        request.on('end', () => {
+          received.push({ headers: request.headers, body });
+          response.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((resolve) =>
+        receiver.listen(0, '127.0.0.1', resolve),
+      );
+      const hookUrl = `http://site.test:${(receiver.address() as AddressInfo).port}/hook`;
+      const signUp = await openSignUpPage(suite.browser, origin);
+      let viewer: BrowserContext | undefined;
+      try {
+        const entry = validEntry({ url: service.site.url(watched) });
+        await fillSignUpForm(signUp.page, entry);
+        await submitButton(signUp.page).click();
+        await signUp.page.waitForURL(`${origin}/`);
+        viewer = await suite.browser.newContext({
+          viewport: DESKTOP,
+          javaScriptEnabled: false,
+        });
+        await viewer.addCookies(await signUp.context.cookies());
+        const page = await viewer.newPage();
+        await page.goto((await service.confirmationLink(entry.email)).href);
+        await page.getByTestId('link-continue').click();
+        await page.waitForURL(`${origin}/`);
+        await service.checksAfter(0);
+
+        // A Slack channel whose URL is not Slack's: refused, as typed.
+        await page.getByTestId('add-channel').click();
+        const form = page.getByTestId('channel-form');
+        await form.waitFor();
+        await page.locator('select[name=kind]').selectOption('slack');
+        await page.locator('input[name=target]').fill(hookUrl);
+        await form.locator('button[type=submit]').click();
+        await page.getByTestId('error-summary').waitFor();
+        await expect(
+          page.locator('input[name=target]').inputValue(),
+        ).resolves.toBe(hookUrl);
+        await signUp.page.goto(`${origin}/channels/new`);
+        await signUp.page.locator('select[name=kind]').selectOption('slack');
+        await signUp.page.locator('input[name=target]').fill(hookUrl);
+        await signUp.page
+          .getByTestId('channel-form')
+          .locator('button[type=submit]')
+          .click();
+        await signUp.page.getByTestId('error-summary').waitFor();
+        expect(
+          await auditEveryAppearance(signUp.page, undefined),
+          'refused channel form',
+        ).toEqual([]);
+
+        // As a webhook: made, its secret shown once.
+        await page.locator('select[name=kind]').selectOption('webhook');
+        await page.locator('input[name=target]').fill(hookUrl);
+        await page
+          .getByTestId('channel-form')
+          .locator('button[type=submit]')
+          .click();
+        await page.getByTestId('channel-page').waitFor();
+        const secret = await shown(page, 'channel-secret');
+        expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
+        const channelPage = page.url();
+        await page.reload();
+        await expect(page.getByTestId('channel-secret').count()).resolves.toBe(
+          0,
+        );
+        // The URL is a secret: masked once saved.
+        expect(await page.content()).not.toContain('/hook');
+
+        // A test alert, delivered at once, signed.
+        await page.getByTestId('test-channel').locator('button').click();
+        await page.getByTestId('channel-test-result').waitFor();
+        await expect(shown(page, 'channel-test-result')).resolves.toMatch(
+          /Delivered: HTTP 204/,
+        );
+        const hook = new Webhook(secret);
+        const verified = (index: number) => {
+          const one = received[index];
+          if (!one) throw new Error(`no request ${index}`);
+          return hook.verify(
+            one.body,
+            Object.fromEntries(
+              Object.entries(one.headers).map(([key, value]) => [
+                key,
+                String(value),
+              ]),
+            ),
+          ) as { type: string; site?: { url: string } };
+        };
+        expect(verified(0).type).toBe('test');
+        expect(
+          await auditEveryAppearance(signUp.page, channelPage),
+          'channel page',
+        ).toEqual([]);
+        expect(
+          await auditEveryAppearance(signUp.page, `${origin}/`, 'Up'),
+          'list with a channel',
+        ).toEqual([]);
+        await page.goto(`${origin}/`);
+        await expect(shown(page, 'channel-kind')).resolves.toBe('Webhook');
+        await expect(shown(page, 'channel-state')).resolves.toBe('Working');
+
+        // The site goes down: the webhook hears of it, signed.
+        service.site.set(watched, 'fail');
+        await service.checksAfter(TEST_INTERVAL_MS);
+        await service.checksAfter(TEST_INTERVAL_MS / 3);
+        await expect
+          .poll(() => received.length, { timeout: 20_000 })
+          .toBeGreaterThanOrEqual(2);
+        const down = verified(1);
+        expect(down.type).toBe('site.down');
+        expect(down.site?.url).toBe(service.site.url(watched));
+        expect(signUp.pageErrors).toEqual([]);
+      } finally {
+        service.site.set(watched, 'up');
+        await viewer?.close();
+        await signUp.context.close();
+        await new Promise((resolve) => receiver.close(resolve));
       }
     },
     JOURNEY_TIMEOUT,
