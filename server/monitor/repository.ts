@@ -31,7 +31,7 @@ import { DatabaseUnavailableError, unlessUnavailable } from '../db/unavailable';
 import { claimDue } from '../db/dueClaim';
 import { accountConfirmed } from '../accounts/index';
 import type { MonitorTables } from './tables';
-import type { AlertDetails, AlertKind } from './alertNotices';
+import type { AlertDetails, AlertKind } from './siteEvents';
 
 /**
  * A write of a site's events, added to the statement that records checks
