@@ -184,6 +184,19 @@ describe('slackRequest', () => {
 });
 
 describe('discordRequest', () => {
+  it("shows a site's text as written: no masked link, mention, emphasis or heading from it", () => {
+    const hostile =
+      '[Log in here](https://evil.example) <@&123> **urgent** # Big';
+    const { description = '' } = discordEmbed(
+      discordRequest(notice({ paragraphs: [hostile] })).body,
+    );
+    // Discord's markdown: a backslash before punctuation shows it as is.
+    for (const syntax of ['[', ']', '(', ')', '<', '*', '#']) {
+      expect(description).toContain(`\\${syntax}`);
+    }
+    expect(description.replace(/\\(.)/g, '$1')).toBe(hostile);
+  });
+
   it('sends one embed with the subject, the paragraphs and the link, and no mentions', () => {
     const request = discordRequest(notice());
     expect(request.headers['content-type']).toBe('application/json');

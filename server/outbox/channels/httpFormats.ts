@@ -144,7 +144,7 @@ export function slackRequest(notice: Notice): HttpRequestBody {
  *   role or a user.
  */
 export function discordRequest(notice: Notice): HttpRequestBody {
-  const description = notice.paragraphs.join('\n\n');
+  const description = notice.paragraphs.map(discordLiteral).join('\n\n');
   const embed = {
     title: cut(notice.subject, DISCORD_TITLE_MAX),
     ...(description === ''
@@ -157,6 +157,17 @@ export function discordRequest(notice: Notice): HttpRequestBody {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ embeds: [embed], allowed_mentions: { parse: [] } }),
   };
+}
+
+/**
+ * Text shown as written in a Discord message: every character Discord's
+ * markdown reads (emphasis, spoilers, code, quotes, headings, masked links
+ * `[text](url)`, mentions `<@…>`) escaped with a backslash, which Discord
+ * hides before any punctuation; text from a watched site can then make
+ * no link and no mention (`allowed_mentions` already stops the ping).
+ */
+function discordLiteral(text: string): string {
+  return text.replace(/[\\*_~`|>[\]()#<]/g, (char) => `\\${char}`);
 }
 
 /**
