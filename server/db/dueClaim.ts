@@ -32,6 +32,13 @@ export interface DueClaim {
   join?: { table: string; on: RawBuilder<unknown> };
   /** The columns answered for each claimed row. */
   returning: RawBuilder<unknown>;
+  /**
+   * A first look, for a `due` whose costly part (a subquery per row)
+   * should run only on the soonest rows: the first `size` rows by `order`
+   * that `cheap` selects, sorted before `due` runs on them. Undefined:
+   * `due` runs on every row, and the planner decides when to sort.
+   */
+  window?: { cheap: RawBuilder<unknown>; size: number } | undefined;
   /** At most this many rows. */
   limit: number;
 }
@@ -64,13 +71,29 @@ export async function claimDue<Row>(
   // again for each row the update visits, each run skipping the rows just
   // locked, and one claim took every due row, not `limit`
   // (tests/server/outbox/slowReceiver.test.ts, on both engines).
-  const { rows } = await unlessUnavailable(() =>
-    sql<Row>`with picked as materialized (
+  // A window sorts the cheap rows first and runs `due` on the first
+  // `size` of them only: with the planner's row estimates wrong (a table
+  // never analyzed, or analyzed while no row was due), it ran the costly
+  // part on every row before the sort (the outbox's claim of 20 among
+  // 13,000 pending deliveries: 117 ms, 12 ms with a window of 200, on
+  // PGlite; `npm run bench:alerts`).
+  const window = claim.window
+    ? sql`windowed as materialized (
              select ${table}.id from ${table}
+              where ${claim.window.cheap}
+              order by ${claim.order}
+              limit ${claim.window.size}),`
+    : sql``;
+  const from = claim.window
+    ? sql`windowed join ${table} on ${table}.id = windowed.id`
+    : table;
+  const { rows } = await unlessUnavailable(() =>
+    sql<Row>`with ${window} picked as materialized (
+             select ${table}.id from ${from}
               where ${claim.due}
               order by ${claim.order}
               limit ${claim.limit}
-                for update skip locked)
+                for update of ${table} skip locked)
       update ${table} set ${claim.set}
         from picked ${join.from}
        where ${table}.id = picked.id

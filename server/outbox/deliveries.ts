@@ -126,9 +126,24 @@ export function unsentDeliveries(
   return sql`delete from deliveries where state = 'pending' and ${which}`;
 }
 
-/** A row a worker may take: due, or left by a worker whose lease ended, and first in its stream. */
-const due = sql`((deliveries.state = 'pending' and deliveries.next_attempt_at <= now())
-    or (deliveries.state = 'sending' and deliveries.lease_until < now()))
+/** Pending and due, before its stream is looked at (the claim's window). */
+const pendingDue = sql`deliveries.state = 'pending' and deliveries.next_attempt_at <= now()`;
+
+/**
+ * The claim's first window (rows): the soonest due deliveries whose
+ * streams it looks at. A claim that comes back short (the window's rows
+ * wait for earlier ones of their streams, or fewer are due) looks 4 times
+ * further next time, up to every row; a full claim starts again here.
+ */
+const CLAIM_WINDOW = 200;
+
+/**
+ * A row a worker may take: pending, due, and first in its stream. A row
+ * left `sending` by a worker whose lease ended is made pending again by
+ * `reclaimExpired` first, so that the claim reads one partial index
+ * (`deliveries_due`, pending rows by deadline) in its order.
+ */
+const due = sql`${pendingDue}
   and not exists (select 1 from deliveries as earlier
                    where earlier.stream = deliveries.stream
                      and earlier.id < deliveries.id
@@ -141,6 +156,8 @@ const due = sql`((deliveries.state = 'pending' and deliveries.next_attempt_at <=
  */
 export function deliveriesRepository(db: Kysely<OutboxTables>) {
   const deadHandlers: DeadHandler[] = [];
+  /** How far the next claim looks (see {@link CLAIM_WINDOW}); Infinity: every row. */
+  let window = CLAIM_WINDOW;
   const sentHandlers: SentHandler[] = [];
 
   return {
@@ -158,6 +175,11 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
      * Takes up to `limit` due deliveries, first in their streams, in one
      * statement: each is marked `sending` with one more attempt and a
      * lease. Rows another worker holds are skipped, not waited for.
+     *
+     * The earliest deadline first (D130): an alert, which must arrive
+     * within the hour, goes before the link mails queued ahead of it
+     * (three days), so that an incident is not queued behind a sign-up
+     * rush; among equal deadlines, the first queued first.
      *
      * @param leaseMs how long the claim holds before another worker may
      *   take the delivery (a worker killed mid-send)
@@ -178,7 +200,10 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
       }>(db, {
         table: 'deliveries',
         due,
-        order: sql`deliveries.next_attempt_at, deliveries.id`,
+        order: sql`deliveries.deadline_at, deliveries.id`,
+        window: Number.isFinite(window)
+          ? { cheap: pendingDue, size: Math.max(window, 10 * limit) }
+          : undefined,
         set: sql`state = 'sending', attempts = deliveries.attempts + 1,
           lease_until = now() + make_interval(secs => ${leaseMs / 1000})`,
         returning: sql`deliveries.id, deliveries.kind, deliveries.channel,
@@ -187,6 +212,12 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
           deliveries.created_at, deliveries.deadline_at`,
         limit,
       });
+      window =
+        rows.length >= limit
+          ? CLAIM_WINDOW
+          : window >= 100 * CLAIM_WINDOW
+            ? Infinity
+            : window * 4;
       return rows.flatMap((row) =>
         row.target === null
           ? []
@@ -340,6 +371,29 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
                and deliveries.attempts = given.attempts
                and deliveries.state = 'sending'`.execute(db),
       );
+    },
+
+    /**
+     * Makes the deliveries whose worker's lease ended (a worker killed
+     * mid-send, another instance's) pending again, due at once, their
+     * attempt counted. One statement over the `deliveries_leased` index.
+     *
+     * @returns how many it made pending
+     */
+    async reclaimExpired(): Promise<number> {
+      const result = await unlessUnavailable(() =>
+        db
+          .updateTable('deliveries')
+          .set({
+            state: 'pending',
+            next_attempt_at: sql<Date>`now()`,
+            lease_until: null,
+          })
+          .where('state', '=', 'sending')
+          .where('lease_until', '<', sql<Date>`now()`)
+          .executeTakeFirst(),
+      );
+      return Number(result.numUpdatedRows);
     },
 
     /**

@@ -122,6 +122,7 @@ function fakeRepository(
       return Promise.resolve();
     },
     markFailed: () => Promise.resolve('pending'),
+    reclaimExpired: () => Promise.resolve(0),
     release: (given) => {
       released.push(...given.map((delivery) => delivery.id));
       return Promise.resolve();

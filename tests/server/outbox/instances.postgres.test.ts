@@ -9,10 +9,12 @@
  * exists only with mail) and the monitor on, names pinned by
  * `MONITOR_RESOLVE` (`hook.test` → 127.0.0.1, never resolved) and loopback
  * allowed by `MONITOR_ALLOWED_NETWORKS`: nothing leaves loopback. Once
- * both run, 300 webhook deliveries of sites' "down" (150 streams of 2)
- * are queued with SQL; the receiver takes a second to answer each, so
- * that one instance, 20 at a time, cannot have taken them all before the
- * other looks (every 5 s), and both are at work at once. Each delivery reaches the
+ * both run, 2,400 webhook deliveries of sites' "down" (1,200 streams of
+ * 2) are queued with SQL; the receiver takes a second to answer each.
+ * One instance starts at most 200 deliveries a second (20 slots, each
+ * given up after 100 ms while its receiver waits), so it cannot have
+ * taken them all before the other looks (every 5 s), and both are at
+ * work at once. Each delivery reaches the
  * receiver exactly once (one request per delivery, one per webhook-id),
  * each stream's in the order queued, each only after the one before it
  * was answered; each instance logged the deliveries it handed over, and
@@ -40,7 +42,7 @@ import {
   type ServiceProcess,
 } from '../support/serviceProcess';
 
-const STREAMS = 150;
+const STREAMS = 1_200;
 const PER_STREAM = 2;
 const DELIVERIES = STREAMS * PER_STREAM;
 
@@ -85,7 +87,7 @@ function handedOver(service: ServiceProcess): string[] {
 }
 
 describe('two instances on one PostgreSQL server', () => {
-  it('deliver each of 300 webhook deliveries exactly once, each stream in order', async () => {
+  it('deliver each of 2,400 webhook deliveries exactly once, each stream in order', async () => {
     const secret = webhookSecret();
     const { body } = await signUpForLogin(queuer);
     const accountId = await accountIdOf(queuer, body.get('email') ?? '');

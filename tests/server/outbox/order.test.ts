@@ -12,6 +12,7 @@
  * instead of waiting for it, then drains the worker.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import {
   dueNow,
   startOutboxService,
@@ -166,5 +167,93 @@ describe('two deliveries of one stream, the first failing', () => {
         `s${s}#4`,
       ]);
     }
+  });
+});
+
+describe('the earliest deadline first (D130)', () => {
+  it('sends an alert queued after many link mails before them', async () => {
+    receiver.requests.length = 0;
+    receiver.answer(() => ({ status: 200 }));
+    const secret = webhookSecret();
+    // Link mails' deadline is three days; an alert's an hour.
+    await outbox.queue(
+      Array.from({ length: 30 }, (_, n) => ({
+        channel: 'webhook' as const,
+        target: receiver.url(`/mail${n}`),
+        secret,
+        stream: `link:${n}`,
+        payload: testNotice(`mail${n}`),
+        deadlineIn: '72 hours',
+      })),
+    );
+    const [alert = ''] = await outbox.queue([
+      {
+        channel: 'webhook',
+        target: receiver.url('/alert'),
+        secret,
+        stream: 'site:9|channel:1',
+        payload: testNotice('alert'),
+        deadlineIn: '1 hour',
+      },
+    ]);
+    const renderedBefore = outbox.rendered.length;
+    const claimsBefore = outbox.renders.length;
+    await outbox.drain();
+    expect(arrivals()).toHaveLength(31);
+    // The first claim (20 of the 31, the worker's slots) took the alert.
+    const firstClaim = outbox.rendered.slice(
+      renderedBefore,
+      renderedBefore + (outbox.renders[claimsBefore]?.size ?? 0),
+    );
+    expect(firstClaim.length).toBeLessThan(31);
+    expect(firstClaim.map((delivery) => delivery.id)).toContain(alert);
+  });
+});
+
+describe('a claim behind many deliveries held by their streams', () => {
+  it('still finds a due delivery further on, within a few claims', async () => {
+    receiver.requests.length = 0;
+    const secret = webhookSecret();
+    receiver.answer(() => ({ status: 200 }));
+    // One stream whose first delivery waits for a retry an hour away,
+    // with 300 more behind it (more than a first window), all due sooner than the one other
+    // delivery (three days).
+    const [head = ''] = await outbox.queue([
+      {
+        channel: 'webhook',
+        target: receiver.url('/held'),
+        secret,
+        stream: 'site:7|held',
+        payload: testNotice('head'),
+      },
+    ]);
+    await sql`update deliveries set next_attempt_at = now() + interval '1 hour',
+                                    attempts = 1
+               where id = ${head}`.execute(outbox.app.database.db);
+    await outbox.queue(
+      Array.from({ length: 300 }, (_, n) => ({
+        channel: 'webhook' as const,
+        target: receiver.url('/held'),
+        secret,
+        stream: 'site:7|held',
+        payload: testNotice(`held${n}`),
+      })),
+    );
+    const [free = ''] = await outbox.queue([
+      {
+        channel: 'webhook',
+        target: receiver.url('/free'),
+        secret,
+        stream: 'site:8|free',
+        payload: testNotice('free'),
+        deadlineIn: '72 hours',
+      },
+    ]);
+    await outbox.drain();
+    expect(arrivals()).toEqual(['free']);
+    expect((await outbox.row(free)).state).toBe('sent');
+    await sql`delete from deliveries where stream = 'site:7|held'`.execute(
+      outbox.app.database.db,
+    );
   });
 });
