@@ -21,13 +21,12 @@ function layer(files, patterns) {
  * The features of the service and of the page (docs/architecture.md): each
  * is a folder whose index.ts is its one door, through which another feature
  * imports it. Under them are floors that import no feature: the service's
- * http/ and db/, the page's platform/.
+ * http/, db/ and outbox/, the page's platform/.
  */
 const SERVER_FEATURES = [
   'accounts',
   'signUp',
   'consent',
-  'mail',
   'monitor',
   'rateLimit',
   'alerts',

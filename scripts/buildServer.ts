@@ -56,7 +56,7 @@ export function bundleServerEntries(entryPoints: Record<string, string>): void {
 /**
  * Bundles server/start.ts into {@link SERVER_BUNDLE},
  * server/consent/consentExport.ts into {@link CONSENT_EXPORT_BUNDLE} and
- * server/mail/mailCommand.ts into {@link MAIL_COMMAND_BUNDLE}.
+ * server/outbox/mailCommand.ts into {@link MAIL_COMMAND_BUNDLE}.
  *
  * @throws esbuild's error when the code does not build
  */
@@ -65,7 +65,7 @@ export function buildServerBundle(): void {
   bundleServerEntries({
     start: join(root, 'server/start.ts'),
     'consent-export': join(root, 'server/consent/consentExport.ts'),
-    mail: join(root, 'server/mail/mailCommand.ts'),
+    mail: join(root, 'server/outbox/mailCommand.ts'),
   });
 }
 

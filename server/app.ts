@@ -4,9 +4,10 @@
  * registered in order. What every request meets (server/http/: error
  * answers in the API's shape, security headers, the host and cross-origin
  * rules), the database (server/db/) with its housekeeping, cookies, the
- * rate limit, then each feature: accounts and the first sign-in at `/`,
- * the consent records, mail, the monitor and the sign-up API; the built
- * page and `/healthz`. Each plugin closes what it opened when the service
+ * rate limit, the outbox of notifications (server/outbox/), then each
+ * feature: accounts, the first sign-in at `/` and sign-in by mailed link,
+ * the consent records, the monitor, the alert channels and the sign-up
+ * API; the built page and `/healthz`. Each plugin closes what it opened when the service
  * closes, the last registered first, so the database closes last.
  */
 import { resolve } from 'node:path';
@@ -19,12 +20,11 @@ import { housekeepingPlugin } from './db/housekeeping';
 import { databasePlugin } from './db/plugin';
 import { rateLimitPlugin } from './rateLimit/index';
 import { MIGRATIONS } from './schema';
-import { outboxPlugin } from './outbox/index';
+import { outboxPlugin, type MailOptions } from './outbox/index';
 import { alertsPlugin } from './alerts/index';
 import { loggerOptions, OneLinePerRequest } from './http/logging';
 import { pageRoutesPlugin } from './http/pageRoutes';
 import { httpPlugin } from './http/plugin';
-import { mailPlugin, type MailOptions } from './mail/index';
 import {
   DEFAULT_SITES_PER_ACCOUNT,
   monitorPlugin,
@@ -218,15 +218,7 @@ export async function buildServer(
     });
     await app.register(cookie);
     await app.register(rateLimitPlugin);
-    await app.register(accountsPlugin, {
-      productName,
-      publicUrl,
-      cookieDomain: options.cookieDomain,
-    });
-    await app.register(consentPlugin, {
-      rateLimit: options.consentRateLimit,
-      retentionDays: options.consentRetentionDays,
-    });
+    // Before the features, which queue deliveries and word their kinds.
     await app.register(outboxPlugin, {
       productName,
       publicUrl,
@@ -238,7 +230,16 @@ export async function buildServer(
         autoStart: options.mail.autoStart,
       },
     });
-    await app.register(mailPlugin, { productName, mail: options.mail });
+    await app.register(accountsPlugin, {
+      productName,
+      publicUrl,
+      cookieDomain: options.cookieDomain,
+      linkMails: options.mail && { publicUrl: options.mail.publicUrl },
+    });
+    await app.register(consentPlugin, {
+      rateLimit: options.consentRateLimit,
+      retentionDays: options.consentRetentionDays,
+    });
     await app.register(monitorPlugin, {
       monitor: options.monitor,
       sites: options.sites ?? {

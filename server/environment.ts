@@ -19,8 +19,11 @@ import {
   type ServerEnvironment,
 } from './db/settings';
 import { isLoopbackHost } from './http/hostCheck';
-import { mailDirFrom, type MailOptions } from './mail/index';
-import type { DkimSettings } from './outbox/index';
+import {
+  mailDirFrom,
+  type DkimSettings,
+  type MailOptions,
+} from './outbox/index';
 import {
   monitorOptionsFrom,
   monitorWarnings,
@@ -29,7 +32,7 @@ import {
 
 export type { ServerEnvironment } from './db/settings';
 export { DEFAULT_DATA_DIR, databaseSettingsFrom } from './db/settings';
-export { MAIL_DIR, mailDirFrom } from './mail/index';
+export { MAIL_DIR, mailDirFrom } from './outbox/index';
 
 /**
  * @param name the variable's name, for the error message

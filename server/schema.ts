@@ -15,7 +15,6 @@ import {
   type DatabaseSettings,
 } from './db/database';
 import type { Migrations } from './db/migrate';
-import { MAIL_MIGRATIONS, type MailTables } from './mail/index';
 import { MONITOR_MIGRATIONS, type MonitorTables } from './monitor/index';
 import { OUTBOX_MIGRATIONS, type OutboxTables } from './outbox/index';
 import { RATE_LIMIT_MIGRATIONS, type RateLimitTables } from './rateLimit/index';
@@ -24,7 +23,6 @@ import { RATE_LIMIT_MIGRATIONS, type RateLimitTables } from './rateLimit/index';
 export type Schema = AccountsTables &
   RateLimitTables &
   ConsentTables &
-  MailTables &
   MonitorTables &
   OutboxTables &
   AlertsTables;
@@ -40,7 +38,6 @@ export const MIGRATIONS: Migrations = Object.fromEntries(
     ACCOUNTS_MIGRATIONS,
     RATE_LIMIT_MIGRATIONS,
     CONSENT_MIGRATIONS,
-    MAIL_MIGRATIONS,
     MONITOR_MIGRATIONS,
     OUTBOX_MIGRATIONS,
     ALERTS_MIGRATIONS,

@@ -28,7 +28,7 @@ import {
   accountsRepository,
   type SignUpWrite,
 } from '../../server/accounts/accounts';
-import { queueConfirmation } from '../../server/mail/index';
+import { queueConfirmation } from '../../server/accounts/index';
 import { watchTheSite } from '../../server/monitor/watch';
 import type { DatabaseSettings } from '../../server/db/database';
 import { openServiceDatabase } from '../../server/schema';
@@ -292,7 +292,7 @@ async function benchEngine(
 ): Promise<EngineRun> {
   const database = await openServiceDatabase(await fresh());
   // The statement as the service makes it: the monitor's first site and
-  // the mail's confirmation added to it (app.accounts.onSignUp); and
+  // the confirmation mail (accounts' own) added to it (app.accounts.onSignUp); and
   // without the confirmation, for the outbox's write.
   const statementWith = (writes: readonly SignUpWrite<never>[]) => {
     const repository = accountsRepository(database.db);

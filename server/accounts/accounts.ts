@@ -338,7 +338,7 @@ export function accountsRepository(db: Kysely<AccountsTables>) {
   return {
     /**
      * Adds a feature's rows to every sign-up's statement (the monitor's
-     * first site, the mail's confirmation), so that they commit with the
+     * first site, accounts' own confirmation mail), so that they commit with the
      * account or not at all. The slot `app.accounts.onSignUp` offers.
      *
      * @throws Error once a sign-up has run: the statement is built

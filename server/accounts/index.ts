@@ -1,11 +1,17 @@
 /**
  * Accounts, sessions, the service's cookies and the first sign-in ([D44](../../docs/decisions.md#D44) to
- * [D46](../../docs/decisions.md#D46), [D110](../../docs/decisions.md#D110), [D112](../../docs/decisions.md#D112)), as a Fastify plugin: it decorates
- * the service with `accounts` (the repository, the cookies, the signed-in
- * account of a request, and the list where other features add their parts
- * of `/`: the sites, where the alerts go), registers `/`, the sign-outs and the account page's
- * stylesheet, and gives housekeeping its deletes. The rest of the service
- * reaches accounts through this file only.
+ * [D46](../../docs/decisions.md#D46), [D110](../../docs/decisions.md#D110), [D112](../../docs/decisions.md#D112)), and the address proven and
+ * sign-in by a mailed link (D95 to D101): the link mails (the confirmation
+ * a sign-up queues, the sign-in link, "Send the link again"), queued in
+ * the outbox of notifications (server/outbox/) and worded here when they
+ * are sent (./linkMails/), and the links' tokens and pages, `/signin`
+ * (./links/). As a Fastify plugin: it decorates the service with
+ * `accounts` (the repository, the cookies, the signed-in account of a
+ * request, the list where other features add their parts of `/`: the
+ * sites, where the alerts go, and the writes of a confirmation), registers
+ * `/`, the sign-outs, the account page's stylesheet, `/signin` and the
+ * links' routes, and the link mails' renderer, and gives housekeeping its
+ * deletes. The rest of the service reaches accounts through this file only.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
@@ -16,6 +22,14 @@ import {
   type AccountView,
   type SignUpWrite,
 } from './accounts';
+import {
+  LINK_MAIL_KINDS,
+  linkMailRenderer,
+  linkMailsRepository,
+  queueConfirmation,
+} from './linkMails/linkMails';
+import { linksRepository, type ConfirmationWrite } from './links/links';
+import { registerLinkRoutes } from './links/linkRoutes';
 import { serviceCookies, type ServiceCookies } from './sessionCookies';
 import { registerSignInRoutes } from './signInRoutes';
 
@@ -39,6 +53,8 @@ export {
   type SignUpWrite,
 } from './accounts';
 export { newSecret, secretHash } from './secrets';
+export { queueConfirmation };
+export type { ConfirmationWrite };
 export { ACCOUNTS_MIGRATIONS } from './migrations/index';
 export type { AccountsTables } from './tables';
 export type { ServiceCookies } from './sessionCookies';
@@ -60,11 +76,17 @@ export interface AccountsFeature {
   showOnAccountPage(parts: AccountPageParts): void;
   /**
    * Adds a feature's rows to the sign-up's one statement (the monitor's
-   * first site, the mail's confirmation): a data-modifying CTE that reads
-   * the CTE `account`, the account being made. Register when the plugin
-   * registers, before the service is ready.
+   * first site; the confirmation mail is accounts' own): a data-modifying
+   * CTE that reads the CTE `account`, the account being made. Register
+   * when the plugin registers, before the service is ready.
    */
   onSignUp<Tables>(write: SignUpWrite<Tables>): void;
+  /**
+   * Adds a write to the statement that confirms an address, so that
+   * another feature's part in a confirmation commits with it (the
+   * monitor's watch, D120). Register before the service is ready.
+   */
+  whenConfirmed(write: ConfirmationWrite): void;
 }
 
 declare module 'fastify' {
@@ -82,6 +104,13 @@ export interface AccountsPluginOptions {
   publicUrl: string;
   /** `COOKIE_DOMAIN`: planted cookies cleared with this `Domain=` too. */
   cookieDomain?: string | undefined;
+  /**
+   * How the link mails are worded when the outbox sends them: the
+   * `PUBLIC_URL` their links are built on (the mail options'). Undefined:
+   * mail is not sent, and they are only queued (tests that are not about
+   * mail).
+   */
+  linkMails?: { publicUrl: string } | undefined;
 }
 
 async function accounts(
@@ -95,6 +124,10 @@ async function accounts(
     cookieDomain: options.cookieDomain,
   });
   const pageParts: AccountPageParts[] = [];
+  const confirmationWrites: ConfirmationWrite[] = [];
+  const links = linksRepository(app.database.db, confirmationWrites);
+  const linkMails = linkMailsRepository(app.database.db);
+  const wake = () => app.outbox.wake();
   /** Every part's section, in order, and the first one's first step. */
   const allParts: AccountPageParts = async (accountId, query) => {
     const shown = (
@@ -119,13 +152,36 @@ async function accounts(
     onSignUp(write) {
       repository.onSignUp(write);
     },
+    whenConfirmed(write) {
+      confirmationWrites.push(write);
+    },
   } satisfies AccountsFeature);
+
+  // The confirmation mail is queued by the sign-up's own statement (D95).
+  repository.onSignUp(queueConfirmation);
+  if (options.linkMails) {
+    const render = linkMailRenderer(linkMails, {
+      productName: options.productName,
+      publicUrl: options.linkMails.publicUrl,
+    });
+    for (const kind of Object.values(LINK_MAIL_KINDS)) {
+      app.outbox.renderer(kind, render);
+    }
+  }
 
   await registerSignInRoutes(app, {
     accounts: repository,
     cookies,
     productName: options.productName,
     siteParts: allParts,
+  });
+  await registerLinkRoutes(app, {
+    accounts: repository,
+    cookies,
+    linkMails,
+    links,
+    productName: options.productName,
+    wakeSender: wake,
   });
 
   app.housekeeping.add('expired tokens and sessions', () =>
@@ -134,13 +190,14 @@ async function accounts(
   app.housekeeping.add('accounts unconfirmed after 7 days', () =>
     repository.deleteUnconfirmed(),
   );
+  app.housekeeping.add('expired links', () => links.deleteExpired());
 }
 
 /**
  * Registers accounts on the service (see the module comment). Needs the
- * database, housekeeping and @fastify/cookie.
+ * database, housekeeping, @fastify/cookie and the outbox.
  */
 export const accountsPlugin = fastifyPlugin(accounts, {
   name: 'accounts',
-  dependencies: ['database', 'housekeeping', '@fastify/cookie'],
+  dependencies: ['database', 'housekeeping', '@fastify/cookie', 'outbox'],
 });

@@ -159,7 +159,7 @@ export async function registerSignInRoutes(
     // none (its flag was spent with the login cookie).
     const welcomed = welcome && login === undefined;
     if (welcomed) cookies.clear(reply, names.welcomeMessage);
-    // The answers of "Send the link again" (server/mail/links/mailRoutes.ts) and
+    // The answers of "Send the link again" (./links/linkRoutes.ts) and
     // "Check now" (server/monitor/).
     const { resent } = request.query as { resent?: unknown };
     return {

@@ -5,7 +5,7 @@
  * check (machines/monitorMachine.ts), and an alert mailed through the
  * outbox when it goes down and when it is back.
  *
- * A Fastify plugin of its own, started and closed like the mail sender: it
+ * A Fastify plugin of its own, started and closed like the outbox's worker: it
  * decorates the service with `monitor` (its repository, its scheduler on
  * an instance that checks), lists the account's sites on `/` (through
  * accounts), registers the sites' pages and forms (./siteRoutes.ts, D127)
@@ -247,7 +247,7 @@ async function monitor(
   );
   // A confirmed address's site is due at once (D120), in the statement
   // that confirms it.
-  app.mail.whenConfirmed(resumeWatch);
+  app.accounts.whenConfirmed(resumeWatch);
   // The sign-up's site is the account's first, due at once (D103), in the
   // statement that makes the account.
   app.accounts.onSignUp(watchTheSite);
@@ -375,9 +375,9 @@ async function monitor(
 /**
  * Registers the monitor on the service (see the module comment). Its
  * decoration, `app.monitor`, is the service's own, not a child context's.
- * Needs the database, housekeeping, accounts and mail.
+ * Needs the database, housekeeping, accounts and the outbox.
  */
 export const monitorPlugin = fastifyPlugin(monitor, {
   name: 'monitor',
-  dependencies: ['database', 'housekeeping', 'accounts', 'mail', 'outbox'],
+  dependencies: ['database', 'housekeeping', 'accounts', 'outbox'],
 });

@@ -2,9 +2,9 @@
  * The monitor's part of a confirmation ([D120](../../docs/decisions.md#D120)): a site whose owner has
  * not proven the address is checked once, at sign-up, then waits with no
  * next check (./repository.ts parks it as it writes that check). The
- * statement that confirms the address (server/mail/links/mailLinks.ts)
+ * statement that confirms the address (server/accounts/links/links.ts)
  * resumes the watch with this CTE, which the plugin registers with
- * `app.mail.whenConfirmed`, so that the two commit together.
+ * `app.accounts.whenConfirmed`, so that the two commit together.
  */
 import { sql, type QueryCreator, type RawBuilder } from 'kysely';
 import type { SignUpDatabase } from '../accounts/index';

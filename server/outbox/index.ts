@@ -6,6 +6,9 @@
  * feature: each feature queues its deliveries in its own statements
  * ({@link insertDeliveries}), words its own kinds (`app.outbox.renderer`),
  * and hears of its channels' deaths and recoveries (`onDead`, `onSent`).
+ * How mail is sent is its settings' (./settings.ts: `MailOptions`, and the
+ * directory mail is written to without `SMTP_URL`, which `npm run mail`,
+ * ./mailCommand.ts, reads).
  *
  * A Fastify plugin: it decorates the service with `outbox`, gives
  * housekeeping its deletes, starts the worker when the service is ready
@@ -55,6 +58,7 @@ export {
   type MailTransport,
   type MailTransportSettings,
 } from './channels/mailTransport';
+export { MAIL_DIR, mailDirFrom, type MailOptions } from './settings';
 export { OUTBOX_MIGRATIONS } from './migrations/index';
 export type { OutboxTables } from './tables';
 

@@ -3,7 +3,7 @@
  * plugin: the form read by the sign-up's rules (./signUpRules.ts), the
  * captcha verified (./captcha.ts), the account created with its token,
  * its watch and its confirmation mail in one statement (server/accounts/),
- * and the mail sender and the monitor woken. The rest of the service
+ * and the outbox and the monitor woken. The rest of the service
  * reaches the sign-up through this file only.
  */
 import type { FastifyInstance } from 'fastify';
@@ -34,7 +34,7 @@ async function signUp(
     cookies: app.accounts.cookies,
     // A sign-up queued its confirmation mail, and its site is due.
     wake: () => {
-      app.mail.wake();
+      app.outbox.wake();
       app.monitor.wake();
     },
     rateLimit: options.rateLimit,
@@ -43,10 +43,10 @@ async function signUp(
 }
 
 /**
- * Registers the sign-up API on the service. Needs accounts, mail, the
- * monitor and the rate limit.
+ * Registers the sign-up API on the service. Needs accounts, the outbox,
+ * the monitor and the rate limit.
  */
 export const signUpPlugin = fastifyPlugin(signUp, {
   name: 'signUp',
-  dependencies: ['accounts', 'mail', 'monitor', 'rate limit'],
+  dependencies: ['accounts', 'outbox', 'monitor', 'rate limit'],
 });

@@ -33,7 +33,7 @@ export interface SignUpApiOptions {
   /** The service's cookies: the answer sets the login binding ([D110](../../docs/decisions.md#D110)). */
   cookies: ServiceCookies;
   /**
-   * Tells the mail sender a confirmation mail was queued, and the monitor
+   * Tells the outbox a confirmation mail was queued, and the monitor
    * that a site is due (never waits).
    */
   wake: () => void;

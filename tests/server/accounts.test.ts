@@ -20,7 +20,7 @@ import { CAMPAIGN_MAX_LENGTH } from '../../common/campaign';
 import { FIELD_LIMITS } from '../../common/fieldLimits';
 import type { Database } from '../../server/db/database';
 import { openServiceDatabase, type Schema } from '../../server/schema';
-import { queueConfirmation } from '../../server/mail/index';
+import { queueConfirmation } from '../../server/accounts/index';
 import { watchTheSite } from '../../server/monitor/watch';
 
 let database: Database<Schema>;

@@ -22,7 +22,7 @@ import { accountsRepository } from '../../server/accounts/accounts';
 import { newSecret, secretHash } from '../../server/accounts/secrets';
 import { HOUSEKEEPING_INTERVAL_MS } from '../../server/app';
 import { consentRecordsRepository } from '../../server/consent/consentRecords';
-import { mailLinksRepository } from '../../server/mail/links/mailLinks';
+import { linksRepository } from '../../server/accounts/links/links';
 import { deliveriesRepository } from '../../server/outbox/deliveries';
 import {
   HOURS_KEPT_DAYS,
@@ -186,7 +186,7 @@ describe('mailed links', () => {
     const { email } = await newAccountWithAddress();
     const expired = await linkToken(email, '-1 second');
     const live = await linkToken(email, '15 minutes');
-    const deleted = await mailLinksRepository(app.database.db).deleteExpired();
+    const deleted = await linksRepository(app.database.db).deleteExpired();
     expect(deleted).toBeGreaterThanOrEqual(1);
     expect(await linkCount(expired)).toBe(0);
     expect(await linkCount(live)).toBe(1);
@@ -377,7 +377,7 @@ describe('in batches', () => {
       tokens: 5,
       sessions: 5,
     });
-    expect(await mailLinksRepository(db).deleteExpired(BATCHES_OF_2)).toBe(5);
+    expect(await linksRepository(db).deleteExpired(BATCHES_OF_2)).toBe(5);
     // The three tables' batches, each 2, 2 and 1 rows.
     expect(log.affected.toSorted()).toEqual([1, 1, 1, 2, 2, 2, 2, 2, 2]);
     const left = (table: 'one_time_tokens' | 'sessions' | 'link_tokens') =>

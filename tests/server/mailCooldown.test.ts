@@ -15,7 +15,7 @@
  */
 import { sql, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mailOutboxRepository } from '../../server/mail/outbox/mailOutbox';
+import { linkMailsRepository } from '../../server/accounts/linkMails/linkMails';
 import { FORM } from './support/apiServer';
 import {
   askSignIn as askSignInOf,
@@ -189,7 +189,7 @@ describe('the same work for a known and an unknown address (D97)', () => {
       },
       transformResult: (args) => Promise.resolve(args.result),
     } satisfies KyselyPlugin);
-    const outbox = mailOutboxRepository(traced);
+    const outbox = linkMailsRepository(traced);
     const { email } = await account();
     const run = async (address: string) => {
       statements.length = 0;

@@ -14,7 +14,7 @@ import type { ParsedMail } from 'mailparser';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_UP_PATH } from '../../contract/signUp';
-import { addressKeys } from '../../server/mail/outbox/mailOutbox';
+import { addressKeys } from '../../server/accounts/linkMails/linkMails';
 import { FORM, validSignUp } from './support/apiServer';
 import {
   askSignIn as askSignInOf,

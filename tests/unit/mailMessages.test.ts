@@ -1,5 +1,6 @@
 /**
- * The two transactional mails (server/mail/outbox/mailMessages.ts), judged against the
+ * The two transactional mails (server/accounts/linkMails/linkMessages.ts), as
+ * the outbox lays them out (server/outbox/channels/email.ts), judged against the
  * rules they follow rather than against their own output: one link each,
  * to the continue page on `PUBLIC_URL`; nothing that loads from elsewhere;
  * every value escaped in the HTML; the auto-responders silenced (RFC 3834
@@ -8,18 +9,41 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  composeMail,
+  linkNotice,
   watchedHost,
   redactedCopy,
-  type MailInput,
+  type LinkNoticeInput,
   type MailKind,
-} from '../../server/mail/outbox/mailMessages';
-import { fromHeader } from '../../server/outbox/index';
+} from '../../server/accounts/linkMails/linkMessages';
+import {
+  fromHeader,
+  mailOf,
+  type ComposedMail,
+} from '../../server/outbox/index';
 import { durationInWords } from '../../server/monitor/words';
 
 const PUBLIC_URL = 'https://vigil.example';
 const TOKEN = 'q3Zr9Xw-_b1cD2eF3gH4iJ5kL6mN7oP8qR9sT0uV1wX';
 const LINK = `https://vigil.example/link?token=${TOKEN}`;
+
+/** What the tests vary of one link mail: its words, and how it is addressed. */
+interface MailInput extends LinkNoticeInput {
+  /** The From header, already formatted by {@link fromHeader}. */
+  from: string;
+  recipient: string;
+  /** e.g. `<vigil-12-1700000000000@vigil.example>`. */
+  messageId: string;
+}
+
+/** One link mail, as the outbox sends it. */
+function composeMail(input: MailInput): ComposedMail {
+  return mailOf(linkNotice(input), {
+    from: input.from,
+    to: input.recipient,
+    messageId: input.messageId,
+    productName: input.productName,
+  });
+}
 
 function input(overrides: Partial<MailInput> = {}): MailInput {
   return {

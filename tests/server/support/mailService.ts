@@ -11,8 +11,7 @@ import type {
 import type { ParsedMail } from 'mailparser';
 import { expect } from 'vitest';
 import type { ServerOptions } from '../../../server/app';
-import type { MailOptions } from '../../../server/mail/index';
-import type { DkimSettings } from '../../../server/outbox/index';
+import type { DkimSettings, MailOptions } from '../../../server/outbox/index';
 import { FORM, apiServer, signUpForLogin } from './apiServer';
 import { startSmtpSink, type SmtpSink } from '../../../harness/mail/smtpSink';
 

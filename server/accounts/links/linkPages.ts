@@ -6,13 +6,10 @@
  * layout and stylesheet, and usable without JavaScript. Pure: HTML from
  * values.
  */
-import { SIGN_IN_PATH } from '../../accounts/index';
+import { SIGN_IN_PATH } from '../accountPage';
 import { escapeHtml, layout } from '../../http/html';
-import {
-  LINK_LIFETIMES,
-  LINK_PATH,
-  type MailKind,
-} from '../outbox/mailMessages';
+import { LINK_LIFETIMES, LINK_PATH } from '../linkMails/linkMessages';
+import type { MailKind } from '../tables';
 
 /**
  * `/signin`: one field, the address, and a button that asks for a link.

@@ -17,17 +17,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isValidEmail } from '../../../common/emailAddress';
 import { fitsFieldLimit } from '../../../common/fieldLimits';
 import { messages } from '../../../common/validation';
-import {
-  newSecret,
-  RESEND_PATH,
-  SIGN_IN_PATH,
-  type AccountsRepository,
-  type ServiceCookies,
-} from '../../accounts/index';
+import { RESEND_PATH, SIGN_IN_PATH } from '../accountPage';
+import type { AccountsRepository } from '../accounts';
+import { newSecret } from '../secrets';
+import type { ServiceCookies } from '../sessionCookies';
 import { errorAnswer, type RaisedError } from '../../http/errorAnswer';
 import { acceptFormBodies } from '../../http/formBody';
-import type { MailLinksRepository } from './mailLinks';
-import { LINK_PATH, watchedHost } from '../outbox/mailMessages';
+import type { LinksRepository } from './links';
+import { LINK_PATH, watchedHost } from '../linkMails/linkMessages';
 import {
   formErrorPage,
   linkContinuePage,
@@ -35,23 +32,24 @@ import {
   addressConfirmedPage,
   signInPage,
   signInSentPage,
-} from './mailPages';
-import type { MailOutboxRepository } from '../outbox/mailOutbox';
+} from './linkPages';
+import type { LinkMailsRepository } from '../linkMails/linkMails';
 
 /** The forms here hold one short field; anything near this is abuse. */
 const FORM_LIMIT_BYTES = 1024;
 
-export interface MailRoutesOptions {
+export interface LinkRoutesOptions {
   accounts: AccountsRepository;
   /** The service's cookies (server/accounts/sessionCookies.ts). */
   cookies: ServiceCookies;
-  outbox: MailOutboxRepository;
+  /** Where the link mails are asked for (counted and queued). */
+  linkMails: LinkMailsRepository;
   /** `PRODUCT_NAME`: the pages' name and the cookies' prefix. */
   productName: string;
-  /** Tells the mail sender a mail was queued (never waits). */
+  /** Tells the outbox a mail was queued (never waits). */
   wakeSender: () => void;
   /** Where mailed links are read and spent. */
-  links: MailLinksRepository;
+  links: LinksRepository;
 }
 
 /** A form field sent once, as a string; undefined otherwise. */
@@ -88,11 +86,12 @@ function linkPage(reply: FastifyReply, status: number, html: string) {
  * Registers the routes on `app`, in a context of their own that reads form
  * bodies. Needs @fastify/cookie registered on `app`.
  */
-export async function registerMailRoutes(
+export async function registerLinkRoutes(
   app: FastifyInstance,
-  options: MailRoutesOptions,
+  options: LinkRoutesOptions,
 ): Promise<void> {
-  const { accounts, cookies, outbox, links, productName, wakeSender } = options;
+  const { accounts, cookies, linkMails, links, productName, wakeSender } =
+    options;
   const sessionOf = (request: FastifyRequest) =>
     request.cookies[cookies.session];
 
@@ -132,7 +131,7 @@ export async function registerMailRoutes(
           signInPage(productName, { message: problem, email }),
         );
       }
-      const queued = await outbox.requestMail({
+      const queued = await linkMails.requestMail({
         kind: 'signin',
         email: trimmed,
         clientAddress: request.ip,
@@ -191,7 +190,7 @@ export async function registerMailRoutes(
       if (!account || account.confirmed) {
         return reply.code(303).header('location', '/').send();
       }
-      const queued = await outbox.requestMail({
+      const queued = await linkMails.requestMail({
         kind: 'confirm',
         email: account.email,
         clientAddress: request.ip,

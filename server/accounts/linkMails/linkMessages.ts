@@ -4,13 +4,13 @@
  * words; the outbox lays them out (server/outbox/channels/email.ts). Pure:
  * mails from values.
  */
-import { mailOf, type ComposedMail, type Notice } from '../../outbox/index';
+import type { ComposedMail, Notice } from '../../outbox/index';
 import type { MailKind } from '../tables';
 
-export type { ComposedMail, MailKind };
+export type { MailKind };
 
 /**
- * How long a mailed link works ([D96](../../../docs/decisions.md#D96)): as an SQL interval (server/mail/outbox/mailOutbox.ts
+ * How long a mailed link works ([D96](../../../docs/decisions.md#D96)): as an SQL interval (./linkMails.ts
  * stores it so) and in the mail's words.
  */
 export const LINK_LIFETIMES: Readonly<
@@ -37,17 +37,16 @@ export function linkUrl(publicUrl: string, token: string): string {
   return `${publicUrl}${LINK_PATH}?token=${token}`;
 }
 
-/** What a mail is made from. */
-export interface MailInput {
+/**
+ * What a link mail's words are made from; the outbox addresses it (its
+ * From, To and Message-ID).
+ */
+export interface LinkNoticeInput {
   kind: MailKind;
   /** `PRODUCT_NAME`, e.g. "Vigil". */
   productName: string;
   /** `PUBLIC_URL`: an origin without a trailing slash. */
   publicUrl: string;
-  /** The From header, already formatted by {@link fromHeader}. */
-  from: string;
-  /** The recipient's address. */
-  recipient: string;
   /**
    * The account holder's name, or null while the address is unconfirmed:
    * the mail then greets no one by name ({@link greeting}).
@@ -64,8 +63,6 @@ export interface MailInput {
   siteHost?: string | null;
   /** base64url, 43 characters. */
   token: string;
-  /** e.g. `<vigil-12-1700000000000@vigil.example>`. */
-  messageId: string;
 }
 
 /** The words of one mail, before they become text and HTML. */
@@ -83,7 +80,7 @@ interface Wording {
 const IGNORE_NOTE =
   'If this was not you, ignore this mail: nothing happens unless you press the button on the page the link opens.';
 
-function wording(input: MailInput): Wording {
+function wording(input: LinkNoticeInput): Wording {
   const product = input.productName;
   const expiry = `The link works once, within ${LINK_LIFETIMES[input.kind].words}.`;
   if (input.kind === 'confirm') {
@@ -109,33 +106,17 @@ function wording(input: MailInput): Wording {
 }
 
 /**
- * One transactional mail.
- *
- * @param input the mail's kind, the product, the recipient and their
- *   name (null while the address is unconfirmed: no name in the mail), the
- *   newsletter choice (confirm mails only), the link's token
- *   and the Message-ID (RFC 5322 §3.6.4, with its angle brackets)
- * @returns the From, To and Subject, a plain-text and an HTML part that
- *   each hold the one link ({@link linkUrl}) and its lifetime
- *   ({@link LINK_LIFETIMES}), the Message-ID as given, and the headers
- *   that silence auto-responders (RFC 3834 §5). Every value in the HTML
- *   is escaped. Raises nothing.
- */
-export function composeMail(input: MailInput): ComposedMail {
-  return mailOf(linkNotice(input), {
-    from: input.from,
-    to: input.recipient,
-    messageId: input.messageId,
-    productName: input.productName,
-  });
-}
-
-/**
  * A transactional mail's words as a notice, for the outbox's mail layout
- * (server/outbox/channels/email.ts): the reason, the button to the link,
- * the notes, the footnote.
+ * (server/outbox/channels/email.ts): the reason, the button to the link
+ * ({@link linkUrl}), the notes (the link's lifetime, {@link LINK_LIFETIMES}),
+ * the footnote. Raises nothing.
+ *
+ * @param input the mail's kind, the product, the recipient's name (null
+ *   while the address is unconfirmed: no name in the mail), the
+ *   newsletter choice and the watched site (confirm mails only), the
+ *   link's token
  */
-export function linkNotice(input: MailInput): Notice {
+export function linkNotice(input: LinkNoticeInput): Notice {
   const words = wording(input);
   return {
     subject: words.subject,
@@ -152,7 +133,7 @@ export function linkNotice(input: MailInput): Notice {
  * The mail as the database keeps it: without the token, which would sign
  * someone in.
  *
- * @param mail a mail from {@link composeMail}
+ * @param mail a mail laid out from {@link linkNotice}
  * @param token the token it carries
  * @returns its subject, text and HTML with every occurrence of the token
  *   replaced by "…"

@@ -14,22 +14,14 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import {
   accountView,
   lockAccount,
-  secretHash,
   SESSION_LIFETIME_DAYS,
   type AccountRow,
   type AccountView,
-} from '../../accounts/index';
+} from '../accounts';
+import { secretHash } from '../secrets';
 import { deleteInBatches, type BatchOptions } from '../../db/batchedWrites';
 import { unlessUnavailable } from '../../db/unavailable';
-import type { AccountsTables } from '../../accounts/index';
-import type { MailKind, MailTables } from '../tables';
-
-/**
- * The tables a link's statements read and write: the mail's, and the
- * accounts' (confirmation and sign-in by link move to the accounts
- * feature with issue 60).
- */
-type LinksDatabase = MailTables & AccountsTables;
+import type { AccountsTables, MailKind } from '../tables';
 
 /**
  * Another feature's write in the statement that confirms an address (the
@@ -109,9 +101,9 @@ revoked as (
  * token revoked).
  */
 async function withAccountLocked<T>(
-  db: Kysely<LinksDatabase>,
+  db: Kysely<AccountsTables>,
   token: string,
-  run: (trx: Transaction<LinksDatabase>) => Promise<T>,
+  run: (trx: Transaction<AccountsTables>) => Promise<T>,
 ): Promise<T | undefined> {
   return db.transaction().execute(async (trx) => {
     const locked = await lockAccount(
@@ -124,8 +116,8 @@ async function withAccountLocked<T>(
 }
 
 /** The statements about mailed links, over one database. */
-export function mailLinksRepository(
-  db: Kysely<LinksDatabase>,
+export function linksRepository(
+  db: Kysely<AccountsTables>,
   writes: readonly ConfirmationWrite[] = [],
 ) {
   return {
@@ -267,4 +259,4 @@ select confirmed.id, confirmed.name, confirmed.email, confirmed.site_url,
   };
 }
 
-export type MailLinksRepository = ReturnType<typeof mailLinksRepository>;
+export type LinksRepository = ReturnType<typeof linksRepository>;

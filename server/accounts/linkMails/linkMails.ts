@@ -8,34 +8,28 @@
 import { createHash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { sql, type Kysely, type QueryCreator } from 'kysely';
-import {
-  newSecret,
-  secretHash,
-  type AccountsTables,
-  type SignUpDatabase,
-} from '../../accounts/index';
+import type { SignUpDatabase } from '../accounts';
+import { newSecret, secretHash } from '../secrets';
+import type { AccountsTables, MailKind } from '../tables';
 import type { RateLimitTables } from '../../rateLimit/index';
 import { unlessUnavailable } from '../../db/unavailable';
 import {
-  fromHeader,
+  insertDeliveries,
   type ClaimedDelivery,
   type Notice,
   type OutboxTables,
   type Renderer,
 } from '../../outbox/index';
-import { LINK_LIFETIMES, linkNotice, watchedHost } from './mailMessages';
+import { LINK_LIFETIMES, linkNotice, watchedHost } from './linkMessages';
 import { countRequests } from '../../rateLimit/index';
-import type { MailKind, MailTables } from '../tables';
 
 /**
- * The tables the link mails' statements touch: the links' tokens, the
- * outbox's deliveries they are queued as, the accounts' addresses and
- * facts a mail is made from, and the rate limit's counts of requests.
+ * The tables the link mails' statements touch: the accounts' addresses
+ * and facts a mail is made from and the links' tokens, the outbox's
+ * deliveries they are queued as (through its {@link insertDeliveries}),
+ * and the rate limit's counts of requests.
  */
-type LinkMailsDatabase = MailTables &
-  OutboxTables &
-  AccountsTables &
-  RateLimitTables;
+type LinkMailsDatabase = AccountsTables & OutboxTables & RateLimitTables;
 
 /** The outbox's kinds of the link mails. */
 export const LINK_MAIL_KINDS: Readonly<Record<MailKind, string>> = {
@@ -133,10 +127,10 @@ export function clientKey(address: string): string {
 }
 
 /**
- * The mail's part of a sign-up (`app.accounts.onSignUp`): the mail that
- * confirms the address, queued in the outbox (D95) by the statement that
- * makes the account, so that an account never lacks its mail nor a mail
- * its account. A data-modifying CTE reading the account being made.
+ * The link mails' part of a sign-up (`app.accounts.onSignUp`): the mail
+ * that confirms the address, queued in the outbox (D95) by the statement
+ * that makes the account, so that an account never lacks its mail nor a
+ * mail its account. A data-modifying CTE reading the account being made.
  *
  * @param statement the sign-up's statement so far
  * @returns it with the CTE `queued`
@@ -144,33 +138,15 @@ export function clientKey(address: string): string {
 export function queueConfirmation(
   statement: QueryCreator<SignUpDatabase<OutboxTables>>,
 ) {
-  return statement.with('queued', (cte) =>
-    cte
-      .insertInto('deliveries')
-      .columns([
-        'kind',
-        'channel',
-        'account_id',
-        'target',
-        'stream',
-        'payload',
-        'deadline_at',
-      ])
-      .expression((eb) =>
-        eb
-          .selectFrom('account')
-          .select([
-            sql.lit(LINK_MAIL_KINDS.confirm).as('kind'),
-            sql.lit('email').as('channel'),
-            'account.id',
-            'account.email',
-            sql<string>`'account:' || account.id || '|confirm'`.as('stream'),
-            sql<string>`'{}'::jsonb`.as('payload'),
-            sql<Date>`now() + ${sql.lit(LINK_MAIL_DEADLINE)}::interval`.as(
-              'deadline_at',
-            ),
-          ]),
-      ),
+  return statement.with(
+    'queued',
+    () =>
+      sql<{ account_id: string }>`(${insertDeliveries(sql`
+    select ${sql.lit(LINK_MAIL_KINDS.confirm)}, 'email', account.id,
+           null::bigint, account.email, null::text,
+           'account:' || account.id || '|confirm', '{}'::jsonb,
+           now() + ${sql.lit(LINK_MAIL_DEADLINE)}::interval
+      from account`)})`,
   );
 }
 
@@ -179,7 +155,7 @@ export function queueConfirmation(
  * DatabaseUnavailableError (server/db/unavailable.ts) when the database
  * fails.
  */
-export function mailOutboxRepository(db: Kysely<LinkMailsDatabase>) {
+export function linkMailsRepository(db: Kysely<LinkMailsDatabase>) {
   return {
     /**
      * Counts a request for a mail against {@link MAIL_LIMITS}, then queues
@@ -225,42 +201,19 @@ export function mailOutboxRepository(db: Kysely<LinkMailsDatabase>) {
       ) {
         return false;
       }
-      const result = await unlessUnavailable(() =>
-        db
-          .insertInto('deliveries')
-          .columns([
-            'kind',
-            'channel',
-            'account_id',
-            'target',
-            'stream',
-            'payload',
-            'deadline_at',
-          ])
-          .expression((eb) =>
-            eb
-              .selectFrom('accounts')
-              .select([
-                eb.val(LINK_MAIL_KINDS[request.kind]).as('kind'),
-                sql.lit('email').as('channel'),
-                'id',
-                'email',
-                sql<string>`'account:' || accounts.id || '|' || ${request.kind}`.as(
-                  'stream',
-                ),
-                sql<string>`'{}'::jsonb`.as('payload'),
-                sql<Date>`now() + ${sql.lit(LINK_MAIL_DEADLINE)}::interval`.as(
-                  'deadline_at',
-                ),
-              ])
-              .where(sql`lower(email)`, '=', request.email.trim().toLowerCase())
-              .$if(request.kind === 'confirm', (unconfirmed) =>
-                unconfirmed.where('confirmed_at', 'is', null),
-              ),
-          )
-          .executeTakeFirst(),
+      const { rows } = await unlessUnavailable(() =>
+        sql<{ account_id: string }>`${insertDeliveries(sql`
+    select ${LINK_MAIL_KINDS[request.kind]}, 'email', accounts.id,
+           null::bigint, accounts.email, null::text,
+           'account:' || accounts.id || '|' || ${request.kind}, '{}'::jsonb,
+           now() + ${sql.lit(LINK_MAIL_DEADLINE)}::interval
+      from accounts
+     where lower(accounts.email) = ${request.email.trim().toLowerCase()}
+       ${request.kind === 'confirm' ? sql`and accounts.confirmed_at is null` : sql``}`)}`.execute(
+          db,
+        ),
       );
-      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+      return rows.length > 0;
     },
 
     /**
@@ -338,7 +291,7 @@ export function mailOutboxRepository(db: Kysely<LinkMailsDatabase>) {
   };
 }
 
-export type MailOutboxRepository = ReturnType<typeof mailOutboxRepository>;
+export type LinkMailsRepository = ReturnType<typeof linkMailsRepository>;
 
 /** The link mails' kind of an outbox kind (`account.signin` → `signin`). */
 function mailKindOf(kind: string): MailKind | undefined {
@@ -355,13 +308,12 @@ function mailKindOf(kind: string): MailKind | undefined {
  * is sent (the copy the outbox keeps leaves it out); a mail whose earlier
  * token was spent arrived already, and is `delivered`.
  *
- * @param context the product, `PUBLIC_URL` and `MAIL_FROM`
+ * @param context the product and `PUBLIC_URL`
  */
 export function linkMailRenderer(
-  repository: MailOutboxRepository,
-  context: { productName: string; publicUrl: string; mailFrom: string },
+  repository: LinkMailsRepository,
+  context: { productName: string; publicUrl: string },
 ): Renderer {
-  const from = fromHeader(context.mailFrom, context.productName);
   return async (deliveries: readonly ClaimedDelivery[]) => {
     const known = deliveries.flatMap((delivery) => {
       const kind = mailKindOf(delivery.kind);
@@ -393,13 +345,10 @@ export function linkMailRenderer(
           kind,
           productName: context.productName,
           publicUrl: context.publicUrl,
-          from,
-          recipient: delivery.target,
           name: account.name,
           newsletter: account.newsletter,
           siteHost: watchedHost(account.siteUrl),
           token,
-          messageId: '',
         }),
         redact: [token],
       });

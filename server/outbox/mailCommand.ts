@@ -9,7 +9,7 @@
  * database, so it runs beside the service (whose embedded database allows
  * one process). The service's housekeeping deletes them 7 days after they
  * were written, as it drops the outbox's copies ([D89](../../docs/decisions.md#D89);
- * `deleteOldMailFiles` in server/mail/outbox/mailTransport.ts).
+ * `deleteOldMailFiles` in ./channels/mailTransport.ts).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,12 +1,12 @@
 /**
- * Where mail is written without `SMTP_URL` ([D100](../../docs/decisions.md#D100)), read from the
- * environment as the service reads it, for `npm run mail`
- * (./mailCommand.ts) and the service's mail options
- * (server/environment.ts).
+ * How the outbox sends mail: the service's mail options, and where mail
+ * is written without `SMTP_URL` ([D100](../../docs/decisions.md#D100)), read from the environment as the
+ * service reads it, for `npm run mail` (./mailCommand.ts) and the
+ * service's mail options (server/environment.ts).
  */
 import { resolve } from 'node:path';
 import { DEFAULT_DATA_DIR, type ServerEnvironment } from '../db/settings';
-import type { MailTransportSettings } from '../outbox/index';
+import type { MailTransportSettings } from './channels/mailTransport';
 
 /** Where mail goes without `SMTP_URL`: `mail` under the data directory. */
 export const MAIL_DIR = 'mail';
@@ -21,7 +21,7 @@ export function mailDirFrom(env: ServerEnvironment): string {
 
 /**
  * How the service sends mail (`ServerOptions.mail`): the outbox of
- * notifications (server/outbox/) delivers with these.
+ * notifications delivers with these.
  */
 export interface MailOptions {
   /** `PUBLIC_URL`: every link in a mail is built on it, never on `Host`. */
