@@ -98,7 +98,7 @@ export const DELIVERY_LEASE_MS =
   SEND_START_WINDOW_MS + LONGEST_SEND_MS + MARK_MARGIN_MS;
 
 /** How a send ended, whatever its channel. */
-type SendOutcome =
+export type SendOutcome =
   | {
       ok: true;
       status?: number | undefined;
@@ -106,6 +106,18 @@ type SendOutcome =
       via: 'smtp' | 'file' | 'http';
     }
   | Extract<HttpOutcome, { ok: false }>;
+
+/** A notice to send over one channel, to one destination. */
+export interface SendRequest {
+  channel: ChannelKind;
+  /** The address or URL. */
+  target: string;
+  /** A webhook's signing secret; null otherwise. */
+  secret: string | null;
+  notice: Notice;
+  /** The delivery's id in Message-IDs and `webhook-id`s. */
+  id: string;
+}
 
 /** What the worker needs of the service. */
 export interface DelivererSettings {
@@ -147,13 +159,7 @@ export interface Deliverer {
    *
    * @returns how it ended: `ok`, or the error in our words and the status
    */
-  sendNow(request: {
-    channel: ChannelKind;
-    target: string;
-    secret: string | null;
-    notice: Notice;
-    id: string;
-  }): Promise<SendOutcome>;
+  sendNow(request: SendRequest): Promise<SendOutcome>;
 }
 
 /** A claimed delivery with its words, and when its send must start by. */
@@ -194,13 +200,7 @@ export function deliverer(
   }
 
   /** Sends one notice over its channel; never throws for the channel's failure. */
-  async function send(request: {
-    channel: ChannelKind;
-    target: string;
-    secret: string | null;
-    notice: Notice;
-    id: string;
-  }): Promise<SendOutcome> {
+  async function send(request: SendRequest): Promise<SendOutcome> {
     const { channel, notice } = request;
     if (channel === 'email') {
       if (!settings.mail) {

@@ -23,14 +23,18 @@ import {
   type DeadHandler,
   type SentHandler,
 } from './deliveries';
-import { deliverer, type Deliverer, type Renderer } from './deliverer';
+import {
+  deliverer,
+  type Deliverer,
+  type Renderer,
+  type SendOutcome,
+  type SendRequest,
+} from './deliverer';
 import type { HttpPoster } from './channels/http';
 import {
   openMailTransport,
-  type MailTransport,
   type MailTransportSettings,
 } from './channels/mailTransport';
-import type { ChannelKind, Notice } from './notice';
 
 export {
   insertDeliveries,
@@ -38,7 +42,12 @@ export {
   type ClaimedDelivery,
   type DeadDelivery,
 } from './deliveries';
-export { DELIVERY_LEASE_MS, type Renderer } from './deliverer';
+export {
+  DELIVERY_LEASE_MS,
+  type Renderer,
+  type SendOutcome,
+  type SendRequest,
+} from './deliverer';
 export { CHANNEL_KINDS, type ChannelKind, type Notice } from './notice';
 export type { HttpPoster, PostAnswer } from './channels/http';
 export { newWebhookSecret } from './channels/httpFormats';
@@ -79,18 +88,7 @@ export interface OutboxFeature {
    *
    * @returns `ok` with the status, or the error in our words
    */
-  sendNow(request: {
-    channel: ChannelKind;
-    target: string;
-    secret: string | null;
-    notice: Notice;
-    id: string;
-  }): Promise<
-    | { ok: true; status?: number | undefined }
-    | { ok: false; error: string; status?: number | undefined }
-  >;
-  /** The mail transport, shared with the link mails' sender; undefined without mail. */
-  mailTransport: MailTransport | undefined;
+  sendNow(request: SendRequest): Promise<SendOutcome>;
   /** The worker (tests drain it); undefined without mail settings. */
   deliverer: Deliverer | undefined;
 }
@@ -165,10 +163,11 @@ async function outbox(
     },
     wake: () => worker?.wake(),
     async sendNow(request) {
-      if (!worker) return { ok: false, error: 'nothing is sent here' };
+      if (!worker) {
+        return { ok: false, error: 'nothing is sent here', gone: false };
+      }
       return worker.sendNow(request);
     },
-    mailTransport,
     deliverer: worker,
   } satisfies OutboxFeature);
 

@@ -11,7 +11,6 @@ import { describe, expect, it } from 'vitest';
 import {
   linkNotice,
   watchedHost,
-  redactedCopy,
   type LinkNoticeInput,
   type MailKind,
 } from '../../server/accounts/linkMails/linkMessages';
@@ -228,23 +227,6 @@ describe('composeMail', () => {
     const mail = composeMail(input({ kind }));
     expect(mail.text).toContain(note);
     expect(mail.html).toContain(note);
-  });
-});
-
-describe('redactedCopy', () => {
-  it.each(KINDS)('%s: keeps no trace of the token', (kind) => {
-    const mail = composeMail(input({ kind, newsletter: true }));
-    const copy = redactedCopy(mail, TOKEN);
-    for (const part of [copy.subject, copy.text, copy.html]) {
-      expect(part).not.toContain(TOKEN);
-    }
-    expect(copy.text).toContain('https://vigil.example/link?token=…');
-    expect(copy.html).toContain('https://vigil.example/link?token=…');
-    expect(copy.subject).toBe(mail.subject);
-  });
-
-  it('refuses an empty token, which would leave the link whole', () => {
-    expect(() => redactedCopy(composeMail(input()), '')).toThrow(RangeError);
   });
 });
 

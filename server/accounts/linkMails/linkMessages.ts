@@ -4,7 +4,7 @@
  * words; the outbox lays them out (server/outbox/channels/email.ts). Pure:
  * mails from values.
  */
-import type { ComposedMail, Notice } from '../../outbox/index';
+import type { Notice } from '../../outbox/index';
 import type { MailKind } from '../tables';
 
 export type { MailKind };
@@ -126,30 +126,6 @@ export function linkNotice(input: LinkNoticeInput): Notice {
     tags: [],
     webhook: null,
     mail: { greetingName: input.name, footer: words.footnote },
-  };
-}
-
-/**
- * The mail as the database keeps it: without the token, which would sign
- * someone in.
- *
- * @param mail a mail laid out from {@link linkNotice}
- * @param token the token it carries
- * @returns its subject, text and HTML with every occurrence of the token
- *   replaced by "…"
- * @throws RangeError when the token is empty (there would be nothing to
- *   remove, and a copy would keep the link whole)
- */
-export function redactedCopy(
-  mail: ComposedMail,
-  token: string,
-): { subject: string; text: string; html: string } {
-  if (token === '') throw new RangeError('redactedCopy: the token is empty');
-  const redact = (s: string): string => s.split(token).join('…');
-  return {
-    subject: redact(mail.subject),
-    text: redact(mail.text),
-    html: redact(mail.html),
   };
 }
 

@@ -82,7 +82,7 @@ export const LONGEST_SEND_MS =
  * How long the file transport's mails are kept (ms): 7 days, as the copies
  * of sent mails in the outbox ([D89](../../../docs/decisions.md#D89), `dropOldCopies` in
  * server/outbox/deliveries.ts). A sign-in link in one has long expired by then
- * (15 minutes), a confirmation link just so (7 days, [D96](../../../docs/decisions.md#D96)).
+ * (15 minutes), a confirmation link too (24 hours).
  */
 export const MAIL_FILE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
