@@ -87,8 +87,10 @@ export interface LeasedWorker<Item> {
   /**
    * Resolves once a claim found nothing due and nothing is in flight
    * (tests, benchmarks). Claims by itself, started or not.
+   *
+   * @returns how many items its claims took (0: nothing was due)
    */
-  drain(): Promise<void>;
+  drain(): Promise<number>;
   /** Stops (see the module comment). Once: a second call waits for the first. */
   stop(): Promise<void>;
 }
@@ -252,8 +254,9 @@ export function leasedWorker<Item>(
     },
 
     async drain() {
+      let took = 0;
       for (;;) {
-        if (stopped) return;
+        if (stopped) return took;
         await claiming;
         const free = freeSlots();
         const claimed =
@@ -262,7 +265,8 @@ export function leasedWorker<Item>(
                 claiming = undefined;
               })
             : 0;
-        if (claimed === 0 && inFlight.size === 0) return;
+        took += claimed;
+        if (claimed === 0 && inFlight.size === 0) return took;
         if (inFlight.size > 0) {
           await new Promise<void>((resolve) => {
             ended = resolve;

@@ -1,6 +1,7 @@
 /**
  * The outbox's worker (D129): one per instance. It claims due deliveries
- * (./deliveries.ts) in the loop of server/db/leasedWorker.ts, has each
+ * (./deliveries.ts) in two lanes, mails and POSTs, each a loop of
+ * server/db/leasedWorker.ts (D130), has each
  * worded by the feature that queued its kind (a renderer), sends it over
  * its channel (a mail through ./channels/mailTransport.ts, a POST through
  * ./channels/http.ts), and marks it sent, to be retried, or dead.
@@ -11,7 +12,8 @@
  *   delivery: the same Message-ID, the same `webhook-id`, so a receiver
  *   can drop a repeat.
  * - **Slow receivers** hold a slot for 100 ms at most (`slotHoldMs`):
- *   one that answers after 20 s delays nobody else.
+ *   one that answers after 20 s delays nobody else; mails, waiting for
+ *   our own SMTP pool, are claimed apart and never make a POST wait.
  * - **The earliest deadline first**: an alert (an hour to arrive) goes
  *   before the link mails queued ahead of it (three days).
  * - **At least once**: a kill between the receiver's answer and the mark
@@ -25,6 +27,7 @@ import { leasedWorker, type LeasedWorker } from '../db/leasedWorker';
 import type {
   ClaimedDelivery,
   DeliveriesRepository,
+  Lane,
   SentCopy,
 } from './deliveries';
 import { fromHeader, mailOf } from './channels/email';
@@ -56,22 +59,27 @@ export type Renderer = (
 /** Retries: the first after about a second, doubling up to 5 minutes. */
 export const DEFAULT_RETRY = { firstDelayMs: 1_000, maxDelayMs: 5 * 60_000 };
 
-/** Deliveries worked on at once (the loop's slots). */
-const SLOTS = 20;
 /**
- * A delivery waiting for its receiver longer than this gives its slot up
- * (ms): a send's own work (its words, its signature, its connection) is
- * done by then, and what is left is a wait. At 1 s, receivers answering
- * after 5 s let 20 deliveries start a second, and 1,000 sites' alerts
- * took 60 s to go out; at 100 ms, 200 (`npm run bench:alerts`).
+ * The lanes' loops (D130). POSTs: 20 slots; a POST waiting for its
+ * receiver longer than 100 ms gives its slot up (its words, signature
+ * and connection are done by then; what is left is a wait): at 1 s,
+ * receivers answering after 5 s let 20 start a second, and 1,000 sites'
+ * alerts took 60 s to go out; at 100 ms, 200 (`npm run bench:alerts`).
+ * Up to 1,000 in flight (a socket and a claimed row each; the lease
+ * bounds how long). Mails: 10, each keeping its slot, since what it waits
+ * for is the transport's own pool (2 connections): mails claimed past
+ * what the pool sends queue inside it, where an alert's mail claimed
+ * later would wait behind them (under the sign-up load, 45 s).
  */
-const SLOT_HOLD_MS = 100;
-/**
- * Deliveries in flight at most, in and out of the slots: 1,000 receivers
- * each answering after 5 s, 200 a second (a socket and a claimed row
- * each; the lease bounds how long).
- */
-const MAX_IN_FLIGHT = 1_000;
+const LANE_LOOPS: Readonly<
+  Record<
+    Lane,
+    { concurrency: number; slotHoldMs?: number; maxInFlight: number }
+  >
+> = {
+  mail: { concurrency: 10, maxInFlight: 10 },
+  http: { concurrency: 20, slotHoldMs: 100, maxInFlight: 1_000 },
+};
 /** The least time between two claims while not behind (ms). */
 const CLAIM_GAP_MS = 100;
 /** Sent deliveries marked by one statement at most, and how long one waits for others (ms). */
@@ -320,7 +328,7 @@ export function deliverer(
   /** When expired leases are next looked for (see {@link RECLAIM_EVERY_MS}). */
   let reclaimAt = -Infinity;
 
-  async function claim(limit: number): Promise<Claimed[]> {
+  async function claim(lane: Lane, limit: number): Promise<Claimed[]> {
     if (clock() >= reclaimAt) {
       reclaimAt = clock() + RECLAIM_EVERY_MS;
       const reclaimed = await repository.reclaimExpired();
@@ -332,7 +340,7 @@ export function deliverer(
       }
     }
     const startBy = clock() + SEND_START_WINDOW_MS;
-    const claimed = await repository.claim(limit, DELIVERY_LEASE_MS);
+    const claimed = await repository.claim(limit, DELIVERY_LEASE_MS, lane);
     const byKind = new Map<string, ClaimedDelivery[]>();
     for (const delivery of claimed) {
       byKind.set(delivery.kind, [
@@ -404,7 +412,7 @@ export function deliverer(
       delayMs: Number.isFinite(delayMs) ? delayMs : 366 * 24 * 3_600_000,
     });
     if (state === 'pending') {
-      worker.wakeIn(delayMs);
+      loops[delivery.channel === 'email' ? 'mail' : 'http'].wakeIn(delayMs);
       log.warn(
         { delivery: { ...line, error: outcome.error } },
         'delivery not made yet; will retry',
@@ -414,41 +422,51 @@ export function deliverer(
         { delivery: { ...line, error: outcome.error } },
         'delivery given up',
       );
+      // Its owner feature may have queued a notice of it (a mail).
+      loops.mail.wake();
     }
   }
 
-  const worker: LeasedWorker<Claimed> = leasedWorker<Claimed>(
-    {
-      claim,
-      work,
-      release: (items) =>
-        repository.release(items.map(({ delivery }) => delivery)),
-    },
-    {
-      concurrency: SLOTS,
-      pollMs: settings.pollMs,
-      slotHoldMs: SLOT_HOLD_MS,
-      maxInFlight: MAX_IN_FLIGHT,
-      claimGapMs: CLAIM_GAP_MS,
-      onStop: 'finish',
-      what: 'deliveries',
-      log,
-    },
-  );
+  const laneLoop = (lane: Lane): LeasedWorker<Claimed> =>
+    leasedWorker<Claimed>(
+      {
+        claim: (limit) => claim(lane, limit),
+        work,
+        release: (items) =>
+          repository.release(items.map(({ delivery }) => delivery)),
+      },
+      {
+        ...LANE_LOOPS[lane],
+        pollMs: settings.pollMs,
+        claimGapMs: CLAIM_GAP_MS,
+        onStop: 'finish',
+        what: lane === 'mail' ? 'mails' : 'POSTs',
+        log,
+      },
+    );
+  const loops: Readonly<Record<Lane, LeasedWorker<Claimed>>> = {
+    mail: laneLoop('mail'),
+    http: laneLoop('http'),
+  };
+  const both = Object.values(loops);
 
   return {
     async start() {
       await repository.retryNow(settings.embedded);
-      worker.start();
+      for (const loop of both) loop.start();
     },
     wake() {
-      worker.wake();
+      for (const loop of both) loop.wake();
     },
-    drain() {
-      return worker.drain();
+    async drain() {
+      // A POST's death may queue a mail: again until neither had work.
+      for (;;) {
+        const took = await Promise.all(both.map((loop) => loop.drain()));
+        if (took.every((count) => count === 0)) return;
+      }
     },
     async stop() {
-      await worker.stop();
+      await Promise.all(both.map((loop) => loop.stop()));
       await markGathered();
     },
     sendNow: send,

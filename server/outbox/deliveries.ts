@@ -126,8 +126,29 @@ export function unsentDeliveries(
   return sql`delete from deliveries where state = 'pending' and ${which}`;
 }
 
-/** Pending and due, before its stream is looked at (the claim's window). */
-const pendingDue = sql`deliveries.state = 'pending' and deliveries.next_attempt_at <= now()`;
+/**
+ * The outbox's lanes (D130): mails, sent through our own SMTP pool, and
+ * POSTs, each a wait on someone else's receiver. Each is claimed apart,
+ * so that neither waits behind the other.
+ */
+export type Lane = 'mail' | 'http';
+
+/** A lane's deliveries. */
+function inLane(lane: Lane): RawBuilder<unknown> {
+  return lane === 'mail'
+    ? sql`deliveries.channel = 'email'`
+    : sql`deliveries.channel <> 'email'`;
+}
+
+/**
+ * Pending and due in its lane, before its stream is looked at (the claim's
+ * window); the lane's partial index (`deliveries_due_mail`,
+ * `deliveries_due_http`) holds these rows in deadline order.
+ */
+function pendingDue(lane: Lane): RawBuilder<unknown> {
+  return sql`deliveries.state = 'pending' and ${inLane(lane)}
+    and deliveries.next_attempt_at <= now()`;
+}
 
 /**
  * The claim's first window (rows): the soonest due deliveries whose
@@ -138,16 +159,18 @@ const pendingDue = sql`deliveries.state = 'pending' and deliveries.next_attempt_
 const CLAIM_WINDOW = 200;
 
 /**
- * A row a worker may take: pending, due, and first in its stream. A row
- * left `sending` by a worker whose lease ended is made pending again by
- * `reclaimExpired` first, so that the claim reads one partial index
- * (`deliveries_due`, pending rows by deadline) in its order.
+ * A row a worker may take: pending, due, in its lane, and first in its
+ * stream. A row left `sending` by a worker whose lease ended is made
+ * pending again by `reclaimExpired` first, so that the claim reads one
+ * partial index in its order.
  */
-const due = sql`${pendingDue}
+function due(lane: Lane): RawBuilder<unknown> {
+  return sql`${pendingDue(lane)}
   and not exists (select 1 from deliveries as earlier
                    where earlier.stream = deliveries.stream
                      and earlier.id < deliveries.id
                      and earlier.state in ('pending', 'sending'))`;
+}
 
 /**
  * The repository over one database. Every function raises
@@ -156,8 +179,11 @@ const due = sql`${pendingDue}
  */
 export function deliveriesRepository(db: Kysely<OutboxTables>) {
   const deadHandlers: DeadHandler[] = [];
-  /** How far the next claim looks (see {@link CLAIM_WINDOW}); Infinity: every row. */
-  let window = CLAIM_WINDOW;
+  /** How far each lane's next claim looks (see {@link CLAIM_WINDOW}); Infinity: every row. */
+  const windows: Record<Lane, number> = {
+    mail: CLAIM_WINDOW,
+    http: CLAIM_WINDOW,
+  };
   const sentHandlers: SentHandler[] = [];
 
   return {
@@ -183,8 +209,14 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
      *
      * @param leaseMs how long the claim holds before another worker may
      *   take the delivery (a worker killed mid-send)
+     * @param lane mails or POSTs
      */
-    async claim(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    async claim(
+      limit: number,
+      leaseMs: number,
+      lane: Lane,
+    ): Promise<ClaimedDelivery[]> {
+      const window = windows[lane];
       const rows = await claimDue<{
         id: string | number;
         kind: string;
@@ -199,10 +231,10 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
         deadline_at: Date;
       }>(db, {
         table: 'deliveries',
-        due,
+        due: due(lane),
         order: sql`deliveries.deadline_at, deliveries.id`,
         window: Number.isFinite(window)
-          ? { cheap: pendingDue, size: Math.max(window, 10 * limit) }
+          ? { cheap: pendingDue(lane), size: Math.max(window, 10 * limit) }
           : undefined,
         set: sql`state = 'sending', attempts = deliveries.attempts + 1,
           lease_until = now() + make_interval(secs => ${leaseMs / 1000})`,
@@ -212,7 +244,7 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
           deliveries.created_at, deliveries.deadline_at`,
         limit,
       });
-      window =
+      windows[lane] =
         rows.length >= limit
           ? CLAIM_WINDOW
           : window >= 100 * CLAIM_WINDOW

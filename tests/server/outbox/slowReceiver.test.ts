@@ -1,7 +1,7 @@
 /**
  * A receiver that answers after 20 s (issue 60, Proof: "a receiver that
  * answers after 20 s"; "Every URL through the watch's SSRF rules": "connect
- * 5 s, 10 s in all"; D129: a slow receiver holds a slot for a second at
+ * 5 s, 10 s in all"; D130: a slow receiver holds a slot for 100 ms at
  * most, so it delays nobody else).
  *
  * - Within the POST's time box (the monitor's `postTimeouts`, shortened
@@ -13,7 +13,7 @@
  *   quick receiver still arrives while the slow receiver holds every one
  *   of their requests unanswered.
  * - The slots the above relies on: no claim takes more deliveries than
- *   there are free slots, so that until a slot is given back (a second)
+ *   there are free slots, so that until a slot is given back (100 ms)
  *   no more than 20 requests are under way.
  *
  * On loopback only (receivers on 127.0.0.1, `hook.test` mapped there by
