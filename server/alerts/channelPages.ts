@@ -13,6 +13,13 @@
  * masked ({@link maskedTarget}), never whole. Pure: HTML from values,
  * every value escaped.
  */
+import {
+  cardPage,
+  errorSummary,
+  fieldParts,
+  formField,
+  formTitle,
+} from '../http/forms';
 import { escapeHtml, layout } from '../http/html';
 import type { ChannelKind } from '../outbox/index';
 import type { ChannelFormError, ChannelFormValues } from './channelForm';
@@ -191,44 +198,15 @@ export function channelFormPage(
   context: ChannelFormPageContext,
 ): string {
   const { values, errors, sites } = context;
-  const errorOf = (field: ChannelFormError['field']) =>
-    errors.find((error) => error.field === field);
   const title = 'Add a channel';
-  const summary =
-    errors.length === 0
-      ? ''
-      : `<div class="error-summary" role="alert" aria-labelledby="error-summary-title" tabindex="-1" autofocus data-testid="error-summary">
-<h2 id="error-summary-title" class="error-summary__title">There is a problem</h2>
-<ul class="error-summary__list">
-${errors.map((error) => `<li><a href="#${error.field}">${escapeHtml(error.message)}</a></li>`).join('\n')}
-</ul>
-</div>
-`;
-  const described = (name: ChannelFormError['field']) => {
-    const error = errorOf(name);
-    const describedBy = [
-      `${name}-hint`,
-      ...(error ? [`${name}-error`] : []),
-    ].join(' ');
-    return {
-      error,
-      describedBy,
-      aria: ` aria-describedby="${describedBy}"${error ? ' aria-invalid="true"' : ''}`,
-      message: error
-        ? `<p id="${name}-error" class="field__error"><span class="visually-hidden">Error: </span>${escapeHtml(error.message)}</p>\n`
-        : '',
-    };
-  };
-  const kind = described('kind');
   const options = (Object.keys(KIND_NAMES) as ChannelKind[])
     .map(
       (value) =>
         `<option value="${value}"${values.kind === value ? ' selected' : ''}>${value === 'email' ? 'Email address' : KIND_NAMES[value]}</option>`,
     )
     .join('');
-  const target = described('target');
   const chosen = values.sites === 'chosen';
-  const sitesField = described('sites');
+  const sitesField = fieldParts('sites', errors);
   const ticked = new Set(values.site);
   const siteChoices =
     sites.length === 0
@@ -248,21 +226,31 @@ ${sites
 </fieldset>`;
   return layout(
     productName,
-    errors.length > 0 ? `Error: ${title}` : title,
+    formTitle(title, errors),
     `<section class="card" aria-labelledby="channel-form-title">
-${summary}<h1 id="channel-form-title" class="card__title">${title}</h1>
+${errorSummary(errors)}<h1 id="channel-form-title" class="card__title">${title}</h1>
 <p>Your alerts go to your own address and to each channel you add. Up to ${CHANNELS_PER_ACCOUNT} channels, of which ${EMAIL_CHANNELS_PER_ACCOUNT} email addresses.</p>
 <form method="post" action="${CHANNELS_PATH}" class="form" data-testid="channel-form" novalidate>
-<div class="field${kind.error ? ' field--error' : ''}">
-<label class="field__label" for="kind">${FIELD_LABELS.kind}</label>
-<p id="kind-hint" class="field__hint">An email address gets a link to confirm first. A webhook gets a signed JSON POST (Standard Webhooks).</p>
-${kind.message}<select class="field__input" id="kind" name="kind"${kind.aria}>${options}</select>
-</div>
-<div class="field${target.error ? ' field--error' : ''}">
-<label class="field__label" for="target">${FIELD_LABELS.target}</label>
-<p id="target-hint" class="field__hint">An email address, like name@example.com; a webhook’s URL; a Slack incoming webhook (https://hooks.slack.com/…); a Discord webhook (https://discord.com/api/webhooks/…); or an ntfy topic (https://ntfy.sh/your-topic).</p>
-${target.message}<input class="field__input" id="target" name="target" type="text" autocomplete="off" spellcheck="false" autocapitalize="none" value="${escapeHtml(values.target)}"${target.aria}>
-</div>
+${formField(
+  {
+    name: 'kind',
+    label: FIELD_LABELS.kind,
+    hint: 'An email address gets a link to confirm first. A webhook gets a signed JSON POST (Standard Webhooks).',
+    control: (aria) =>
+      `<select class="field__input" id="kind" name="kind"${aria}>${options}</select>`,
+  },
+  errors,
+)}
+${formField(
+  {
+    name: 'target',
+    label: FIELD_LABELS.target,
+    hint: 'An email address, like name@example.com; a webhook’s URL; a Slack incoming webhook (https://hooks.slack.com/…); a Discord webhook (https://discord.com/api/webhooks/…); or an ntfy topic (https://ntfy.sh/your-topic).',
+    control: (aria) =>
+      `<input class="field__input" id="target" name="target" type="text" autocomplete="off" spellcheck="false" autocapitalize="none" value="${escapeHtml(values.target)}"${aria}>`,
+  },
+  errors,
+)}
 ${siteChoices}
 <button type="submit" class="button">Add the channel</button>
 </form>
@@ -356,15 +344,14 @@ ${result}<form method="post" action="${testChannelPath(channel.id)}" class="form
 
 /** What a page of a channel the account does not have answers (404). */
 export function channelNotFoundPage(productName: string): string {
-  return layout(
-    productName,
-    'Channel not found',
-    `<section class="card" aria-labelledby="missing-title" data-testid="channel-not-found">
-<h1 id="missing-title" class="card__title">There is no such channel</h1>
-<p>Your account has no alert channel at this address. It may have been removed.</p>
-<p class="card__aside"><a href="/">Your account</a></p>
-</section>`,
-  );
+  return cardPage(productName, {
+    title: 'Channel not found',
+    headingId: 'missing-title',
+    testId: 'channel-not-found',
+    heading: 'There is no such channel',
+    text: 'Your account has no alert channel at this address. It may have been removed.',
+    back: { href: '/', words: 'Your account' },
+  });
 }
 
 /**
@@ -373,15 +360,14 @@ export function channelNotFoundPage(productName: string): string {
  * channel either, and no confirmation mail to a stranger's address).
  */
 export function ownerUnconfirmedPage(productName: string): string {
-  return layout(
-    productName,
-    'Confirm your address first',
-    `<section class="card" aria-labelledby="confirm-first-title" data-testid="confirm-first">
-<h1 id="confirm-first-title" class="card__title">Confirm your email address first</h1>
-<p>We send alerts, to your address and to your channels, once you have confirmed that our mails reach you: open the link we mailed you.</p>
-<p class="card__aside"><a href="/">Your account</a></p>
-</section>`,
-  );
+  return cardPage(productName, {
+    title: 'Confirm your address first',
+    headingId: 'confirm-first-title',
+    testId: 'confirm-first',
+    heading: 'Confirm your email address first',
+    text: 'We send alerts, to your address and to your channels, once you have confirmed that our mails reach you: open the link we mailed you.',
+    back: { href: '/', words: 'Your account' },
+  });
 }
 
 /**

@@ -20,6 +20,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { acceptFormBodies } from '../http/formBody';
 import {
+  seeOther,
+  sendLinkPage,
+  sendPage,
+  signedInOrHome,
+} from '../http/forms';
+import {
   readChannelForm,
   channelFormValues,
   type ChannelFormBody,
@@ -138,33 +144,12 @@ export async function registerChannelRoutes(
 ): Promise<void> {
   const { productName, publicUrl, channels } = options;
 
-  const page = (reply: FastifyReply, status: number, html: string) =>
-    reply
-      .code(status)
-      // Personal data: never stored by a cache.
-      .header('cache-control', 'no-store')
-      .type('text/html; charset=utf-8')
-      .send(html);
-  /** A page a mailed link opens: its token never leaks by Referer, nor is indexed. */
-  const linkPage = (reply: FastifyReply, status: number, html: string) =>
-    page(
-      reply
-        .header('referrer-policy', 'no-referrer')
-        .header('x-robots-tag', 'noindex'),
-      status,
-      html,
-    );
-  const redirect = (reply: FastifyReply, location: string) =>
-    reply.code(303).header('location', location).send();
   const notFound = (reply: FastifyReply) =>
-    page(reply, 404, channelNotFoundPage(productName));
-
+    sendPage(reply, 404, channelNotFoundPage(productName));
   /** The signed-in account, or a redirect to `/` (which signs in). */
-  const accountOf = async (request: FastifyRequest, reply: FastifyReply) => {
-    const account = await app.accounts.signedInAccount(request);
-    if (!account) await redirect(reply, '/');
-    return account;
-  };
+  const accountOf = signedInOrHome((request) =>
+    app.accounts.signedInAccount(request),
+  );
 
   /** The account's sites, as the channel pages name them. */
   const sitesOf = (accountId: string): Promise<ChannelSite[]> =>
@@ -177,19 +162,23 @@ export async function registerChannelRoutes(
     sites: readonly ChannelSite[],
     errors: readonly ChannelFormError[],
   ) =>
-    page(reply, 422, channelFormPage(productName, { values, errors, sites }));
+    sendPage(
+      reply,
+      422,
+      channelFormPage(productName, { values, errors, sites }),
+    );
 
   app.get(NEW_CHANNEL_PATH, async (request, reply) => {
     const account = await accountOf(request, reply);
     if (!account) return reply;
     if (!account.confirmed) {
-      return page(reply, 200, ownerUnconfirmedPage(productName));
+      return sendPage(reply, 200, ownerUnconfirmedPage(productName));
     }
     const [sites, list] = await Promise.all([
       sitesOf(account.id),
       channels.list(account.id),
     ]);
-    return page(
+    return sendPage(
       reply,
       200,
       channelFormPage(productName, {
@@ -206,8 +195,12 @@ export async function registerChannelRoutes(
     const address =
       token === undefined ? undefined : await channels.confirmable(token);
     return token === undefined || address === undefined
-      ? linkPage(reply, 410, channelConfirmedPage(productName, undefined))
-      : linkPage(reply, 200, confirmChannelPage(productName, token, address));
+      ? sendLinkPage(reply, 410, channelConfirmedPage(productName, undefined))
+      : sendLinkPage(
+          reply,
+          200,
+          confirmChannelPage(productName, token, address),
+        );
   });
 
   app.get(UNSUBSCRIBE_PATH, async (request, reply) => {
@@ -216,10 +209,10 @@ export async function registerChannelRoutes(
       ? await channels.unsubscribable(link.channelId, link.token)
       : undefined;
     if (!link || !channel) {
-      return linkPage(reply, 404, unsubscribedPage(productName, undefined));
+      return sendLinkPage(reply, 404, unsubscribedPage(productName, undefined));
     }
     const action = `${UNSUBSCRIBE_PATH}?${new URLSearchParams({ c: link.channelId, t: link.token }).toString()}`;
-    return linkPage(
+    return sendLinkPage(
       reply,
       200,
       unsubscribePage(productName, channel.target, action, channel.disabled),
@@ -235,7 +228,7 @@ export async function registerChannelRoutes(
       if (!account) return reply;
       const view = await channels.view(account.id, idOf(request));
       if (!view) return notFound(reply);
-      return page(
+      return sendPage(
         reply,
         200,
         channelPage(productName, view, {
@@ -254,7 +247,7 @@ export async function registerChannelRoutes(
       const account = await accountOf(request, reply);
       if (!account) return reply;
       if (!account.confirmed) {
-        return page(reply, 403, ownerUnconfirmedPage(productName));
+        return sendPage(reply, 403, ownerUnconfirmedPage(productName));
       }
       const values = channelFormValues(
         request.body as ChannelFormBody | undefined,
@@ -276,14 +269,14 @@ export async function registerChannelRoutes(
       }
       // An address's confirmation mail was queued with it.
       if (read.channel.kind === 'email') app.outbox.wake();
-      return redirect(reply, channelPath(added.id));
+      return seeOther(reply, channelPath(added.id));
     });
 
     forms.post(CONFIRM_CHANNEL_PATH, async (request, reply) => {
       const { token } = (request.body ?? {}) as { token?: unknown };
       const address =
         typeof token === 'string' ? await channels.confirm(token) : undefined;
-      return linkPage(
+      return sendLinkPage(
         reply,
         address === undefined ? 410 : 200,
         channelConfirmedPage(productName, address),
@@ -306,7 +299,7 @@ export async function registerChannelRoutes(
       const claim = await channels.claimTest(account.id, id);
       if (!claim) return notFound(reply);
       if (claim.state !== 'claimed') {
-        return redirect(reply, `${channelPath(id)}?test=${claim.state}`);
+        return seeOther(reply, `${channelPath(id)}?test=${claim.state}`);
       }
       const [first] = await sitesOf(account.id);
       const notice = testNotice({
@@ -337,7 +330,7 @@ export async function registerChannelRoutes(
           return { ok: false as const, error: 'it could not be sent' };
         });
       await channels.recordTest(account.id, id, outcomeWords(outcome));
-      return redirect(reply, channelPath(id));
+      return seeOther(reply, channelPath(id));
     });
 
     forms.post(removeChannelPath(ID), async (request, reply) => {
@@ -346,7 +339,7 @@ export async function registerChannelRoutes(
       if (!(await channels.remove(account.id, idOf(request)))) {
         return notFound(reply);
       }
-      return redirect(reply, '/');
+      return seeOther(reply, '/');
     });
 
     // RFC 8058: a mail provider's POST carries no cookie and no Origin.
@@ -355,7 +348,7 @@ export async function registerChannelRoutes(
       const address = link
         ? await channels.unsubscribe(link.channelId, link.token)
         : undefined;
-      return linkPage(
+      return sendLinkPage(
         reply,
         address === undefined ? 404 : 200,
         unsubscribedPage(productName, address),

@@ -39,6 +39,7 @@ import {
   type Tripwire,
 } from '../../../harness/monitor/tripwire';
 import { escapeHtml } from '../../../server/http/html';
+import { accountPages, hooks } from '../support/accountPages';
 import { FORM } from '../support/apiServer';
 import {
   hook,
@@ -136,20 +137,8 @@ function hookUrl(path: '/ok' | '/alerts' | '/fail'): string {
   return receiver.url(`${path}?token=secret${next()}`, 'hook.test');
 }
 
-/** GET a page with a session cookie. */
-function get(url: string, cookie: string) {
-  return app.inject({ method: 'GET', url, headers: { cookie } });
-}
-
-/** A form with repeated fields, posted from the service's own page. */
-function post(url: string, cookie: string, fields: [string, string][] = []) {
-  return app.inject({
-    method: 'POST',
-    url,
-    headers: { 'content-type': FORM, 'sec-fetch-site': 'same-origin', cookie },
-    payload: new URLSearchParams(fields).toString(),
-  });
-}
+const pages = accountPages(() => app);
+const { get, post } = pages;
 
 /** Adds a channel by the form; returns the answer. */
 function addChannel(
@@ -179,31 +168,9 @@ async function added(
   return id ?? '';
 }
 
-/** Every value of a test selector on a page, in order. */
-function hooks(html: string, testId: string): string[] {
-  return [
-    ...html.matchAll(
-      new RegExp(
-        `<(\\w+)[^>]*data-testid="${testId}"[^>]*>([\\s\\S]*?)</\\1>`,
-        'g',
-      ),
-    ),
-  ].map((match) =>
-    (match[2] ?? '')
-      .replace(/<[^>]+>/g, ' ')
-      .replace(/\s+/g, ' ')
-      .trim(),
-  );
-}
-
 /** An account with its address confirmed, signed in, watching site `n`. */
 async function confirmedAccount(n = next()) {
-  const { cookie, email } = await signUpAndSignIn(app, { url: site.url(n) });
-  await sql`update accounts set confirmed_at = now()
-             where lower(email) = ${email.toLowerCase()}`.execute(
-    app.database.db,
-  );
-  return { cookie, email, n };
+  return { ...(await pages.confirmedAccount(site.url(n))), n };
 }
 
 /** A channel's row, by id. */
