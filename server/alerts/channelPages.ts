@@ -28,6 +28,7 @@ import {
   CONFIRM_CHANNEL_PATH,
   NEW_CHANNEL_PATH,
   channelPath,
+  channelSitesPath,
   removeChannelPath,
   testChannelPath,
 } from './channelPaths';
@@ -185,6 +186,37 @@ export interface ChannelFormPageContext {
 }
 
 /**
+ * The choice of the sites a channel alerts for (the add form's, and the
+ * form on its page): every site, or only those ticked, with what was
+ * chosen; with no site yet, every site, said in words.
+ */
+function sitesChoices(
+  values: Pick<ChannelFormValues, 'sites' | 'site'>,
+  sites: readonly ChannelSite[],
+  errors: readonly ChannelFormError[],
+): string {
+  if (sites.length === 0) {
+    return `<input type="hidden" name="sites" value="all">
+<p class="field__hint">It alerts for every site you add.</p>`;
+  }
+  const chosen = values.sites === 'chosen';
+  const field = fieldParts('sites', errors);
+  const ticked = new Set(values.site);
+  return `<fieldset class="field${field.error ? ' field--error' : ''}" aria-describedby="${field.describedBy}">
+<legend class="field__label">${FIELD_LABELS.sites}</legend>
+<p id="sites-hint" class="field__hint">Every site includes those you add later.</p>
+${field.message}<div><input type="radio" id="sites" name="sites" value="all"${chosen ? '' : ' checked'}> <label for="sites">Every site</label></div>
+<div><input type="radio" id="sites-chosen" name="sites" value="chosen"${chosen ? ' checked' : ''}> <label for="sites-chosen">Only these sites:</label></div>
+${sites
+  .map(
+    (site) =>
+      `<div><input type="checkbox" id="site-${escapeHtml(site.id)}" name="site" value="${escapeHtml(site.id)}"${ticked.has(site.id) ? ' checked' : ''}> <label for="site-${escapeHtml(site.id)}">${escapeHtml(site.name)}</label></div>`,
+  )
+  .join('\n')}
+</fieldset>`;
+}
+
+/**
  * The form that adds a channel: its kind, its address or URL, and the
  * sites it alerts for (every site, or those ticked). A refused form shows
  * GOV.UK's error summary first (focused on load, each item a link to its
@@ -205,25 +237,6 @@ export function channelFormPage(
         `<option value="${value}"${values.kind === value ? ' selected' : ''}>${value === 'email' ? 'Email address' : KIND_NAMES[value]}</option>`,
     )
     .join('');
-  const chosen = values.sites === 'chosen';
-  const sitesField = fieldParts('sites', errors);
-  const ticked = new Set(values.site);
-  const siteChoices =
-    sites.length === 0
-      ? `<input type="hidden" name="sites" value="all">
-<p class="field__hint">It alerts for every site you add.</p>`
-      : `<fieldset class="field${sitesField.error ? ' field--error' : ''}" aria-describedby="${sitesField.describedBy}">
-<legend class="field__label">${FIELD_LABELS.sites}</legend>
-<p id="sites-hint" class="field__hint">Every site includes those you add later.</p>
-${sitesField.message}<div><input type="radio" id="sites" name="sites" value="all"${chosen ? '' : ' checked'}> <label for="sites">Every site</label></div>
-<div><input type="radio" id="sites-chosen" name="sites" value="chosen"${chosen ? ' checked' : ''}> <label for="sites-chosen">Only these sites:</label></div>
-${sites
-  .map(
-    (site) =>
-      `<div><input type="checkbox" id="site-${escapeHtml(site.id)}" name="site" value="${escapeHtml(site.id)}"${ticked.has(site.id) ? ' checked' : ''}> <label for="site-${escapeHtml(site.id)}">${escapeHtml(site.name)}</label></div>`,
-  )
-  .join('\n')}
-</fieldset>`;
   return layout(
     productName,
     formTitle(title, errors),
@@ -251,7 +264,7 @@ ${formField(
   },
   errors,
 )}
-${siteChoices}
+${sitesChoices(values, sites, errors)}
 <button type="submit" class="button">Add the channel</button>
 </form>
 <p class="card__aside"><a href="/">Cancel</a></p>
@@ -269,21 +282,65 @@ const TEST_NOTES: Readonly<Record<TestNote, string>> = {
     'Not sent: a test alert went to this channel seconds ago. Wait a few seconds before you send another.',
 };
 
+/** What a channel's page says after an action that led to it. */
+export type ChannelNote = 'saved';
+
+const CHANNEL_NOTES: Readonly<Record<ChannelNote, string>> = {
+  saved: 'The sites it alerts for are saved.',
+};
+
+/** The form on a channel's page that changes its sites, refused. */
+export interface SitesFormRefusal {
+  /** What was chosen, kept. */
+  values: Pick<ChannelFormValues, 'sites' | 'site'>;
+  errors: readonly ChannelFormError[];
+}
+
 /** What a channel's page shows besides the channel. */
 export interface ChannelPageContext {
   /** The account's sites (the channel's, when it is narrowed, by id). */
   sites: readonly ChannelSite[];
   /** The answer to "Send a test alert" when nothing was sent. */
   testNote?: TestNote | undefined;
+  note?: ChannelNote | undefined;
+  /** The sites' form refused (422); without it, the form shows the channel's sites. */
+  refused?: SitesFormRefusal | undefined;
+}
+
+/**
+ * The form on a channel's page that changes the sites it alerts for: the
+ * add form's choice, filled with the channel's sites (or with what was
+ * chosen, when refused). None while the account has no site and the
+ * channel alerts for every site: there is nothing to choose.
+ */
+function sitesForm(
+  channel: ChannelView,
+  sites: readonly ChannelSite[],
+  refused: SitesFormRefusal | undefined,
+): string {
+  if (sites.length === 0 && channel.allSites) return '';
+  const values = refused?.values ?? {
+    sites: channel.allSites ? 'all' : 'chosen',
+    site: channel.siteIds,
+  };
+  return `<h2 class="monitor__title">Change its sites</h2>
+<form method="post" action="${channelSitesPath(channel.id)}" class="form" data-testid="edit-channel" novalidate>
+${sitesChoices(values, sites, refused?.errors ?? [])}
+<button type="submit" class="button button--secondary">Save the sites</button>
+</form>
+`;
 }
 
 /**
  * A channel's page: its kind, its target masked, its state, the sites it
- * alerts for; a webhook's signing secret on the first view only; "Send a
- * test alert" and the last test's answer; "Remove".
+ * alerts for and the form that changes them; a webhook's signing secret
+ * on the first view only; "Send a test alert" and the last test's
+ * answer; "Remove". The sites' form refused, the page comes back with
+ * GOV.UK's error summary first and what was chosen.
  *
  * @returns the whole document, with `channel-page`, `channel-kind`,
- *   `channel-target`, `channel-state`, `channel-sites`,
+ *   `channel-target`, `channel-state`, `channel-sites`, `edit-channel`,
+ *   `channel-note` after a change, `error-summary` when refused,
  *   `channel-secret` (once), `test-channel`, `channel-test-result`,
  *   `remove-channel` (docs/contract.md)
  */
@@ -293,6 +350,10 @@ export function channelPage(
   context: ChannelPageContext,
 ): string {
   const name = KIND_NAMES[channel.kind];
+  const errors = context.refused?.errors ?? [];
+  const note = context.note
+    ? `<p class="message message--success" role="status" data-testid="channel-note">${escapeHtml(CHANNEL_NOTES[context.note])}</p>\n`
+    : '';
   const byId = new Map(context.sites.map((site) => [site.id, site]));
   const narrowed = channel.siteIds
     .map((id) => byId.get(id))
@@ -323,16 +384,16 @@ export function channelPage(
       : '';
   return layout(
     productName,
-    `${name} channel`,
+    formTitle(`${name} channel`, errors),
     `<section class="card monitor site" aria-labelledby="channel-title" data-testid="channel-page">
 <p class="card__aside site__back"><a href="/">Your account</a></p>
-<h1 id="channel-title" class="card__title"><span data-testid="channel-kind">${name}</span></h1>
+${errorSummary(errors)}${note}<h1 id="channel-title" class="card__title"><span data-testid="channel-kind">${name}</span></h1>
 ${secret}<dl class="account">
 <div class="account__row"><dt>Sends to</dt><dd data-testid="channel-target">${escapeHtml(maskedTarget(channel.kind, channel.target))}</dd></div>
 <div class="account__row"><dt>State</dt><dd data-testid="channel-state">${channelState(channel)}</dd></div>
 <div class="account__row"><dt>Alerts for</dt><dd data-testid="channel-sites">${sites}</dd></div>
 </dl>
-${waiting}<h2 class="monitor__title">Send a test alert</h2>
+${waiting}${sitesForm(channel, context.sites, context.refused)}<h2 class="monitor__title">Send a test alert</h2>
 <p class="monitor__meaning">A test alert goes to this channel at once, and we show what it answered.</p>
 ${result}<form method="post" action="${testChannelPath(channel.id)}" class="form" data-testid="test-channel"><button type="submit" class="button button--secondary">Send a test alert</button></form>
 <div class="site__actions">

@@ -1,8 +1,9 @@
 /**
  * The alert channels' pages and forms (issue 60), in the sites' manner
- * (server/monitor/siteRoutes.ts, D127): add a channel, its page, "Send a
- * test alert" and "Remove"; an added address's confirmation link; an
- * alert mail's one-click unsubscribe link (RFC 8058).
+ * (server/monitor/siteRoutes.ts, D127): add a channel, its page, the
+ * sites it alerts for changed, "Send a test alert" and "Remove"; an added
+ * address's confirmation link; an alert mail's one-click unsubscribe link
+ * (RFC 8058).
  *
  * - Every channel page needs a session (without one: 303 to `/`, which
  *   signs in), and every page and action on a channel the session's
@@ -15,7 +16,8 @@
  *   scanners open every link); their POSTs, with no session, act: the
  *   token is the proof.
  * - A successful POST answers 303 (post/redirect/get); a refused form 422
- *   with the form again.
+ *   with the form again (the sites' form: the channel's page, with its
+ *   secret never spent by it).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { acceptFormBodies } from '../http/formBody';
@@ -27,6 +29,7 @@ import {
 } from '../http/forms';
 import {
   readChannelForm,
+  readSitesChoice,
   channelFormValues,
   type ChannelFormBody,
   type ChannelFormError,
@@ -51,6 +54,7 @@ import {
   CONFIRM_CHANNEL_PATH,
   NEW_CHANNEL_PATH,
   channelPath,
+  channelSitesPath,
   removeChannelPath,
   testChannelPath,
 } from './channelPaths';
@@ -234,6 +238,7 @@ export async function registerChannelRoutes(
         channelPage(productName, view, {
           sites: await sitesOf(account.id),
           testNote: testNoteOf(queryText(request, 'test')),
+          note: queryText(request, 'done') === 'saved' ? 'saved' : undefined,
         }),
       );
     },
@@ -270,6 +275,39 @@ export async function registerChannelRoutes(
       // An address's confirmation mail was queued with it.
       if (read.channel.kind === 'email') app.outbox.wake();
       return seeOther(reply, channelPath(added.id));
+    });
+
+    forms.post(channelSitesPath(ID), async (request, reply) => {
+      const account = await accountOf(request, reply);
+      if (!account) return reply;
+      const id = idOf(request);
+      const values = channelFormValues(
+        request.body as ChannelFormBody | undefined,
+      );
+      const sites = await sitesOf(account.id);
+      /** The channel's page again, refused (422), with what was chosen. */
+      const refusedSites = async (errors: readonly ChannelFormError[]) => {
+        // Its secret is shown on a view of its own, never on a refusal.
+        const view = await channels.view(account.id, id, false);
+        if (!view) return notFound(reply);
+        return sendPage(
+          reply,
+          422,
+          channelPage(productName, view, {
+            sites,
+            refused: { values, errors },
+          }),
+        );
+      };
+      const read = readSitesChoice(
+        values,
+        sites.map((site) => site.id),
+      );
+      if (!read.ok) return refusedSites([read.error]);
+      const saved = await channels.editSites(account.id, id, read.choice);
+      if (saved === 'sites') return refusedSites([REFUSALS.sites]);
+      if (!saved) return notFound(reply);
+      return seeOther(reply, `${channelPath(id)}?done=saved`);
     });
 
     forms.post(CONFIRM_CHANNEL_PATH, async (request, reply) => {

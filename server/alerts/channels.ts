@@ -52,15 +52,19 @@ export function isChannelId(id: string): boolean {
   return CHANNEL_ID.test(id);
 }
 
-/** A channel as the form made it. */
-export interface NewChannel {
-  kind: ChannelKind;
-  /** The address, or the URL as the WHATWG parser writes it. */
-  target: string;
+/** Which sites a channel alerts for. */
+export interface SitesChoice {
   /** Alerts for every site of the account; false: for `siteIds` only. */
   allSites: boolean;
   /** The account's own sites it alerts for (ignored with `allSites`). */
   siteIds: readonly string[];
+}
+
+/** A channel as the form made it. */
+export interface NewChannel extends SitesChoice {
+  kind: ChannelKind;
+  /** The address, or the URL as the WHATWG parser writes it. */
+  target: string;
 }
 
 /**
@@ -144,6 +148,23 @@ function summaryOf(row: SummaryRow): ChannelSummary {
   };
 }
 
+/**
+ * A data-modifying CTE, after a comma, that narrows the channel of the
+ * CTE `channel` (its `id`) to `siteIds` (those it has already kept);
+ * nothing for no site.
+ */
+function sitesAdded(channel: 'made' | 'edited', siteIds: readonly string[]) {
+  if (siteIds.length === 0) return sql``;
+  const from = sql.table(channel);
+  return sql`, sites_added as (
+    insert into alert_channel_sites (channel_id, monitor_id)
+    select ${from}.id, site.id
+      from ${from} cross join (values ${sql.join(
+        siteIds.map((id) => sql`(${id}::bigint)`),
+      )}) as site (id)
+    on conflict do nothing)`;
+}
+
 /** Whether the database refused a row for a key it references (SQLSTATE 23503). */
 function isForeignKeyViolation(error: unknown): boolean {
   return (
@@ -205,15 +226,7 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
       const token = email ? newSecret() : null;
       const secret = channel.kind === 'webhook' ? newWebhookSecret() : null;
       const siteIds = channel.allSites ? [] : channel.siteIds;
-      const narrowed =
-        siteIds.length === 0
-          ? sql``
-          : sql`, narrowed as (
-              insert into alert_channel_sites (channel_id, monitor_id)
-              select made.id, site.id
-                from made cross join (values ${sql.join(
-                  siteIds.map((id) => sql`(${id}::bigint)`),
-                )}) as site (id))`;
+      const narrowed = sitesAdded('made', siteIds);
       try {
         return await db.transaction().execute(async (trx) => {
           // The counts and the insert see one account: a second add waits.
@@ -316,13 +329,15 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
     /**
      * One channel of the account, for its page. A webhook's secret is in
      * the answer on the first view only: the statement that reads it
-     * marks it shown.
+     * marks it shown. Without `reveal` (a refused form shown again), it is
+     * neither read nor marked.
      *
      * @returns undefined when the account has no such channel
      */
     async view(
       accountId: string,
       channelId: string,
+      reveal = true,
     ): Promise<ChannelView | undefined> {
       if (!isChannelId(channelId)) return undefined;
       const { rows } = await unlessUnavailable(() =>
@@ -338,6 +353,7 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
              where id = ${channelId}::bigint
                and account_id = ${accountId}::uuid
                and secret is not null and secret_shown_at is null
+               and ${reveal}::boolean
             returning id, secret)
           select ${SUMMARY_COLUMNS}, channel.last_test_at,
                  channel.last_test_result, shown.secret as fresh_secret,
@@ -364,6 +380,49 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
         lastTestAt: row.last_test_at,
         lastTestResult: row.last_test_result,
       };
+    },
+
+    /**
+     * Changes the sites a channel of the account alerts for, in one
+     * statement: every site (its list emptied), or those given (the
+     * others dropped from its list, the new ones added). Its kind and
+     * target stay: another target is another channel.
+     *
+     * @returns whether the account had it, or `sites` when a site given
+     *   was removed meanwhile (nothing changed)
+     */
+    async editSites(
+      accountId: string,
+      channelId: string,
+      choice: SitesChoice,
+    ): Promise<boolean | 'sites'> {
+      if (!isChannelId(channelId)) return false;
+      const siteIds = choice.allSites ? [] : choice.siteIds;
+      const kept =
+        siteIds.length === 0
+          ? sql``
+          : sql`and narrowed.monitor_id not in (${sql.join(
+              siteIds.map((id) => sql`${id}::bigint`),
+            )})`;
+      try {
+        const { rows } = await sql<{ id: string | number }>`
+          with edited as (
+            update alert_channels set all_sites = ${choice.allSites}
+             where id = ${channelId}::bigint
+               and account_id = ${accountId}::uuid
+            returning id),
+          dropped as (
+            delete from alert_channel_sites as narrowed
+             using edited
+             where narrowed.channel_id = edited.id ${kept})
+          ${sitesAdded('edited', siteIds)}
+          select id from edited`.execute(db);
+        return rows.length > 0;
+      } catch (error) {
+        // A chosen site removed meanwhile.
+        if (isForeignKeyViolation(error)) return 'sites';
+        throw new DatabaseUnavailableError(error);
+      }
     },
 
     /**

@@ -38,6 +38,7 @@ import {
   testResolver,
   type Tripwire,
 } from '../../../harness/monitor/tripwire';
+import { channelsRepository } from '../../../server/alerts/channels';
 import { escapeHtml } from '../../../server/http/html';
 import { accountPages, hooks } from '../support/accountPages';
 import { FORM } from '../support/apiServer';
@@ -468,6 +469,216 @@ describe('adding channels', () => {
   });
 });
 
+/** The sites a channel is narrowed to, by id. */
+async function narrowedSites(channelId: string): Promise<string[]> {
+  const rows = await app.database.db
+    .selectFrom('alert_channel_sites')
+    .select('monitor_id')
+    .where('channel_id', '=', channelId)
+    .orderBy('monitor_id')
+    .execute();
+  return rows.map((row) => String(row.monitor_id));
+}
+
+/** Adds a site named `name` to the account by the sites' form. */
+async function addedSite(cookie: string, name: string): Promise<void> {
+  const answer = await post('/sites', cookie, [
+    ['url', site.url(next())],
+    ['name', name],
+    ['interval', String(TEST_INTERVAL_MS / 1000)],
+  ]);
+  expect(answer.statusCode, answer.body).toBe(303);
+}
+
+/** An account with its address confirmed, signed in, its site removed. */
+async function siteLessAccount() {
+  const account = await confirmedAccount();
+  await app.database.db
+    .deleteFrom('monitors')
+    .where('id', 'in', await siteIdsOf(account.email))
+    .execute();
+  return account;
+}
+
+/**
+ * An account with its sign-up's site (`first`) and a site named Shop, and
+ * the site of another account (`theirs`).
+ */
+async function twoSitesAndAnother() {
+  const { cookie, email } = await confirmedAccount();
+  await addedSite(cookie, 'Shop');
+  const [first, shop] = await siteIdsOf(email);
+  const other = await confirmedAccount();
+  const [theirs] = await siteIdsOf(other.email);
+  return { cookie, first, shop, theirs };
+}
+
+describe('changing a channel’s sites', () => {
+  it('narrows a channel from its page, widens it again, and keeps its kind and target', async () => {
+    const { cookie, first, shop, theirs } = await twoSitesAndAnother();
+    const target = hookUrl('/ok');
+    const id = await added(cookie, 'webhook', target);
+
+    const page = await get(`/channels/${id}`, cookie);
+    expect(page.body).toMatch(
+      new RegExp(
+        `<form method="post" action="/channels/${id}/sites" class="form" data-testid="edit-channel" novalidate>`,
+      ),
+    );
+    const form = /data-testid="edit-channel"[\s\S]*?<\/form>/.exec(
+      page.body,
+    )?.[0];
+    expect(form).toContain('name="sites" value="all" checked');
+    expect(form).toContain(`name="site" value="${first}">`);
+    expect(form).toContain(`name="site" value="${shop}">`);
+    expect(form).not.toContain(`value="${theirs}"`);
+
+    // Another account's site is ignored; kind and target are not fields.
+    const narrowed = await post(`/channels/${id}/sites`, cookie, [
+      ['sites', 'chosen'],
+      ['site', shop ?? ''],
+      ['site', theirs ?? ''],
+      ['kind', 'ntfy'],
+      ['target', 'https://ntfy.sh/else'],
+    ]);
+    expect(narrowed.statusCode).toBe(303);
+    expect(narrowed.headers.location).toBe(`/channels/${id}?done=saved`);
+    expect(await narrowedSites(id)).toEqual([shop]);
+    const row = await channelRow(id);
+    expect(row).toMatchObject({ all_sites: false, kind: 'webhook', target });
+    const saved = await get(`/channels/${id}?done=saved`, cookie);
+    expect(hook(saved.body, 'channel-note')).toBe(
+      'The sites it alerts for are saved.',
+    );
+    expect(hook(saved.body, 'channel-sites')).toBe('Shop');
+    expect(saved.body).toContain('name="sites" value="chosen" checked');
+    expect(saved.body).toContain(`name="site" value="${shop}" checked`);
+    expect(saved.body).toContain(`name="site" value="${first}">`);
+    expect(hooks((await get('/', cookie)).body, 'channel')[0]).toMatch(
+      /Alerts for 1 site\./,
+    );
+
+    // Another choice replaces the list.
+    await post(`/channels/${id}/sites`, cookie, [
+      ['sites', 'chosen'],
+      ['site', first ?? ''],
+      ['site', shop ?? ''],
+    ]);
+    expect(await narrowedSites(id)).toEqual([first, shop]);
+    await post(`/channels/${id}/sites`, cookie, [
+      ['sites', 'chosen'],
+      ['site', first ?? ''],
+    ]);
+    expect(await narrowedSites(id)).toEqual([first]);
+
+    // Every site again: the list is emptied.
+    const widened = await post(`/channels/${id}/sites`, cookie, [
+      ['sites', 'all'],
+      ['site', shop ?? ''],
+    ]);
+    expect(widened.headers.location).toBe(`/channels/${id}?done=saved`);
+    expect((await channelRow(id))?.all_sites).toBe(true);
+    expect(await narrowedSites(id)).toEqual([]);
+    expect(hooks((await get('/', cookie)).body, 'channel')[0]).toMatch(
+      /Alerts for every site\./,
+    );
+  });
+
+  it('refuses no site chosen: 422, the page again with the error summary and what was chosen, nothing changed, the secret not spent', async () => {
+    const { cookie, first, shop, theirs } = await twoSitesAndAnother();
+    // Never viewed: its secret is still to be shown.
+    const id = await added(cookie, 'webhook', hookUrl('/ok'), [
+      ['sites', 'chosen'],
+      ['site', shop ?? ''],
+    ]);
+    for (const fields of [
+      [['sites', 'chosen']],
+      [
+        ['sites', 'chosen'],
+        ['site', theirs ?? ''],
+      ],
+    ] as [string, string][][]) {
+      const refused = await post(`/channels/${id}/sites`, cookie, fields);
+      expect(refused.statusCode).toBe(422);
+      expect(refused.body).toContain(
+        '<title>Error: Webhook channel – Vigil</title>',
+      );
+      expect(refused.body).toMatch(
+        /<div class="error-summary" role="alert"[^>]*autofocus data-testid="error-summary">/,
+      );
+      expect(hook(refused.body, 'error-summary')).toBe(
+        'There is a problem Choose the sites this channel alerts for, or choose every site',
+      );
+      expect(refused.body).toContain('<a href="#sites">');
+      expect(refused.body).toContain('id="sites-error"');
+      expect(hook(refused.body, 'channel-page')).toBeDefined();
+      // What was chosen, not what is saved.
+      expect(refused.body).toContain('name="sites" value="chosen" checked');
+      expect(refused.body).toContain(`name="site" value="${shop}">`);
+      expect(refused.body).toContain(`name="site" value="${first}">`);
+      expect(hook(refused.body, 'channel-secret')).toBeUndefined();
+    }
+    const row = await channelRow(id);
+    expect(row?.all_sites).toBe(false);
+    expect(row?.secret_shown_at).toBeNull();
+    expect(await narrowedSites(id)).toEqual([shop]);
+    // Its page still shows the secret, once.
+    const page = await get(`/channels/${id}`, cookie);
+    expect(hook(page.body, 'channel-secret')).toBe(row?.secret);
+  });
+
+  it('refuses a site removed meanwhile, changing nothing', async () => {
+    const { cookie, email } = await confirmedAccount();
+    const [first] = await siteIdsOf(email);
+    const id = await added(cookie, 'ntfy', 'https://ntfy.sh/narrowed');
+    const channels = channelsRepository(app.database.db);
+    const [accountId] = (
+      await sql<{ id: string }>`select id from accounts
+        where lower(email) = ${email.toLowerCase()}`.execute(app.database.db)
+    ).rows.map((row) => row.id);
+    expect(
+      await channels.editSites(accountId ?? '', id, {
+        allSites: false,
+        siteIds: [first ?? '', '999999999'],
+      }),
+    ).toBe('sites');
+    expect((await channelRow(id))?.all_sites).toBe(true);
+    expect(await narrowedSites(id)).toEqual([]);
+    expect(
+      await channels.editSites(accountId ?? '', id, {
+        allSites: false,
+        siteIds: [first ?? ''],
+      }),
+    ).toBe(true);
+    expect(await narrowedSites(id)).toEqual([first]);
+  });
+
+  it('is refused from another site’s page, and without a session', async () => {
+    const { cookie } = await confirmedAccount();
+    const id = await added(cookie, 'ntfy', 'https://ntfy.sh/kept');
+    const crossSite = await postForm(
+      app,
+      `/channels/${id}/sites`,
+      { sites: 'chosen', site: '1' },
+      { cookie, 'sec-fetch-site': 'cross-site' },
+    );
+    expect(crossSite.statusCode).toBe(403);
+    const signedOut = await postForm(app, `/channels/${id}/sites`, {
+      sites: 'chosen',
+    });
+    expect(signedOut.statusCode).toBe(303);
+    expect(signedOut.headers.location).toBe('/');
+    expect((await channelRow(id))?.all_sites).toBe(true);
+  });
+
+  it('offers no choice to an account without a site while the channel alerts for every site', async () => {
+    const { cookie } = await siteLessAccount();
+    const id = await added(cookie, 'ntfy', 'https://ntfy.sh/no-sites');
+    const page = await get(`/channels/${id}`, cookie);
+    expect(page.body).not.toContain('data-testid="edit-channel"');
+  });
+});
+
 describe('a channel’s state', () => {
   it('says in words whether it works, fails since when and why, or is off', async () => {
     const { cookie } = await confirmedAccount();
@@ -571,11 +782,7 @@ describe('a webhook channel', () => {
   });
 
   it('sends an account without a site a test without `site`', async () => {
-    const { cookie, email } = await confirmedAccount();
-    await app.database.db
-      .deleteFrom('monitors')
-      .where('id', 'in', await siteIdsOf(email))
-      .execute();
+    const { cookie } = await siteLessAccount();
     const id = await added(cookie, 'webhook', hookUrl('/ok'));
     const secret = (await channelRow(id))?.secret ?? '';
     const before = received.length;
@@ -598,9 +805,19 @@ describe('another account’s channel', () => {
     expect(page.statusCode).toBe(404);
     expect(hook(page.body, 'channel-not-found')).toBeDefined();
     expect(page.body).not.toContain('whsec_');
-    for (const action of ['test', 'remove']) {
+    for (const action of ['test', 'remove', 'sites']) {
       const answer = await post(`/channels/${id}/${action}`, cookie);
       expect(answer.statusCode, action).toBe(404);
+    }
+    // Its sites' form, refused or not: 404, never the page.
+    for (const fields of [[['sites', 'chosen']], [['sites', 'all']]] as [
+      string,
+      string,
+    ][][]) {
+      const answer = await post(`/channels/${id}/sites`, cookie, fields);
+      expect(answer.statusCode).toBe(404);
+      expect(hook(answer.body, 'channel-not-found')).toBeDefined();
+      expect(answer.body).not.toContain('whsec_');
     }
     for (const path of [
       '/channels/0',
