@@ -23,6 +23,7 @@ import {
 import { escapeHtml, layout } from '../http/html';
 import type { ChannelKind } from '../outbox/index';
 import type { ChannelFormError, ChannelFormValues } from './channelForm';
+import { CONFIRM_LINK_HOURS } from './channelNotices';
 import {
   CHANNELS_PATH,
   CONFIRM_CHANNEL_PATH,
@@ -30,11 +31,12 @@ import {
   channelPath,
   channelSitesPath,
   removeChannelPath,
+  resendChannelPath,
   testChannelPath,
 } from './channelPaths';
 import {
   CHANNELS_PER_ACCOUNT,
-  CONFIRM_LINK_HOURS,
+  CONFIRM_MAILS_PER_DAY,
   EMAIL_CHANNELS_PER_ACCOUNT,
   type ChannelSummary,
   type ChannelView,
@@ -283,10 +285,20 @@ const TEST_NOTES: Readonly<Record<TestNote, string>> = {
 };
 
 /** What a channel's page says after an action that led to it. */
-export type ChannelNote = 'saved';
+export type ChannelNote = 'saved' | 'resent';
 
 const CHANNEL_NOTES: Readonly<Record<ChannelNote, string>> = {
   saved: 'The sites it alerts for are saved.',
+  resent: `We mailed this address a new link. It works for ${CONFIRM_LINK_HOURS} hours; the links mailed before it work no more.`,
+};
+
+/** What a channel's page says after "Send the link again" when none was sent. */
+export type ResendNote = 'cooldown' | 'limited';
+
+const RESEND_NOTES: Readonly<Record<ResendNote, string>> = {
+  cooldown:
+    'Not sent: a link went to this address less than a minute ago. Wait a minute before you send another.',
+  limited: `Not sent: your account has sent ${CONFIRM_MAILS_PER_DAY} confirmation links in the last 24 hours, the most it can. Send it again later.`,
 };
 
 /** The form on a channel's page that changes its sites, refused. */
@@ -302,6 +314,8 @@ export interface ChannelPageContext {
   sites: readonly ChannelSite[];
   /** The answer to "Send a test alert" when nothing was sent. */
   testNote?: TestNote | undefined;
+  /** The answer to "Send the link again" when nothing was sent. */
+  resendNote?: ResendNote | undefined;
   note?: ChannelNote | undefined;
   /** The sites' form refused (422); without it, the form shows the channel's sites. */
   refused?: SitesFormRefusal | undefined;
@@ -332,16 +346,38 @@ ${sitesChoices(values, sites, refused?.errors ?? [])}
 }
 
 /**
+ * What a channel's page says of an address waiting for its confirmation:
+ * its link works, or works no more; "Send the link again", and why it
+ * sent nothing.
+ */
+function confirmationWaits(
+  channel: ChannelView,
+  note: ResendNote | undefined,
+): string {
+  const state = channel.linkExpired
+    ? `The link we mailed this address is more than ${CONFIRM_LINK_HOURS} hours old and works no more. It gets nothing until it is confirmed: send it a new link.`
+    : `We mailed this address a link to confirm it wants your alerts. It gets nothing until it does; the link works for ${CONFIRM_LINK_HOURS} hours.`;
+  const result = note
+    ? `<p class="monitor__note" role="status" data-testid="resend-result">${escapeHtml(RESEND_NOTES[note])}</p>\n`
+    : '';
+  return `<p class="monitor__meaning">${state}</p>
+${result}<form method="post" action="${resendChannelPath(channel.id)}" class="form" data-testid="resend-confirmation"><button type="submit" class="button button--secondary">Send the link again</button></form>
+`;
+}
+
+/**
  * A channel's page: its kind, its target masked, its state, the sites it
  * alerts for and the form that changes them; a webhook's signing secret
  * on the first view only; "Send a test alert" and the last test's
- * answer; "Remove". The sites' form refused, the page comes back with
+ * answer; "Remove"; an address waiting for its confirmation, "Send the
+ * link again". The sites' form refused, the page comes back with
  * GOV.UK's error summary first and what was chosen.
  *
  * @returns the whole document, with `channel-page`, `channel-kind`,
  *   `channel-target`, `channel-state`, `channel-sites`, `edit-channel`,
  *   `channel-note` after a change, `error-summary` when refused,
- *   `channel-secret` (once), `test-channel`, `channel-test-result`,
+ *   `channel-secret` (once), `resend-confirmation` and `resend-result`
+ *   (an address waiting), `test-channel`, `channel-test-result`,
  *   `remove-channel` (docs/contract.md)
  */
 export function channelPage(
@@ -375,7 +411,7 @@ export function channelPage(
     : '';
   const waiting =
     channel.kind === 'email' && !channel.confirmed && !channel.disabledAt
-      ? `<p class="monitor__meaning">We mailed this address a link to confirm it wants your alerts. It gets nothing until it does; the link works for ${CONFIRM_LINK_HOURS} hours.</p>\n`
+      ? confirmationWaits(channel, context.resendNote)
       : '';
   const result = context.testNote
     ? `<p class="monitor__note" role="status" data-testid="channel-test-result">${escapeHtml(TEST_NOTES[context.testNote])}</p>\n`
@@ -484,7 +520,7 @@ export function channelConfirmedPage(
         'Link not valid',
         `<section class="card" aria-labelledby="confirm-refused-title">
 <h1 id="confirm-refused-title" class="card__title">This link does not work</h1>
-<p data-testid="channel-confirm-refused">It has been used already, it is more than ${CONFIRM_LINK_HOURS} hours old, or it was cut short. Ask whoever added this address to add it again.</p>
+<p data-testid="channel-confirm-refused">It has been used already, a newer link replaced it, it is more than ${CONFIRM_LINK_HOURS} hours old, or it was cut short. Ask whoever added this address to send it a new link.</p>
 </section>`,
       );
 }

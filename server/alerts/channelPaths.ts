@@ -27,3 +27,8 @@ export function removeChannelPath(channelId: string): string {
 export function channelSitesPath(channelId: string): string {
   return `${channelPath(channelId)}/sites`;
 }
+
+/** Where a waiting address's "Send the link again" posts. */
+export function resendChannelPath(channelId: string): string {
+  return `${channelPath(channelId)}/resend`;
+}

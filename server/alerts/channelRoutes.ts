@@ -2,7 +2,7 @@
  * The alert channels' pages and forms (issue 60), in the sites' manner
  * (server/monitor/siteRoutes.ts, D127): add a channel, its page, the
  * sites it alerts for changed, "Send a test alert" and "Remove"; an added
- * address's confirmation link; an alert mail's one-click unsubscribe link
+ * address's confirmation link, and "Send the link again"; an alert mail's one-click unsubscribe link
  * (RFC 8058).
  *
  * - Every channel page needs a session (without one: 303 to `/`, which
@@ -46,7 +46,9 @@ import {
   ownerUnconfirmedPage,
   unsubscribedPage,
   unsubscribePage,
+  type ChannelNote,
   type ChannelSite,
+  type ResendNote,
   type TestNote,
 } from './channelPages';
 import {
@@ -56,10 +58,12 @@ import {
   channelPath,
   channelSitesPath,
   removeChannelPath,
+  resendChannelPath,
   testChannelPath,
 } from './channelPaths';
 import {
   CHANNELS_PER_ACCOUNT,
+  CONFIRM_MAILS_PER_DAY,
   EMAIL_CHANNELS_PER_ACCOUNT,
   type AddRefusal,
   type ChannelsRepository,
@@ -101,11 +105,25 @@ const REFUSALS: Readonly<Record<AddRefusal, ChannelFormError>> = {
     field: 'sites',
     message: 'Choose the sites again: one of them was removed meanwhile',
   },
+  mailLimit: {
+    field: 'target',
+    message: `Add this address later: your account has sent ${CONFIRM_MAILS_PER_DAY} confirmation links in the last 24 hours, the most it can`,
+  },
 };
 
 /** A channel page's `?test=`, when it is one the page knows. */
 function testNoteOf(value: unknown): TestNote | undefined {
   return value === 'unconfirmed' || value === 'limited' ? value : undefined;
+}
+
+/** A channel page's `?resend=`, when it is one the page knows. */
+function resendNoteOf(value: unknown): ResendNote | undefined {
+  return value === 'cooldown' || value === 'limited' ? value : undefined;
+}
+
+/** A channel page's `?done=`, when it is one the page knows. */
+function channelNoteOf(value: unknown): ChannelNote | undefined {
+  return value === 'saved' || value === 'resent' ? value : undefined;
 }
 
 /** The words of a test alert's outcome, as its page shows them. */
@@ -238,7 +256,8 @@ export async function registerChannelRoutes(
         channelPage(productName, view, {
           sites: await sitesOf(account.id),
           testNote: testNoteOf(queryText(request, 'test')),
-          note: queryText(request, 'done') === 'saved' ? 'saved' : undefined,
+          resendNote: resendNoteOf(queryText(request, 'resend')),
+          note: channelNoteOf(queryText(request, 'done')),
         }),
       );
     },
@@ -369,6 +388,27 @@ export async function registerChannelRoutes(
         });
       await channels.recordTest(account.id, id, outcomeWords(outcome));
       return seeOther(reply, channelPath(id));
+    });
+
+    forms.post(resendChannelPath(ID), async (request, reply) => {
+      const account = await accountOf(request, reply);
+      if (!account) return reply;
+      if (!account.confirmed) {
+        return sendPage(reply, 403, ownerUnconfirmedPage(productName));
+      }
+      const id = idOf(request);
+      const outcome = await channels.resendConfirmation(
+        account.id,
+        id,
+        maskedAddress(account.email),
+      );
+      if (outcome === undefined) return notFound(reply);
+      if (outcome === 'notWaiting') return seeOther(reply, channelPath(id));
+      if (outcome !== 'sent') {
+        return seeOther(reply, `${channelPath(id)}?resend=${outcome}`);
+      }
+      app.outbox.wake();
+      return seeOther(reply, `${channelPath(id)}?done=resent`);
     });
 
     forms.post(removeChannelPath(ID), async (request, reply) => {

@@ -38,7 +38,10 @@ import {
   testResolver,
   type Tripwire,
 } from '../../../harness/monitor/tripwire';
-import { channelsRepository } from '../../../server/alerts/channels';
+import {
+  channelsRepository,
+  CONFIRM_MAILS_PER_DAY,
+} from '../../../server/alerts/channels';
 import { escapeHtml } from '../../../server/http/html';
 import { accountPages, hooks } from '../support/accountPages';
 import { FORM } from '../support/apiServer';
@@ -985,12 +988,228 @@ describe('an email channel', () => {
     await service.drain();
     const [mail] = service.mailsTo(address);
     const token = mail ? tokenOf(mail) : '';
-    await sql`update alert_channels
-                 set created_at = now() - interval '25 hours'
-               where id = ${id}::bigint`.execute(app.database.db);
+    await linkMadeAgo(id, '25 hours');
+    const page = await get(`/channels/${id}`, cookie);
+    expect(page.body).toContain(
+      'The link we mailed this address is more than 24 hours old and works no more.',
+    );
     const refused = await postForm(app, '/channels/confirm', { token });
     expect(refused.statusCode).toBe(410);
     expect((await channelRow(id))?.confirmed_at).toBeNull();
+  });
+
+  it('is mailed for as long as its link works, 24 hours, and not after', async () => {
+    const { cookie } = await confirmedAccount();
+    const address = friend();
+    const id = await added(cookie, 'email', address);
+    const [mail] = await confirmationMailsOf(id);
+    expect(mail?.hours).toBe(24);
+    await service.drain();
+    expect(service.mailsTo(address)[0]?.text).toMatch(
+      /The link works for 24 hours\./,
+    );
+  });
+});
+
+/** Moves the making of a channel's confirmation link back by `interval`. */
+async function linkMadeAgo(channelId: string, interval: string) {
+  await sql`update alert_channels
+               set confirm_sent_at = now() - ${interval}::interval
+             where id = ${channelId}::bigint`.execute(app.database.db);
+}
+
+/**
+ * A channel's confirmation mails, oldest first: their state and their
+ * deadline's hours after their queueing.
+ */
+async function confirmationMailsOf(channelId: string) {
+  const { rows } = await sql<{ state: string; hours: string | number }>`
+    select state,
+           extract(epoch from deadline_at - created_at) / 3600 as hours
+      from deliveries
+     where channel_id = ${channelId}::bigint and kind = 'channel.confirm'
+     order by id`.execute(app.database.db);
+  return rows.map((row) => ({ state: row.state, hours: Number(row.hours) }));
+}
+
+/**
+ * Presses "Send the link again", which sends nothing for `why`: its
+ * redirect says why, and the page it leads to says it in words.
+ */
+async function resendRefused(
+  cookie: string,
+  channelId: string,
+  why: 'cooldown' | 'limited',
+): Promise<string | undefined> {
+  const answer = await post(`/channels/${channelId}/resend`, cookie);
+  const location = `/channels/${channelId}?resend=${why}`;
+  expect(answer.headers.location).toBe(location);
+  return hook((await get(location, cookie)).body, 'resend-result');
+}
+
+describe('sending the link again', () => {
+  it('mails the address a new link: the old one works no more, the new one for 24 hours from now', async () => {
+    const { cookie } = await confirmedAccount();
+    const address = friend();
+    const id = await added(cookie, 'email', address);
+    await service.drain();
+    const first = tokenOf(service.mailsTo(address)[0] as ParsedMail);
+    const page = await get(`/channels/${id}`, cookie);
+    expect(page.body).toContain(
+      `<form method="post" action="/channels/${id}/resend" class="form" data-testid="resend-confirmation">`,
+    );
+    // Its link died unused.
+    await linkMadeAgo(id, '25 hours');
+    expect(
+      (await postForm(app, '/channels/confirm', { token: first })).statusCode,
+    ).toBe(410);
+
+    const resent = await post(`/channels/${id}/resend`, cookie);
+    expect(resent.statusCode).toBe(303);
+    expect(resent.headers.location).toBe(`/channels/${id}?done=resent`);
+    expect(
+      hook(
+        (await get(`/channels/${id}?done=resent`, cookie)).body,
+        'channel-note',
+      ),
+    ).toBe(
+      'We mailed this address a new link. It works for 24 hours; the links mailed before it work no more.',
+    );
+    await service.drain();
+    const mails = service.mailsTo(address);
+    expect(mails.map((mail) => mail.subject)).toEqual([
+      'Confirm this address for Vigil alerts',
+      'Confirm this address for Vigil alerts',
+    ]);
+    const second = tokenOf(mails[1] as ParsedMail);
+    expect(second).not.toBe(first);
+    expect(await confirmationMailsOf(id)).toEqual([
+      { state: 'sent', hours: 24 },
+      { state: 'sent', hours: 24 },
+    ]);
+    const page2 = await get(`/channels/${id}`, cookie);
+    expect(page2.body).toContain('the link works for 24 hours');
+    expect(
+      (await postForm(app, '/channels/confirm', { token: first })).statusCode,
+    ).toBe(410);
+    const confirmed = await postForm(app, '/channels/confirm', {
+      token: second,
+    });
+    expect(confirmed.statusCode).toBe(200);
+    // Confirmed, nothing more to send, nor to offer.
+    const done = await get(`/channels/${id}`, cookie);
+    expect(done.body).not.toContain('data-testid="resend-confirmation"');
+    const again = await post(`/channels/${id}/resend`, cookie);
+    expect(again.headers.location).toBe(`/channels/${id}`);
+    await service.drain();
+    expect(service.mailsTo(address)).toHaveLength(2);
+  });
+
+  it('drops the old mail not sent yet; a second press within a minute sends nothing', async () => {
+    const { cookie, email } = await confirmedAccount();
+    const address = friend();
+    const id = await added(cookie, 'email', address);
+    await service.drain();
+    // A mail of the old link waiting for its retry.
+    await sql`insert into deliveries (kind, channel, account_id, channel_id,
+                                      target, secret, stream, payload,
+                                      next_attempt_at, deadline_at)
+      select 'channel.confirm', 'email', accounts.id, ${id}::bigint,
+             ${address}, 'old-token', ${`channel:${id}|confirm`},
+             jsonb_build_object('channelId', ${id}::text, 'owner', 'a•••'),
+             now() + interval '1 hour', now() + interval '24 hours'
+        from accounts where lower(email) = ${email.toLowerCase()}`.execute(
+      app.database.db,
+    );
+    expect(await resendRefused(cookie, id, 'cooldown')).toBe(
+      'Not sent: a link went to this address less than a minute ago. Wait a minute before you send another.',
+    );
+    await linkMadeAgo(id, '2 minutes');
+    const resent = await post(`/channels/${id}/resend`, cookie);
+    expect(resent.headers.location).toBe(`/channels/${id}?done=resent`);
+    await service.drain();
+    // The first mail, sent, and the new one; the waiting one is gone.
+    expect(await confirmationMailsOf(id)).toEqual([
+      { state: 'sent', hours: 24 },
+      { state: 'sent', hours: 24 },
+    ]);
+    const mails = service.mailsTo(address);
+    expect(mails).toHaveLength(2);
+    expect(mails.map((mail) => mail.text).join()).not.toContain('old-token');
+    const token = tokenOf(mails[1] as ParsedMail);
+    expect(
+      (await postForm(app, '/channels/confirm', { token })).statusCode,
+    ).toBe(200);
+  });
+
+  it(`holds an account to ${CONFIRM_MAILS_PER_DAY} confirmation mails in 24 hours, adds and resends together`, async () => {
+    const { cookie } = await confirmedAccount();
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index += 1) {
+      ids.push(await added(cookie, 'email', friend()));
+    }
+    // Sent: a mail dropped unsent by the next link would not count.
+    await service.drain();
+    for (const id of ids) {
+      await linkMadeAgo(id, '2 minutes');
+      const resent = await post(`/channels/${id}/resend`, cookie);
+      expect(resent.headers.location).toBe(`/channels/${id}?done=resent`);
+    }
+    await service.drain();
+    const [last = ''] = ids.slice(-1);
+    await linkMadeAgo(last, '2 minutes');
+    expect(await resendRefused(cookie, last, 'limited')).toBe(
+      `Not sent: your account has sent ${CONFIRM_MAILS_PER_DAY} confirmation links in the last 24 hours, the most it can. Send it again later.`,
+    );
+    // A removed address's mails, sent, still count; its add is refused.
+    expect((await post(`/channels/${last}/remove`, cookie)).statusCode).toBe(
+      303,
+    );
+    const refused = await addChannel(cookie, 'email', friend());
+    expect(refused.statusCode).toBe(422);
+    expect(hook(refused.body, 'error-summary')).toBe(
+      `There is a problem Add this address later: your account has sent ${CONFIRM_MAILS_PER_DAY} confirmation links in the last 24 hours, the most it can`,
+    );
+    expect(refused.body).toContain('id="target-error"');
+    // Other kinds are not mailed, and not held.
+    await added(cookie, 'ntfy', 'https://ntfy.sh/after-the-cap');
+    // A mail older than 24 hours counts no more.
+    const [firstId = ''] = ids;
+    await sql`update deliveries set created_at = now() - interval '25 hours'
+               where channel_id = ${firstId}::bigint
+                 and id = (select min(id) from deliveries
+                            where channel_id = ${firstId}::bigint)`.execute(
+      app.database.db,
+    );
+    await linkMadeAgo(firstId, '2 minutes');
+    expect(
+      (await post(`/channels/${firstId}/resend`, cookie)).headers.location,
+    ).toBe(`/channels/${firstId}?done=resent`);
+  });
+
+  it('answers 404 for another account’s channel, changing nothing; is refused from another site’s page', async () => {
+    const owner = await confirmedAccount();
+    const id = await added(owner.cookie, 'email', friend());
+    await linkMadeAgo(id, '2 minutes');
+    const { cookie } = await confirmedAccount();
+    const answer = await post(`/channels/${id}/resend`, cookie);
+    expect(answer.statusCode).toBe(404);
+    expect(hook(answer.body, 'channel-not-found')).toBeDefined();
+    const crossSite = await postForm(
+      app,
+      `/channels/${id}/resend`,
+      {},
+      { cookie: owner.cookie, 'sec-fetch-site': 'cross-site' },
+    );
+    expect(crossSite.statusCode).toBe(403);
+    expect(await confirmationMailsOf(id)).toHaveLength(1);
+    // Not an address: nothing to send.
+    const hookId = await added(owner.cookie, 'ntfy', 'https://ntfy.sh/no-link');
+    const none = await post(`/channels/${hookId}/resend`, owner.cookie);
+    expect(none.headers.location).toBe(`/channels/${hookId}`);
+    expect((await get(`/channels/${hookId}`, owner.cookie)).body).not.toContain(
+      'data-testid="resend-confirmation"',
+    );
   });
 });
 
