@@ -21,7 +21,7 @@
 import { isValidEmail } from '../../common/emailAddress';
 import { FIELD_LIMITS, fitsFieldLimit } from '../../common/fieldLimits';
 import { CHANNEL_KINDS, type ChannelKind } from '../outbox/index';
-import type { NewChannel } from './channels';
+import type { NewChannel, SitesChoice } from './channels';
 
 /** The longest channel URL (the table's check, and the outbox's). */
 export const CHANNEL_URL_MAX = 2_048;
@@ -215,20 +215,48 @@ export async function readChannelForm(
     }
   }
 
-  const own = new Set(context.siteIds);
+  const sites = readSitesChoice(values, context.siteIds);
+  if (!sites.ok) errors.push(sites.error);
+
+  if (errors.length > 0 || !kind || target === undefined || !sites.ok) {
+    return { ok: false, errors };
+  }
+  return {
+    ok: true,
+    channel: {
+      kind,
+      target,
+      allSites: sites.choice.allSites,
+      siteIds: sites.choice.siteIds,
+    },
+  };
+}
+
+/**
+ * Judges the sites a channel alerts for (the add form's, and the form on
+ * a channel's page that changes them): every site, or those ticked among
+ * the account's own (any other is ignored), at least one.
+ *
+ * @param ownSiteIds the ids of the account's own sites
+ */
+export function readSitesChoice(
+  values: Pick<ChannelFormValues, 'sites' | 'site'>,
+  ownSiteIds: readonly string[],
+): { ok: true; choice: SitesChoice } | { ok: false; error: ChannelFormError } {
+  const own = new Set(ownSiteIds);
   const allSites = values.sites !== 'chosen';
   const siteIds = allSites
     ? []
     : [...new Set(values.site)].filter((id) => own.has(id));
   if (!allSites && siteIds.length === 0) {
-    errors.push({
-      field: 'sites',
-      message: 'Choose the sites this channel alerts for, or choose every site',
-    });
+    return {
+      ok: false,
+      error: {
+        field: 'sites',
+        message:
+          'Choose the sites this channel alerts for, or choose every site',
+      },
+    };
   }
-
-  if (errors.length > 0 || !kind || target === undefined) {
-    return { ok: false, errors };
-  }
-  return { ok: true, channel: { kind, target, allSites, siteIds } };
+  return { ok: true, choice: { allSites, siteIds } };
 }

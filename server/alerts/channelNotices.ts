@@ -14,6 +14,11 @@ import { CONFIRM_CHANNEL_PATH, channelPath } from './channelPaths';
 
 /** The kind of the mail that asks an added address to confirm it. */
 export const CHANNEL_CONFIRM_KIND = 'channel.confirm';
+/**
+ * How long an added address's confirmation link works, from its mail's
+ * queueing; the mail is retried as long, never after (./channels.ts).
+ */
+export const CONFIRM_LINK_HOURS = 24;
 
 /** What a channel's failure notice was queued with. */
 export interface FailingDetails {
@@ -119,7 +124,7 @@ export function confirmNotice(
   return {
     subject: `Confirm this address for ${product} alerts`,
     paragraphs: [
-      `The ${product} account of ${details.owner} wants to send its website alerts to this address: a mail when one of its sites stops answering, and one when it is back. Press the button to agree. The link works for 24 hours.`,
+      `The ${product} account of ${details.owner} wants to send its website alerts to this address: a mail when one of its sites stops answering, and one when it is back. Press the button to agree. The link works for ${CONFIRM_LINK_HOURS} hours.`,
       'Not expecting this? Ignore this mail: nothing more is sent to this address unless it is confirmed.',
     ],
     link: {

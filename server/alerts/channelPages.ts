@@ -13,20 +13,30 @@
  * masked ({@link maskedTarget}), never whole. Pure: HTML from values,
  * every value escaped.
  */
+import {
+  cardPage,
+  errorSummary,
+  fieldParts,
+  formField,
+  formTitle,
+} from '../http/forms';
 import { escapeHtml, layout } from '../http/html';
 import type { ChannelKind } from '../outbox/index';
 import type { ChannelFormError, ChannelFormValues } from './channelForm';
+import { CONFIRM_LINK_HOURS } from './channelNotices';
 import {
   CHANNELS_PATH,
   CONFIRM_CHANNEL_PATH,
   NEW_CHANNEL_PATH,
   channelPath,
+  channelSitesPath,
   removeChannelPath,
+  resendChannelPath,
   testChannelPath,
 } from './channelPaths';
 import {
   CHANNELS_PER_ACCOUNT,
-  CONFIRM_LINK_HOURS,
+  CONFIRM_MAILS_PER_DAY,
   EMAIL_CHANNELS_PER_ACCOUNT,
   type ChannelSummary,
   type ChannelView,
@@ -178,6 +188,37 @@ export interface ChannelFormPageContext {
 }
 
 /**
+ * The choice of the sites a channel alerts for (the add form's, and the
+ * form on its page): every site, or only those ticked, with what was
+ * chosen; with no site yet, every site, said in words.
+ */
+function sitesChoices(
+  values: Pick<ChannelFormValues, 'sites' | 'site'>,
+  sites: readonly ChannelSite[],
+  errors: readonly ChannelFormError[],
+): string {
+  if (sites.length === 0) {
+    return `<input type="hidden" name="sites" value="all">
+<p class="field__hint">It alerts for every site you add.</p>`;
+  }
+  const chosen = values.sites === 'chosen';
+  const field = fieldParts('sites', errors);
+  const ticked = new Set(values.site);
+  return `<fieldset class="field${field.error ? ' field--error' : ''}" aria-describedby="${field.describedBy}">
+<legend class="field__label">${FIELD_LABELS.sites}</legend>
+<p id="sites-hint" class="field__hint">Every site includes those you add later.</p>
+${field.message}<div><input type="radio" id="sites" name="sites" value="all"${chosen ? '' : ' checked'}> <label for="sites">Every site</label></div>
+<div><input type="radio" id="sites-chosen" name="sites" value="chosen"${chosen ? ' checked' : ''}> <label for="sites-chosen">Only these sites:</label></div>
+${sites
+  .map(
+    (site) =>
+      `<div><input type="checkbox" id="site-${escapeHtml(site.id)}" name="site" value="${escapeHtml(site.id)}"${ticked.has(site.id) ? ' checked' : ''}> <label for="site-${escapeHtml(site.id)}">${escapeHtml(site.name)}</label></div>`,
+  )
+  .join('\n')}
+</fieldset>`;
+}
+
+/**
  * The form that adds a channel: its kind, its address or URL, and the
  * sites it alerts for (every site, or those ticked). A refused form shows
  * GOV.UK's error summary first (focused on load, each item a link to its
@@ -191,79 +232,41 @@ export function channelFormPage(
   context: ChannelFormPageContext,
 ): string {
   const { values, errors, sites } = context;
-  const errorOf = (field: ChannelFormError['field']) =>
-    errors.find((error) => error.field === field);
   const title = 'Add a channel';
-  const summary =
-    errors.length === 0
-      ? ''
-      : `<div class="error-summary" role="alert" aria-labelledby="error-summary-title" tabindex="-1" autofocus data-testid="error-summary">
-<h2 id="error-summary-title" class="error-summary__title">There is a problem</h2>
-<ul class="error-summary__list">
-${errors.map((error) => `<li><a href="#${error.field}">${escapeHtml(error.message)}</a></li>`).join('\n')}
-</ul>
-</div>
-`;
-  const described = (name: ChannelFormError['field']) => {
-    const error = errorOf(name);
-    const describedBy = [
-      `${name}-hint`,
-      ...(error ? [`${name}-error`] : []),
-    ].join(' ');
-    return {
-      error,
-      describedBy,
-      aria: ` aria-describedby="${describedBy}"${error ? ' aria-invalid="true"' : ''}`,
-      message: error
-        ? `<p id="${name}-error" class="field__error"><span class="visually-hidden">Error: </span>${escapeHtml(error.message)}</p>\n`
-        : '',
-    };
-  };
-  const kind = described('kind');
   const options = (Object.keys(KIND_NAMES) as ChannelKind[])
     .map(
       (value) =>
         `<option value="${value}"${values.kind === value ? ' selected' : ''}>${value === 'email' ? 'Email address' : KIND_NAMES[value]}</option>`,
     )
     .join('');
-  const target = described('target');
-  const chosen = values.sites === 'chosen';
-  const sitesField = described('sites');
-  const ticked = new Set(values.site);
-  const siteChoices =
-    sites.length === 0
-      ? `<input type="hidden" name="sites" value="all">
-<p class="field__hint">It alerts for every site you add.</p>`
-      : `<fieldset class="field${sitesField.error ? ' field--error' : ''}" aria-describedby="${sitesField.describedBy}">
-<legend class="field__label">${FIELD_LABELS.sites}</legend>
-<p id="sites-hint" class="field__hint">Every site includes those you add later.</p>
-${sitesField.message}<div><input type="radio" id="sites" name="sites" value="all"${chosen ? '' : ' checked'}> <label for="sites">Every site</label></div>
-<div><input type="radio" id="sites-chosen" name="sites" value="chosen"${chosen ? ' checked' : ''}> <label for="sites-chosen">Only these sites:</label></div>
-${sites
-  .map(
-    (site) =>
-      `<div><input type="checkbox" id="site-${escapeHtml(site.id)}" name="site" value="${escapeHtml(site.id)}"${ticked.has(site.id) ? ' checked' : ''}> <label for="site-${escapeHtml(site.id)}">${escapeHtml(site.name)}</label></div>`,
-  )
-  .join('\n')}
-</fieldset>`;
   return layout(
     productName,
-    errors.length > 0 ? `Error: ${title}` : title,
+    formTitle(title, errors),
     `<section class="card" aria-labelledby="channel-form-title">
-${summary}<h1 id="channel-form-title" class="card__title">${title}</h1>
+${errorSummary(errors)}<h1 id="channel-form-title" class="card__title">${title}</h1>
 <p>Your alerts go to your own address and to each channel you add. Up to ${CHANNELS_PER_ACCOUNT} channels, of which ${EMAIL_CHANNELS_PER_ACCOUNT} email addresses.</p>
 <form method="post" action="${CHANNELS_PATH}" class="form" data-testid="channel-form" novalidate>
-<div class="field${kind.error ? ' field--error' : ''}">
-<label class="field__label" for="kind">${FIELD_LABELS.kind}</label>
-<p id="kind-hint" class="field__hint">An email address gets a link to confirm first. A webhook gets a signed JSON POST (Standard Webhooks).</p>
-${kind.message}<select class="field__input" id="kind" name="kind"${kind.aria}>${options}</select>
-</div>
-<div class="field${target.error ? ' field--error' : ''}">
-<label class="field__label" for="target">${FIELD_LABELS.target}</label>
-<p id="target-hint" class="field__hint">An email address, like name@example.com; a webhook’s URL; a Slack incoming webhook (https://hooks.slack.com/…); a Discord webhook (https://discord.com/api/webhooks/…); or an ntfy topic (https://ntfy.sh/your-topic).</p>
-${target.message}<input class="field__input" id="target" name="target" type="text" autocomplete="off" spellcheck="false" autocapitalize="none" value="${escapeHtml(values.target)}"${target.aria}>
-</div>
-${siteChoices}
+${formField(
+  {
+    name: 'kind',
+    label: FIELD_LABELS.kind,
+    hint: 'An email address gets a link to confirm first. A webhook gets a signed JSON POST (Standard Webhooks).',
+    control: (aria) =>
+      `<select class="field__input" id="kind" name="kind"${aria}>${options}</select>`,
+  },
+  errors,
+)}
+${formField(
+  {
+    name: 'target',
+    label: FIELD_LABELS.target,
+    hint: 'An email address, like name@example.com; a webhook’s URL; a Slack incoming webhook (https://hooks.slack.com/…); a Discord webhook (https://discord.com/api/webhooks/…); or an ntfy topic (https://ntfy.sh/your-topic).',
+    control: (aria) =>
+      `<input class="field__input" id="target" name="target" type="text" autocomplete="off" spellcheck="false" autocapitalize="none" value="${escapeHtml(values.target)}"${aria}>`,
+  },
+  errors,
+)}
+${sitesChoices(values, sites, errors)}
 <button type="submit" class="button">Add the channel</button>
 </form>
 <p class="card__aside"><a href="/">Cancel</a></p>
@@ -281,22 +284,100 @@ const TEST_NOTES: Readonly<Record<TestNote, string>> = {
     'Not sent: a test alert went to this channel seconds ago. Wait a few seconds before you send another.',
 };
 
+/** What a channel's page says after an action that led to it. */
+export type ChannelNote = 'saved' | 'resent';
+
+const CHANNEL_NOTES: Readonly<Record<ChannelNote, string>> = {
+  saved: 'The sites it alerts for are saved.',
+  resent: `We mailed this address a new link. It works for ${CONFIRM_LINK_HOURS} hours; the links mailed before it work no more.`,
+};
+
+/** What a channel's page says after "Send the link again" when none was sent. */
+export type ResendNote = 'cooldown' | 'limited';
+
+const RESEND_NOTES: Readonly<Record<ResendNote, string>> = {
+  cooldown:
+    'Not sent: a link went to this address less than a minute ago. Wait a minute before you send another.',
+  limited: `Not sent: your account has sent ${CONFIRM_MAILS_PER_DAY} confirmation links in the last 24 hours, the most it can. Send it again later.`,
+};
+
+/** The form on a channel's page that changes its sites, refused. */
+export interface SitesFormRefusal {
+  /** What was chosen, kept. */
+  values: Pick<ChannelFormValues, 'sites' | 'site'>;
+  errors: readonly ChannelFormError[];
+}
+
 /** What a channel's page shows besides the channel. */
 export interface ChannelPageContext {
   /** The account's sites (the channel's, when it is narrowed, by id). */
   sites: readonly ChannelSite[];
   /** The answer to "Send a test alert" when nothing was sent. */
   testNote?: TestNote | undefined;
+  /** The answer to "Send the link again" when nothing was sent. */
+  resendNote?: ResendNote | undefined;
+  note?: ChannelNote | undefined;
+  /** The sites' form refused (422); without it, the form shows the channel's sites. */
+  refused?: SitesFormRefusal | undefined;
+}
+
+/**
+ * The form on a channel's page that changes the sites it alerts for: the
+ * add form's choice, filled with the channel's sites (or with what was
+ * chosen, when refused). None while the account has no site and the
+ * channel alerts for every site: there is nothing to choose.
+ */
+function sitesForm(
+  channel: ChannelView,
+  sites: readonly ChannelSite[],
+  refused: SitesFormRefusal | undefined,
+): string {
+  if (sites.length === 0 && channel.allSites) return '';
+  const values = refused?.values ?? {
+    sites: channel.allSites ? 'all' : 'chosen',
+    site: channel.siteIds,
+  };
+  return `<h2 class="monitor__title">Change its sites</h2>
+<form method="post" action="${channelSitesPath(channel.id)}" class="form" data-testid="edit-channel" novalidate>
+${sitesChoices(values, sites, refused?.errors ?? [])}
+<button type="submit" class="button button--secondary">Save the sites</button>
+</form>
+`;
+}
+
+/**
+ * What a channel's page says of an address waiting for its confirmation:
+ * its link works, or works no more; "Send the link again", and why it
+ * sent nothing.
+ */
+function confirmationWaits(
+  channel: ChannelView,
+  note: ResendNote | undefined,
+): string {
+  const state = channel.linkExpired
+    ? `The link we mailed this address is more than ${CONFIRM_LINK_HOURS} hours old and works no more. It gets nothing until it is confirmed: send it a new link.`
+    : `We mailed this address a link to confirm it wants your alerts. It gets nothing until it does; the link works for ${CONFIRM_LINK_HOURS} hours.`;
+  const result = note
+    ? `<p class="monitor__note" role="status" data-testid="resend-result">${escapeHtml(RESEND_NOTES[note])}</p>\n`
+    : '';
+  return `<p class="monitor__meaning">${state}</p>
+${result}<form method="post" action="${resendChannelPath(channel.id)}" class="form" data-testid="resend-confirmation"><button type="submit" class="button button--secondary">Send the link again</button></form>
+`;
 }
 
 /**
  * A channel's page: its kind, its target masked, its state, the sites it
- * alerts for; a webhook's signing secret on the first view only; "Send a
- * test alert" and the last test's answer; "Remove".
+ * alerts for and the form that changes them; a webhook's signing secret
+ * on the first view only; "Send a test alert" and the last test's
+ * answer; "Remove"; an address waiting for its confirmation, "Send the
+ * link again". The sites' form refused, the page comes back with
+ * GOV.UK's error summary first and what was chosen.
  *
  * @returns the whole document, with `channel-page`, `channel-kind`,
- *   `channel-target`, `channel-state`, `channel-sites`,
- *   `channel-secret` (once), `test-channel`, `channel-test-result`,
+ *   `channel-target`, `channel-state`, `channel-sites`, `edit-channel`,
+ *   `channel-note` after a change, `error-summary` when refused,
+ *   `channel-secret` (once), `resend-confirmation` and `resend-result`
+ *   (an address waiting), `test-channel`, `channel-test-result`,
  *   `remove-channel` (docs/contract.md)
  */
 export function channelPage(
@@ -305,6 +386,10 @@ export function channelPage(
   context: ChannelPageContext,
 ): string {
   const name = KIND_NAMES[channel.kind];
+  const errors = context.refused?.errors ?? [];
+  const note = context.note
+    ? `<p class="message message--success" role="status" data-testid="channel-note">${escapeHtml(CHANNEL_NOTES[context.note])}</p>\n`
+    : '';
   const byId = new Map(context.sites.map((site) => [site.id, site]));
   const narrowed = channel.siteIds
     .map((id) => byId.get(id))
@@ -326,7 +411,7 @@ export function channelPage(
     : '';
   const waiting =
     channel.kind === 'email' && !channel.confirmed && !channel.disabledAt
-      ? `<p class="monitor__meaning">We mailed this address a link to confirm it wants your alerts. It gets nothing until it does; the link works for ${CONFIRM_LINK_HOURS} hours.</p>\n`
+      ? confirmationWaits(channel, context.resendNote)
       : '';
   const result = context.testNote
     ? `<p class="monitor__note" role="status" data-testid="channel-test-result">${escapeHtml(TEST_NOTES[context.testNote])}</p>\n`
@@ -335,16 +420,16 @@ export function channelPage(
       : '';
   return layout(
     productName,
-    `${name} channel`,
+    formTitle(`${name} channel`, errors),
     `<section class="card monitor site" aria-labelledby="channel-title" data-testid="channel-page">
 <p class="card__aside site__back"><a href="/">Your account</a></p>
-<h1 id="channel-title" class="card__title"><span data-testid="channel-kind">${name}</span></h1>
+${errorSummary(errors)}${note}<h1 id="channel-title" class="card__title"><span data-testid="channel-kind">${name}</span></h1>
 ${secret}<dl class="account">
 <div class="account__row"><dt>Sends to</dt><dd data-testid="channel-target">${escapeHtml(maskedTarget(channel.kind, channel.target))}</dd></div>
 <div class="account__row"><dt>State</dt><dd data-testid="channel-state">${channelState(channel)}</dd></div>
 <div class="account__row"><dt>Alerts for</dt><dd data-testid="channel-sites">${sites}</dd></div>
 </dl>
-${waiting}<h2 class="monitor__title">Send a test alert</h2>
+${waiting}${sitesForm(channel, context.sites, context.refused)}<h2 class="monitor__title">Send a test alert</h2>
 <p class="monitor__meaning">A test alert goes to this channel at once, and we show what it answered.</p>
 ${result}<form method="post" action="${testChannelPath(channel.id)}" class="form" data-testid="test-channel"><button type="submit" class="button button--secondary">Send a test alert</button></form>
 <div class="site__actions">
@@ -356,15 +441,14 @@ ${result}<form method="post" action="${testChannelPath(channel.id)}" class="form
 
 /** What a page of a channel the account does not have answers (404). */
 export function channelNotFoundPage(productName: string): string {
-  return layout(
-    productName,
-    'Channel not found',
-    `<section class="card" aria-labelledby="missing-title" data-testid="channel-not-found">
-<h1 id="missing-title" class="card__title">There is no such channel</h1>
-<p>Your account has no alert channel at this address. It may have been removed.</p>
-<p class="card__aside"><a href="/">Your account</a></p>
-</section>`,
-  );
+  return cardPage(productName, {
+    title: 'Channel not found',
+    headingId: 'missing-title',
+    testId: 'channel-not-found',
+    heading: 'There is no such channel',
+    text: 'Your account has no alert channel at this address. It may have been removed.',
+    back: { href: '/', words: 'Your account' },
+  });
 }
 
 /**
@@ -373,15 +457,14 @@ export function channelNotFoundPage(productName: string): string {
  * channel either, and no confirmation mail to a stranger's address).
  */
 export function ownerUnconfirmedPage(productName: string): string {
-  return layout(
-    productName,
-    'Confirm your address first',
-    `<section class="card" aria-labelledby="confirm-first-title" data-testid="confirm-first">
-<h1 id="confirm-first-title" class="card__title">Confirm your email address first</h1>
-<p>We send alerts, to your address and to your channels, once you have confirmed that our mails reach you: open the link we mailed you.</p>
-<p class="card__aside"><a href="/">Your account</a></p>
-</section>`,
-  );
+  return cardPage(productName, {
+    title: 'Confirm your address first',
+    headingId: 'confirm-first-title',
+    testId: 'confirm-first',
+    heading: 'Confirm your email address first',
+    text: 'We send alerts, to your address and to your channels, once you have confirmed that our mails reach you: open the link we mailed you.',
+    back: { href: '/', words: 'Your account' },
+  });
 }
 
 /**
@@ -437,7 +520,7 @@ export function channelConfirmedPage(
         'Link not valid',
         `<section class="card" aria-labelledby="confirm-refused-title">
 <h1 id="confirm-refused-title" class="card__title">This link does not work</h1>
-<p data-testid="channel-confirm-refused">It has been used already, it is more than ${CONFIRM_LINK_HOURS} hours old, or it was cut short. Ask whoever added this address to add it again.</p>
+<p data-testid="channel-confirm-refused">It has been used already, a newer link replaced it, it is more than ${CONFIRM_LINK_HOURS} hours old, or it was cut short. Ask whoever added this address to send it a new link.</p>
 </section>`,
       );
 }

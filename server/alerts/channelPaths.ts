@@ -22,3 +22,13 @@ export function testChannelPath(channelId: string): string {
 export function removeChannelPath(channelId: string): string {
   return `${channelPath(channelId)}/remove`;
 }
+
+/** Where the form on a channel's page that changes its sites posts. */
+export function channelSitesPath(channelId: string): string {
+  return `${channelPath(channelId)}/sites`;
+}
+
+/** Where a waiting address's "Send the link again" posts. */
+export function resendChannelPath(channelId: string): string {
+  return `${channelPath(channelId)}/resend`;
+}

@@ -1,8 +1,9 @@
 /**
  * The alert channels' pages and forms (issue 60), in the sites' manner
- * (server/monitor/siteRoutes.ts, D127): add a channel, its page, "Send a
- * test alert" and "Remove"; an added address's confirmation link; an
- * alert mail's one-click unsubscribe link (RFC 8058).
+ * (server/monitor/siteRoutes.ts, D127): add a channel, its page, the
+ * sites it alerts for changed, "Send a test alert" and "Remove"; an added
+ * address's confirmation link, and "Send the link again"; an alert mail's one-click unsubscribe link
+ * (RFC 8058).
  *
  * - Every channel page needs a session (without one: 303 to `/`, which
  *   signs in), and every page and action on a channel the session's
@@ -15,12 +16,20 @@
  *   scanners open every link); their POSTs, with no session, act: the
  *   token is the proof.
  * - A successful POST answers 303 (post/redirect/get); a refused form 422
- *   with the form again.
+ *   with the form again (the sites' form: the channel's page, with its
+ *   secret never spent by it).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { acceptFormBodies } from '../http/formBody';
 import {
+  seeOther,
+  sendLinkPage,
+  sendPage,
+  signedInOrHome,
+} from '../http/forms';
+import {
   readChannelForm,
+  readSitesChoice,
   channelFormValues,
   type ChannelFormBody,
   type ChannelFormError,
@@ -37,7 +46,9 @@ import {
   ownerUnconfirmedPage,
   unsubscribedPage,
   unsubscribePage,
+  type ChannelNote,
   type ChannelSite,
+  type ResendNote,
   type TestNote,
 } from './channelPages';
 import {
@@ -45,11 +56,14 @@ import {
   CONFIRM_CHANNEL_PATH,
   NEW_CHANNEL_PATH,
   channelPath,
+  channelSitesPath,
   removeChannelPath,
+  resendChannelPath,
   testChannelPath,
 } from './channelPaths';
 import {
   CHANNELS_PER_ACCOUNT,
+  CONFIRM_MAILS_PER_DAY,
   EMAIL_CHANNELS_PER_ACCOUNT,
   type AddRefusal,
   type ChannelsRepository,
@@ -91,11 +105,25 @@ const REFUSALS: Readonly<Record<AddRefusal, ChannelFormError>> = {
     field: 'sites',
     message: 'Choose the sites again: one of them was removed meanwhile',
   },
+  mailLimit: {
+    field: 'target',
+    message: `Add this address later: your account has sent ${CONFIRM_MAILS_PER_DAY} confirmation links in the last 24 hours, the most it can`,
+  },
 };
 
 /** A channel page's `?test=`, when it is one the page knows. */
 function testNoteOf(value: unknown): TestNote | undefined {
   return value === 'unconfirmed' || value === 'limited' ? value : undefined;
+}
+
+/** A channel page's `?resend=`, when it is one the page knows. */
+function resendNoteOf(value: unknown): ResendNote | undefined {
+  return value === 'cooldown' || value === 'limited' ? value : undefined;
+}
+
+/** A channel page's `?done=`, when it is one the page knows. */
+function channelNoteOf(value: unknown): ChannelNote | undefined {
+  return value === 'saved' || value === 'resent' ? value : undefined;
 }
 
 /** The words of a test alert's outcome, as its page shows them. */
@@ -138,33 +166,12 @@ export async function registerChannelRoutes(
 ): Promise<void> {
   const { productName, publicUrl, channels } = options;
 
-  const page = (reply: FastifyReply, status: number, html: string) =>
-    reply
-      .code(status)
-      // Personal data: never stored by a cache.
-      .header('cache-control', 'no-store')
-      .type('text/html; charset=utf-8')
-      .send(html);
-  /** A page a mailed link opens: its token never leaks by Referer, nor is indexed. */
-  const linkPage = (reply: FastifyReply, status: number, html: string) =>
-    page(
-      reply
-        .header('referrer-policy', 'no-referrer')
-        .header('x-robots-tag', 'noindex'),
-      status,
-      html,
-    );
-  const redirect = (reply: FastifyReply, location: string) =>
-    reply.code(303).header('location', location).send();
   const notFound = (reply: FastifyReply) =>
-    page(reply, 404, channelNotFoundPage(productName));
-
+    sendPage(reply, 404, channelNotFoundPage(productName));
   /** The signed-in account, or a redirect to `/` (which signs in). */
-  const accountOf = async (request: FastifyRequest, reply: FastifyReply) => {
-    const account = await app.accounts.signedInAccount(request);
-    if (!account) await redirect(reply, '/');
-    return account;
-  };
+  const accountOf = signedInOrHome((request) =>
+    app.accounts.signedInAccount(request),
+  );
 
   /** The account's sites, as the channel pages name them. */
   const sitesOf = (accountId: string): Promise<ChannelSite[]> =>
@@ -177,19 +184,23 @@ export async function registerChannelRoutes(
     sites: readonly ChannelSite[],
     errors: readonly ChannelFormError[],
   ) =>
-    page(reply, 422, channelFormPage(productName, { values, errors, sites }));
+    sendPage(
+      reply,
+      422,
+      channelFormPage(productName, { values, errors, sites }),
+    );
 
   app.get(NEW_CHANNEL_PATH, async (request, reply) => {
     const account = await accountOf(request, reply);
     if (!account) return reply;
     if (!account.confirmed) {
-      return page(reply, 200, ownerUnconfirmedPage(productName));
+      return sendPage(reply, 200, ownerUnconfirmedPage(productName));
     }
     const [sites, list] = await Promise.all([
       sitesOf(account.id),
       channels.list(account.id),
     ]);
-    return page(
+    return sendPage(
       reply,
       200,
       channelFormPage(productName, {
@@ -206,8 +217,12 @@ export async function registerChannelRoutes(
     const address =
       token === undefined ? undefined : await channels.confirmable(token);
     return token === undefined || address === undefined
-      ? linkPage(reply, 410, channelConfirmedPage(productName, undefined))
-      : linkPage(reply, 200, confirmChannelPage(productName, token, address));
+      ? sendLinkPage(reply, 410, channelConfirmedPage(productName, undefined))
+      : sendLinkPage(
+          reply,
+          200,
+          confirmChannelPage(productName, token, address),
+        );
   });
 
   app.get(UNSUBSCRIBE_PATH, async (request, reply) => {
@@ -216,10 +231,10 @@ export async function registerChannelRoutes(
       ? await channels.unsubscribable(link.channelId, link.token)
       : undefined;
     if (!link || !channel) {
-      return linkPage(reply, 404, unsubscribedPage(productName, undefined));
+      return sendLinkPage(reply, 404, unsubscribedPage(productName, undefined));
     }
     const action = `${UNSUBSCRIBE_PATH}?${new URLSearchParams({ c: link.channelId, t: link.token }).toString()}`;
-    return linkPage(
+    return sendLinkPage(
       reply,
       200,
       unsubscribePage(productName, channel.target, action, channel.disabled),
@@ -235,12 +250,14 @@ export async function registerChannelRoutes(
       if (!account) return reply;
       const view = await channels.view(account.id, idOf(request));
       if (!view) return notFound(reply);
-      return page(
+      return sendPage(
         reply,
         200,
         channelPage(productName, view, {
           sites: await sitesOf(account.id),
           testNote: testNoteOf(queryText(request, 'test')),
+          resendNote: resendNoteOf(queryText(request, 'resend')),
+          note: channelNoteOf(queryText(request, 'done')),
         }),
       );
     },
@@ -254,7 +271,7 @@ export async function registerChannelRoutes(
       const account = await accountOf(request, reply);
       if (!account) return reply;
       if (!account.confirmed) {
-        return page(reply, 403, ownerUnconfirmedPage(productName));
+        return sendPage(reply, 403, ownerUnconfirmedPage(productName));
       }
       const values = channelFormValues(
         request.body as ChannelFormBody | undefined,
@@ -276,14 +293,47 @@ export async function registerChannelRoutes(
       }
       // An address's confirmation mail was queued with it.
       if (read.channel.kind === 'email') app.outbox.wake();
-      return redirect(reply, channelPath(added.id));
+      return seeOther(reply, channelPath(added.id));
+    });
+
+    forms.post(channelSitesPath(ID), async (request, reply) => {
+      const account = await accountOf(request, reply);
+      if (!account) return reply;
+      const id = idOf(request);
+      const values = channelFormValues(
+        request.body as ChannelFormBody | undefined,
+      );
+      const sites = await sitesOf(account.id);
+      /** The channel's page again, refused (422), with what was chosen. */
+      const refusedSites = async (errors: readonly ChannelFormError[]) => {
+        // Its secret is shown on a view of its own, never on a refusal.
+        const view = await channels.view(account.id, id, false);
+        if (!view) return notFound(reply);
+        return sendPage(
+          reply,
+          422,
+          channelPage(productName, view, {
+            sites,
+            refused: { values, errors },
+          }),
+        );
+      };
+      const read = readSitesChoice(
+        values,
+        sites.map((site) => site.id),
+      );
+      if (!read.ok) return refusedSites([read.error]);
+      const saved = await channels.editSites(account.id, id, read.choice);
+      if (saved === 'sites') return refusedSites([REFUSALS.sites]);
+      if (!saved) return notFound(reply);
+      return seeOther(reply, `${channelPath(id)}?done=saved`);
     });
 
     forms.post(CONFIRM_CHANNEL_PATH, async (request, reply) => {
       const { token } = (request.body ?? {}) as { token?: unknown };
       const address =
         typeof token === 'string' ? await channels.confirm(token) : undefined;
-      return linkPage(
+      return sendLinkPage(
         reply,
         address === undefined ? 410 : 200,
         channelConfirmedPage(productName, address),
@@ -306,7 +356,7 @@ export async function registerChannelRoutes(
       const claim = await channels.claimTest(account.id, id);
       if (!claim) return notFound(reply);
       if (claim.state !== 'claimed') {
-        return redirect(reply, `${channelPath(id)}?test=${claim.state}`);
+        return seeOther(reply, `${channelPath(id)}?test=${claim.state}`);
       }
       const [first] = await sitesOf(account.id);
       const notice = testNotice({
@@ -337,7 +387,28 @@ export async function registerChannelRoutes(
           return { ok: false as const, error: 'it could not be sent' };
         });
       await channels.recordTest(account.id, id, outcomeWords(outcome));
-      return redirect(reply, channelPath(id));
+      return seeOther(reply, channelPath(id));
+    });
+
+    forms.post(resendChannelPath(ID), async (request, reply) => {
+      const account = await accountOf(request, reply);
+      if (!account) return reply;
+      if (!account.confirmed) {
+        return sendPage(reply, 403, ownerUnconfirmedPage(productName));
+      }
+      const id = idOf(request);
+      const outcome = await channels.resendConfirmation(
+        account.id,
+        id,
+        maskedAddress(account.email),
+      );
+      if (outcome === undefined) return notFound(reply);
+      if (outcome === 'notWaiting') return seeOther(reply, channelPath(id));
+      if (outcome !== 'sent') {
+        return seeOther(reply, `${channelPath(id)}?resend=${outcome}`);
+      }
+      app.outbox.wake();
+      return seeOther(reply, `${channelPath(id)}?done=resent`);
     });
 
     forms.post(removeChannelPath(ID), async (request, reply) => {
@@ -346,7 +417,7 @@ export async function registerChannelRoutes(
       if (!(await channels.remove(account.id, idOf(request)))) {
         return notFound(reply);
       }
-      return redirect(reply, '/');
+      return seeOther(reply, '/');
     });
 
     // RFC 8058: a mail provider's POST carries no cookie and no Origin.
@@ -355,7 +426,7 @@ export async function registerChannelRoutes(
       const address = link
         ? await channels.unsubscribe(link.channelId, link.token)
         : undefined;
-      return linkPage(
+      return sendLinkPage(
         reply,
         address === undefined ? 404 : 200,
         unsubscribedPage(productName, address),

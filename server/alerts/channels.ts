@@ -12,15 +12,19 @@
  *   lock per account so that two adds at once cannot pass them.
  * - **Confirmed**: an e-mail channel gets a confirmation mail, queued in
  *   the statement that makes it, and nothing else until its link is used
- *   (within {@link CONFIRM_LINK_HOURS}); every other kind is confirmed
- *   when it is made (its owner typed the URL of a thing they control).
+ *   (within {@link CONFIRM_LINK_HOURS} of its mail, which is retried no
+ *   longer: a mail sent after its link died would be no use); every other
+ *   kind is confirmed when it is made (its owner typed the URL of a thing
+ *   they control). The link can be sent again, a new one that replaces
+ *   it, at most once a minute an address and, with the adds' mails,
+ *   {@link CONFIRM_MAILS_PER_DAY} times a day an account.
  * - **Removed** with its deliveries not yet sent, in one statement.
  *
  * Every function raises DatabaseUnavailableError (server/db/unavailable.ts)
  * when the database fails.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { newSecret, provenAddress, secretHash } from '../accounts/index';
 import { DatabaseUnavailableError, unlessUnavailable } from '../db/unavailable';
 import {
@@ -30,17 +34,22 @@ import {
   type ChannelKind,
   type OutboxTables,
 } from '../outbox/index';
-import { CHANNEL_CONFIRM_KIND } from './channelNotices';
+import { CHANNEL_CONFIRM_KIND, CONFIRM_LINK_HOURS } from './channelNotices';
 import type { AlertsTables } from './tables';
 
 /** The most channels an account has, every kind together (issue 60). */
 export const CHANNELS_PER_ACCOUNT = 10;
 /** The most e-mail channels among them, besides the owner's address (issue 60). */
 export const EMAIL_CHANNELS_PER_ACCOUNT = 5;
-/** How long an e-mail channel's confirmation link works, from its making. */
-export const CONFIRM_LINK_HOURS = 24;
-/** How long the confirmation mail is retried (the outbox's deadline). */
-const CONFIRM_MAIL_DEADLINE = '72 hours';
+/**
+ * The most confirmation mails an account's added addresses are sent in
+ * 24 hours, all together, adds and "Send the link again" alike: the day's
+ * ceiling of the account's own link mails (D97), so that no account can
+ * make a stranger's inbox, or our sender's name, a channel of its own.
+ */
+export const CONFIRM_MAILS_PER_DAY = 10;
+/** The least time between two confirmation mails to one address (s; D97's cooldown). */
+export const CONFIRM_RESEND_GAP_SECONDS = 60;
 /** The least time between two test alerts of one channel (s). */
 export const TEST_GAP_SECONDS = 10;
 
@@ -52,22 +61,36 @@ export function isChannelId(id: string): boolean {
   return CHANNEL_ID.test(id);
 }
 
-/** A channel as the form made it. */
-export interface NewChannel {
-  kind: ChannelKind;
-  /** The address, or the URL as the WHATWG parser writes it. */
-  target: string;
+/** Which sites a channel alerts for. */
+export interface SitesChoice {
   /** Alerts for every site of the account; false: for `siteIds` only. */
   allSites: boolean;
   /** The account's own sites it alerts for (ignored with `allSites`). */
   siteIds: readonly string[];
 }
 
+/** A channel as the form made it. */
+export interface NewChannel extends SitesChoice {
+  kind: ChannelKind;
+  /** The address, or the URL as the WHATWG parser writes it. */
+  target: string;
+}
+
 /**
  * Why a channel was not added: the account has its most channels, or its
- * most e-mail addresses; it has this one already; a chosen site is gone.
+ * most e-mail addresses; it has this one already; a chosen site is gone;
+ * its confirmation mails of the day are spent.
  */
-export type AddRefusal = 'limit' | 'emailLimit' | 'duplicate' | 'sites';
+export type AddRefusal =
+  'limit' | 'emailLimit' | 'duplicate' | 'sites' | 'mailLimit';
+
+/**
+ * What "Send the link again" did: sent a new link; or nothing, since the
+ * channel waits for no confirmation (confirmed, off, or not an address),
+ * a link went to it within {@link CONFIRM_RESEND_GAP_SECONDS}, or the
+ * account's confirmation mails of the day are spent.
+ */
+export type ResendOutcome = 'sent' | 'notWaiting' | 'cooldown' | 'limited';
 
 /** Why a channel is off. */
 export type DisabledReason = 'gone' | 'unsubscribed';
@@ -99,6 +122,8 @@ export interface ChannelView extends ChannelSummary {
   freshSecret: string | null;
   lastTestAt: Date | null;
   lastTestResult: string | null;
+  /** An address waiting for its confirmation whose link is past its hours. */
+  linkExpired: boolean;
 }
 
 /** What a test alert may be sent to, once claimed. */
@@ -142,6 +167,80 @@ function summaryOf(row: SummaryRow): ChannelSummary {
     disabledReason: row.disabled_reason,
     allSites: row.all_sites,
   };
+}
+
+/**
+ * Takes the account's lock for the rest of the transaction: its channels'
+ * and its confirmation mails' counts, and what they allow, are one at a
+ * time.
+ */
+async function lockAccount(
+  trx: Transaction<AlertsTables & OutboxTables>,
+  accountId: string,
+) {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`alert-channels:${accountId}`}, 0))`.execute(
+    trx,
+  );
+}
+
+/**
+ * How many confirmation mails the account's added addresses were sent in
+ * the last 24 hours, or will be (queued): an SQL count. A mail dropped
+ * unsent (its channel removed, its link sent again) is no mail; a mail
+ * sent stays counted when its channel is removed (the outbox keeps its
+ * row for 30 days).
+ */
+function confirmMailsOfTheDay(accountId: string) {
+  return sql`(select count(*) from deliveries
+               where deliveries.account_id = ${accountId}::uuid
+                 and deliveries.kind = ${CHANNEL_CONFIRM_KIND}
+                 and deliveries.created_at > now() - interval '24 hours')`;
+}
+
+/** Whether a link made at `sentAt` (an SQL timestamp) works no more; null for null. */
+function linkDead(sentAt: RawBuilder<unknown>) {
+  return sql<boolean>`(${sentAt} <= now() - make_interval(hours => ${CONFIRM_LINK_HOURS}))`;
+}
+
+/**
+ * A data-modifying CTE, `confirmation`, that queues the confirmation mail
+ * of the address channel of the CTE `channel` (its `id`): the raw token in
+ * the delivery's `secret` (dropped with its copy after 7 days; only its
+ * SHA-256 on the channel), retried until its link dies, never after.
+ */
+function confirmationMail(
+  channel: 'made' | 'renewed',
+  accountId: string,
+  address: string,
+  token: string,
+  owner: string,
+) {
+  const from = sql.table(channel);
+  return sql`confirmation as (${insertDeliveries(sql`
+    select ${CHANNEL_CONFIRM_KIND}, 'email', ${accountId}::uuid,
+           ${from}.id, ${address}, ${token},
+           'channel:' || ${from}.id || '|confirm',
+           jsonb_build_object('channelId', ${from}.id::text,
+                              'owner', ${owner}::text),
+           now() + make_interval(hours => ${CONFIRM_LINK_HOURS})
+      from ${from}`)})`;
+}
+
+/**
+ * A data-modifying CTE, after a comma, that narrows the channel of the
+ * CTE `channel` (its `id`) to `siteIds` (those it has already kept);
+ * nothing for no site.
+ */
+function sitesAdded(channel: 'made' | 'edited', siteIds: readonly string[]) {
+  if (siteIds.length === 0) return sql``;
+  const from = sql.table(channel);
+  return sql`, sites_added as (
+    insert into alert_channel_sites (channel_id, monitor_id)
+    select ${from}.id, site.id
+      from ${from} cross join (values ${sql.join(
+        siteIds.map((id) => sql`(${id}::bigint)`),
+      )}) as site (id)
+    on conflict do nothing)`;
 }
 
 /** Whether the database refused a row for a key it references (SQLSTATE 23503). */
@@ -205,26 +304,18 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
       const token = email ? newSecret() : null;
       const secret = channel.kind === 'webhook' ? newWebhookSecret() : null;
       const siteIds = channel.allSites ? [] : channel.siteIds;
-      const narrowed =
-        siteIds.length === 0
-          ? sql``
-          : sql`, narrowed as (
-              insert into alert_channel_sites (channel_id, monitor_id)
-              select made.id, site.id
-                from made cross join (values ${sql.join(
-                  siteIds.map((id) => sql`(${id}::bigint)`),
-                )}) as site (id))`;
+      const narrowed = sitesAdded('made', siteIds);
       try {
         return await db.transaction().execute(async (trx) => {
           // The counts and the insert see one account: a second add waits.
-          await sql`select pg_advisory_xact_lock(hashtextextended(${`alert-channels:${accountId}`}, 0))`.execute(
-            trx,
-          );
+          await lockAccount(trx, accountId);
           const { rows: counted } = await sql<{
             total: string | number;
             emails: string | number;
             same: string | number;
-          }>`select count(*) as total,
+            mails: string | number;
+          }>`select ${confirmMailsOfTheDay(accountId)} as mails,
+                    count(*) as total,
                     count(*) filter (where kind = 'email') as emails,
                     count(*) filter (where kind = ${channel.kind}::text
                       and (target = ${channel.target}::text
@@ -239,33 +330,30 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
           if (counts && Number(counts.total) >= CHANNELS_PER_ACCOUNT) {
             return 'limit';
           }
-          if (
-            email &&
-            counts &&
-            Number(counts.emails) >= EMAIL_CHANNELS_PER_ACCOUNT
-          ) {
-            return 'emailLimit';
+          if (email && counts) {
+            if (Number(counts.emails) >= EMAIL_CHANNELS_PER_ACCOUNT) {
+              return 'emailLimit';
+            }
+            if (Number(counts.mails) >= CONFIRM_MAILS_PER_DAY) {
+              return 'mailLimit';
+            }
           }
-          const confirmation = email
-            ? sql`, confirmation as (${insertDeliveries(sql`
-                select ${CHANNEL_CONFIRM_KIND}, 'email', ${accountId}::uuid,
-                       made.id, ${channel.target}, ${token},
-                       'channel:' || made.id || '|confirm',
-                       jsonb_build_object('channelId', made.id::text,
-                                          'owner', ${owner}::text),
-                       now() + ${CONFIRM_MAIL_DEADLINE}::interval
-                  from made`)})`
-            : sql``;
+          const confirmation =
+            token === null
+              ? sql``
+              : sql`, ${confirmationMail('made', accountId, channel.target, token, owner)}`;
           const { rows } = await sql<{ id: string | number }>`
             with made as (
               insert into alert_channels (account_id, kind, target, secret,
                                           all_sites, confirmed_at,
                                           confirm_token_hash,
+                                          confirm_sent_at,
                                           unsubscribe_token)
               values (${accountId}::uuid, ${channel.kind}, ${channel.target},
                       ${secret}, ${channel.allSites},
                       ${email ? null : sql`now()`},
                       ${token === null ? null : secretHash(token)},
+                      ${email ? sql`now()` : null},
                       ${newSecret()})
               returning id)
             ${narrowed}${confirmation}
@@ -316,13 +404,15 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
     /**
      * One channel of the account, for its page. A webhook's secret is in
      * the answer on the first view only: the statement that reads it
-     * marks it shown.
+     * marks it shown. Without `reveal` (a refused form shown again), it is
+     * neither read nor marked.
      *
      * @returns undefined when the account has no such channel
      */
     async view(
       accountId: string,
       channelId: string,
+      reveal = true,
     ): Promise<ChannelView | undefined> {
       if (!isChannelId(channelId)) return undefined;
       const { rows } = await unlessUnavailable(() =>
@@ -332,15 +422,20 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
             site_ids: unknown;
             last_test_at: Date | null;
             last_test_result: string | null;
+            link_expired: boolean;
           }
         >`with shown as (
             update alert_channels set secret_shown_at = now()
              where id = ${channelId}::bigint
                and account_id = ${accountId}::uuid
                and secret is not null and secret_shown_at is null
+               and ${reveal}::boolean
             returning id, secret)
           select ${SUMMARY_COLUMNS}, channel.last_test_at,
                  channel.last_test_result, shown.secret as fresh_secret,
+                 coalesce(channel.confirmed_at is null
+                          and ${linkDead(sql`channel.confirm_sent_at`)},
+                          false) as link_expired,
                  coalesce((select json_agg(narrowed.monitor_id::text
                                            order by narrowed.monitor_id)
                              from alert_channel_sites as narrowed
@@ -363,7 +458,51 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
         freshSecret: row.fresh_secret,
         lastTestAt: row.last_test_at,
         lastTestResult: row.last_test_result,
+        linkExpired: row.link_expired,
       };
+    },
+
+    /**
+     * Changes the sites a channel of the account alerts for, in one
+     * statement: every site (its list emptied), or those given (the
+     * others dropped from its list, the new ones added). Its kind and
+     * target stay: another target is another channel.
+     *
+     * @returns whether the account had it, or `sites` when a site given
+     *   was removed meanwhile (nothing changed)
+     */
+    async editSites(
+      accountId: string,
+      channelId: string,
+      choice: SitesChoice,
+    ): Promise<boolean | 'sites'> {
+      if (!isChannelId(channelId)) return false;
+      const siteIds = choice.allSites ? [] : choice.siteIds;
+      const kept =
+        siteIds.length === 0
+          ? sql``
+          : sql`and narrowed.monitor_id not in (${sql.join(
+              siteIds.map((id) => sql`${id}::bigint`),
+            )})`;
+      try {
+        const { rows } = await sql<{ id: string | number }>`
+          with edited as (
+            update alert_channels set all_sites = ${choice.allSites}
+             where id = ${channelId}::bigint
+               and account_id = ${accountId}::uuid
+            returning id),
+          dropped as (
+            delete from alert_channel_sites as narrowed
+             using edited
+             where narrowed.channel_id = edited.id ${kept})
+          ${sitesAdded('edited', siteIds)}
+          select id from edited`.execute(db);
+        return rows.length > 0;
+      } catch (error) {
+        // A chosen site removed meanwhile.
+        if (isForeignKeyViolation(error)) return 'sites';
+        throw new DatabaseUnavailableError(error);
+      }
     },
 
     /**
@@ -440,6 +579,66 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
     },
 
     /**
+     * "Send the link again": a new confirmation link for an address of the
+     * account waiting for its confirmation, in one transaction under the
+     * account's lock (the adds' count of the day's mails): the channel's
+     * token replaced (the old link works no more) and its link's hours
+     * started afresh, the old mail dropped if it is not sent yet, and the
+     * new one queued. The caller wakes the outbox.
+     *
+     * @param owner the owner's address, masked, for the mail
+     * @returns what it did, or undefined when the account has no such
+     *   channel
+     */
+    async resendConfirmation(
+      accountId: string,
+      channelId: string,
+      owner: string,
+    ): Promise<ResendOutcome | undefined> {
+      if (!isChannelId(channelId)) return undefined;
+      const token = newSecret();
+      return unlessUnavailable(() =>
+        db.transaction().execute(async (trx) => {
+          await lockAccount(trx, accountId);
+          const { rows } = await sql<{
+            target: string;
+            waiting: boolean;
+            cooling: boolean;
+            mails: string | number;
+          }>`select target,
+                    kind = 'email' and confirmed_at is null
+                      and disabled_at is null as waiting,
+                    coalesce(confirm_sent_at > now() - make_interval(
+                               secs => ${CONFIRM_RESEND_GAP_SECONDS}),
+                             false) as cooling,
+                    ${confirmMailsOfTheDay(accountId)} as mails
+               from alert_channels
+              where id = ${channelId}::bigint
+                and account_id = ${accountId}::uuid`.execute(trx);
+          const row = rows[0];
+          if (!row) return undefined;
+          if (!row.waiting) return 'notWaiting';
+          if (row.cooling) return 'cooldown';
+          if (Number(row.mails) >= CONFIRM_MAILS_PER_DAY) return 'limited';
+          await sql`
+            with renewed as (
+              update alert_channels
+                 set confirm_token_hash = ${secretHash(token)},
+                     confirm_sent_at = now()
+               where id = ${channelId}::bigint
+                 and account_id = ${accountId}::uuid
+              returning id),
+            superseded as (${unsentDeliveries({
+              streamPrefixes: sql`select 'channel:' || id || '|confirm' from renewed`,
+            })}),
+            ${confirmationMail('renewed', accountId, row.target, token, owner)}
+            select id from renewed`.execute(trx);
+          return 'sent';
+        }),
+      );
+    },
+
+    /**
      * Keeps a test alert's answer, in words (cut to 200 characters), on a
      * channel of the account.
      */
@@ -470,11 +669,7 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
           .select('target')
           .where('confirm_token_hash', '=', secretHash(token))
           .where('confirmed_at', 'is', null)
-          .where(
-            'created_at',
-            '>',
-            sql<Date>`now() - make_interval(hours => ${CONFIRM_LINK_HOURS})`,
-          )
+          .where(sql<boolean>`not ${linkDead(sql.ref('confirm_sent_at'))}`)
           .executeTakeFirst(),
       );
       return row?.target;
@@ -495,11 +690,7 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
           .set({ confirmed_at: sql<Date>`now()`, confirm_token_hash: null })
           .where('confirm_token_hash', '=', secretHash(token))
           .where('confirmed_at', 'is', null)
-          .where(
-            'created_at',
-            '>',
-            sql<Date>`now() - make_interval(hours => ${CONFIRM_LINK_HOURS})`,
-          )
+          .where(sql<boolean>`not ${linkDead(sql.ref('confirm_sent_at'))}`)
           .returning('target')
           .executeTakeFirst(),
       );

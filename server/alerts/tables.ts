@@ -22,6 +22,8 @@ export interface AlertChannelsTable {
   confirmed_at: Timestamp | null;
   /** SHA-256 of an e-mail channel's confirmation token, until it is used. */
   confirm_token_hash: Uint8Array | null;
+  /** When its confirmation link was made and mailed (it works for 24 hours from then); null for the other kinds. */
+  confirm_sent_at: Timestamp | null;
   /** The token of its one-click unsubscribe link (RFC 8058), base64url. */
   unsubscribe_token: string;
   /** Since when its deliveries die; null: it works. */

@@ -6,6 +6,7 @@
  * refused form comes back with GOV.UK's error summary, each field's own
  * message and what was typed. Pure: HTML from values, every value escaped.
  */
+import { cardPage, errorSummary, formField, formTitle } from '../http/forms';
 import { escapeHtml, layout } from '../http/html';
 import type { MonitorView } from './repository';
 import { sitePath, siteStatus, stateLine, type CheckNowNote } from './page';
@@ -343,35 +344,12 @@ export function siteFormPage(
   context: SiteFormContext,
 ): string {
   const { values, errors, mode } = context;
-  const errorOf = (field: keyof SiteFormValues) =>
-    errors.find((error) => error.field === field);
   const title = mode.kind === 'add' ? 'Add a site' : `Edit ${mode.name}`;
-  const summary =
-    errors.length === 0
-      ? ''
-      : `<div class="error-summary" role="alert" aria-labelledby="error-summary-title" tabindex="-1" autofocus data-testid="error-summary">
-<h2 id="error-summary-title" class="error-summary__title">There is a problem</h2>
-<ul class="error-summary__list">
-${errors.map((error) => `<li><a href="#${error.field}">${escapeHtml(error.message)}</a></li>`).join('\n')}
-</ul>
-</div>
-`;
   const field = (
     name: keyof SiteFormValues,
-    control: (described: string) => string,
+    control: (aria: string) => string,
     hint: string,
-  ) => {
-    const error = errorOf(name);
-    const described = [
-      `${name}-hint`,
-      ...(error ? [`${name}-error`] : []),
-    ].join(' ');
-    return `<div class="field${error ? ' field--error' : ''}">
-<label class="field__label" for="${name}">${FIELD_LABELS[name]}</label>
-<p id="${name}-hint" class="field__hint">${hint}</p>
-${error ? `<p id="${name}-error" class="field__error"><span class="visually-hidden">Error: </span>${escapeHtml(error.message)}</p>\n` : ''}${control(` aria-describedby="${described}"${error ? ' aria-invalid="true"' : ''}`)}
-</div>`;
-  };
+  ) => formField({ name, label: FIELD_LABELS[name], hint, control }, errors);
   const baseSeconds = context.baseIntervalMs / 1000;
   const options = INTERVAL_FACTORS.map((factor) => {
     const seconds = String(factor * baseSeconds);
@@ -382,9 +360,9 @@ ${error ? `<p id="${name}-error" class="field__error"><span class="visually-hidd
   const back = mode.kind === 'add' ? '/' : sitePath(mode.siteId);
   return layout(
     productName,
-    errors.length > 0 ? `Error: ${title}` : title,
+    formTitle(title, errors),
     `<section class="card" aria-labelledby="site-form-title">
-${summary}<h1 id="site-form-title" class="card__title">${escapeHtml(title)}</h1>
+${errorSummary(errors)}<h1 id="site-form-title" class="card__title">${escapeHtml(title)}</h1>
 <form method="post" action="${action}" class="form" data-testid="site-form" novalidate>
 ${field(
   'url',
@@ -438,15 +416,14 @@ export function confirmRemovePage(
 
 /** What a page of a site the account does not have answers (404). */
 export function siteNotFoundPage(productName: string): string {
-  return layout(
-    productName,
-    'Site not found',
-    `<section class="card" aria-labelledby="missing-title" data-testid="site-not-found">
-<h1 id="missing-title" class="card__title">There is no such site</h1>
-<p>Your account has no site at this address. It may have been removed.</p>
-<p class="card__aside"><a href="/">All your sites</a></p>
-</section>`,
-  );
+  return cardPage(productName, {
+    title: 'Site not found',
+    headingId: 'missing-title',
+    testId: 'site-not-found',
+    heading: 'There is no such site',
+    text: 'Your account has no site at this address. It may have been removed.',
+    back: { href: '/', words: 'All your sites' },
+  });
 }
 
 /**
@@ -455,13 +432,12 @@ export function siteNotFoundPage(productName: string): string {
  * first check).
  */
 export function confirmFirstPage(productName: string): string {
-  return layout(
-    productName,
-    'Confirm your address first',
-    `<section class="card" aria-labelledby="confirm-first-title" data-testid="confirm-first">
-<h1 id="confirm-first-title" class="card__title">Confirm your email address first</h1>
-<p>We add sites, and check them, once you have confirmed that our alerts reach you: open the link we mailed you.</p>
-<p class="card__aside"><a href="/">Your account</a></p>
-</section>`,
-  );
+  return cardPage(productName, {
+    title: 'Confirm your address first',
+    headingId: 'confirm-first-title',
+    testId: 'confirm-first',
+    heading: 'Confirm your email address first',
+    text: 'We add sites, and check them, once you have confirmed that our alerts reach you: open the link we mailed you.',
+    back: { href: '/', words: 'Your account' },
+  });
 }

@@ -9,6 +9,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { acceptFormBodies } from '../http/formBody';
+import { seeOther, sendPage, signedInOrHome } from '../http/forms';
 import type { AddressRule } from './check/addressRule';
 import type { Resolver } from './check/siteCheck';
 import type { MonitorRepository } from './repository';
@@ -115,24 +116,12 @@ export async function registerSiteRoutes(
 ): Promise<void> {
   const { productName, repository, sites, scheduler, clock } = options;
 
-  const page = (reply: FastifyReply, status: number, html: string) =>
-    reply
-      .code(status)
-      // Personal data: never stored by a cache.
-      .header('cache-control', 'no-store')
-      .type('text/html; charset=utf-8')
-      .send(html);
-  const redirect = (reply: FastifyReply, location: string) =>
-    reply.code(303).header('location', location).send();
   const notFound = (reply: FastifyReply) =>
-    page(reply, 404, siteNotFoundPage(productName));
-
+    sendPage(reply, 404, siteNotFoundPage(productName));
   /** The signed-in account, or a redirect to `/` (which signs in). */
-  const accountOf = async (request: FastifyRequest, reply: FastifyReply) => {
-    const account = await app.accounts.signedInAccount(request);
-    if (!account) await redirect(reply, '/');
-    return account;
-  };
+  const accountOf = signedInOrHome((request) =>
+    app.accounts.signedInAccount(request),
+  );
 
   /**
    * The signed-in account and one of its sites, by the route's id; or,
@@ -158,7 +147,7 @@ export async function registerSiteRoutes(
     values: SiteFormValues,
     errors: readonly SiteFormError[],
   ) =>
-    page(
+    sendPage(
       reply,
       422,
       siteFormPage(productName, {
@@ -190,9 +179,9 @@ export async function registerSiteRoutes(
     const account = await accountOf(request, reply);
     if (!account) return reply;
     if (!account.confirmed)
-      return page(reply, 200, confirmFirstPage(productName));
+      return sendPage(reply, 200, confirmFirstPage(productName));
     const count = await sites.count(account.id);
-    return page(
+    return sendPage(
       reply,
       200,
       siteFormPage(productName, {
@@ -224,7 +213,7 @@ export async function registerSiteRoutes(
       sites.incidents(view.id, current),
     ]);
     const check = checkNoteOf(query(request).check);
-    return page(
+    return sendPage(
       reply,
       200,
       sitePage(productName, view, {
@@ -247,7 +236,7 @@ export async function registerSiteRoutes(
     const own = await ownSite(request, reply);
     if (!own) return reply;
     const { id, site } = own;
-    return page(
+    return sendPage(
       reply,
       200,
       siteFormPage(productName, {
@@ -263,7 +252,11 @@ export async function registerSiteRoutes(
     const own = await ownSite(request, reply);
     if (!own) return reply;
     const { id, site } = own;
-    return page(reply, 200, confirmRemovePage(productName, { id, ...site }));
+    return sendPage(
+      reply,
+      200,
+      confirmRemovePage(productName, { id, ...site }),
+    );
   });
 
   // The forms with fields: form-encoded UTF-8 only (server/http/formBody.ts).
@@ -274,7 +267,7 @@ export async function registerSiteRoutes(
       const account = await accountOf(request, reply);
       if (!account) return reply;
       if (!account.confirmed) {
-        return page(reply, 403, confirmFirstPage(productName));
+        return sendPage(reply, 403, confirmFirstPage(productName));
       }
       const values = siteFormValues(request.body as SiteFormBody | undefined);
       const result = await judged(values);
@@ -292,7 +285,7 @@ export async function registerSiteRoutes(
         ]);
       }
       scheduler?.wake();
-      return redirect(reply, `${sitePath(added.id)}?done=added`);
+      return seeOther(reply, `${sitePath(added.id)}?done=added`);
     });
 
     forms.post(sitePath(ID), async (request, reply) => {
@@ -312,7 +305,7 @@ export async function registerSiteRoutes(
       );
       if (!edited) return notFound(reply);
       scheduler?.wake();
-      return redirect(reply, `${sitePath(id)}?done=saved`);
+      return seeOther(reply, `${sitePath(id)}?done=saved`);
     });
   });
 
@@ -328,7 +321,7 @@ export async function registerSiteRoutes(
       if (!account) return reply;
       const id = idOf(request);
       if (!(await sites.pause(account.id, id, clock()))) return notFound(reply);
-      return redirect(reply, `${sitePath(id)}?done=paused`);
+      return seeOther(reply, `${sitePath(id)}?done=paused`);
     });
 
     forms.post(resumeSitePath(ID), async (request, reply) => {
@@ -343,7 +336,7 @@ export async function registerSiteRoutes(
       );
       if (!resumed) return notFound(reply);
       scheduler?.wake();
-      return redirect(reply, `${sitePath(id)}?done=resumed`);
+      return seeOther(reply, `${sitePath(id)}?done=resumed`);
     });
 
     forms.post(removeSitePath(ID), async (request, reply) => {
@@ -351,7 +344,7 @@ export async function registerSiteRoutes(
       if (!account) return reply;
       const removed = await sites.remove(account.id, idOf(request));
       if (removed === undefined) return notFound(reply);
-      return redirect(reply, '/?removed=1');
+      return seeOther(reply, '/?removed=1');
     });
 
     forms.post(checkNowPath(ID), async (request, reply) => {
@@ -375,7 +368,7 @@ export async function registerSiteRoutes(
         );
         note = queued ? 'queued' : 'limited';
       }
-      return redirect(
+      return seeOther(
         reply,
         note ? `${sitePath(id)}?check=${note}` : sitePath(id),
       );
@@ -386,7 +379,7 @@ export async function registerSiteRoutes(
       if (!own) return reply;
       const { account, id } = own;
       await repository.resumeAlerts(account.id, id);
-      return redirect(reply, sitePath(id));
+      return seeOther(reply, sitePath(id));
     });
   });
 }

@@ -97,6 +97,11 @@ afterEach(() => {
   expect(suite.service.tripwire.violations).toEqual([]);
 });
 
+/** Presses the submit button of the form with a test selector. */
+async function submit(page: Page, testId: string): Promise<void> {
+  await page.getByTestId(testId).locator('button[type=submit]').click();
+}
+
 /**
  * The visible text of the (first) element with a test selector, spaces
  * collapsed.
@@ -149,6 +154,24 @@ async function auditEveryAppearance(
   if (sideways > 0) found.push(`320 px: scrolls ${sideways} px sideways`);
   await page.setViewportSize(DESKTOP);
   return found;
+}
+
+/**
+ * Opens `url`, fills its form `testId` with `fill` and submits it, which
+ * must be refused; returns axe-core's findings on the refusal, as
+ * {@link auditEveryAppearance}.
+ */
+async function auditRefusal(
+  page: Page,
+  url: string,
+  testId: string,
+  fill: () => Promise<void>,
+): Promise<string[]> {
+  await page.goto(url);
+  await fill();
+  await submit(page, testId);
+  await page.getByTestId('error-summary').waitFor();
+  return auditEveryAppearance(page, undefined);
 }
 
 /** `HH:MM UTC on D Month YYYY`, as a person reads the time of a check. */
@@ -499,7 +522,7 @@ describe("a site's page", () => {
   );
 
   it(
-    'alerts where people work: add a webhook channel on / (a Slack URL refused first), see its secret once, send a test alert, and a real "down" reaches it signed; axe-core finds nothing on the refused form, the channel page and the list',
+    'alerts where people work: add a webhook channel on / (a Slack URL refused first), see its secret once, send a test alert, narrow it to the watched site (no site ticked refused first), add an address and ask for its link again too soon, and a real "down" reaches the webhook signed; axe-core finds nothing on the refused forms, the channel pages and the list',
     async () => {
       const { service } = suite;
       const { origin } = service.server;
@@ -548,26 +571,25 @@ describe("a site's page", () => {
         await expect(
           page.locator('input[name=target]').inputValue(),
         ).resolves.toBe(hookUrl);
-        await signUp.page.goto(`${origin}/channels/new`);
-        await signUp.page.locator('select[name=kind]').selectOption('slack');
-        await signUp.page.locator('input[name=target]').fill(hookUrl);
-        await signUp.page
-          .getByTestId('channel-form')
-          .locator('button[type=submit]')
-          .click();
-        await signUp.page.getByTestId('error-summary').waitFor();
         expect(
-          await auditEveryAppearance(signUp.page, undefined),
+          await auditRefusal(
+            signUp.page,
+            `${origin}/channels/new`,
+            'channel-form',
+            async () => {
+              await signUp.page
+                .locator('select[name=kind]')
+                .selectOption('slack');
+              await signUp.page.locator('input[name=target]').fill(hookUrl);
+            },
+          ),
           'refused channel form',
         ).toEqual([]);
 
         // As a webhook: made, its secret shown once.
         await page.locator('select[name=kind]').selectOption('webhook');
         await page.locator('input[name=target]').fill(hookUrl);
-        await page
-          .getByTestId('channel-form')
-          .locator('button[type=submit]')
-          .click();
+        await submit(page, 'channel-form');
         await page.getByTestId('channel-page').waitFor();
         const secret = await shown(page, 'channel-secret');
         expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
@@ -611,6 +633,44 @@ describe("a site's page", () => {
         await page.goto(`${origin}/`);
         await expect(shown(page, 'channel-kind')).resolves.toBe('Webhook');
         await expect(shown(page, 'channel-state')).resolves.toBe('Working');
+
+        // Narrowed on its page to the watched site: "only these sites"
+        // with none ticked is refused, as chosen; then saved.
+        await page.goto(channelPage);
+        await page.locator('#sites-chosen').check();
+        await submit(page, 'edit-channel');
+        await page.getByTestId('error-summary').waitFor();
+        await expect(page.locator('#sites-chosen').isChecked()).resolves.toBe(
+          true,
+        );
+        expect(
+          await auditRefusal(signUp.page, channelPage, 'edit-channel', () =>
+            signUp.page.locator('#sites-chosen').check(),
+          ),
+          'refused sites form',
+        ).toEqual([]);
+        await page.locator('input[name=site]').check();
+        await submit(page, 'edit-channel');
+        await page.getByTestId('channel-note').waitFor();
+        await expect(shown(page, 'channel-sites')).resolves.toBe(
+          new URL(service.site.url(watched)).host,
+        );
+
+        // An address waits for its confirmation: "Send the link again"
+        // within a minute of its link says why nothing was sent.
+        await page.goto(`${origin}/channels/new`);
+        await page.locator('select[name=kind]').selectOption('email');
+        await page.locator('input[name=target]').fill(`friend-${entry.email}`);
+        await submit(page, 'channel-form');
+        await page.getByTestId('channel-page').waitFor();
+        await submit(page, 'resend-confirmation');
+        await expect(shown(page, 'resend-result')).resolves.toMatch(
+          /^Not sent: a link went to this address less than a minute ago/,
+        );
+        expect(
+          await auditEveryAppearance(signUp.page, page.url()),
+          'address waiting',
+        ).toEqual([]);
 
         // The site goes down: the webhook hears of it, signed.
         service.site.set(watched, 'fail');

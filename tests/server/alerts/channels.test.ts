@@ -38,7 +38,12 @@ import {
   testResolver,
   type Tripwire,
 } from '../../../harness/monitor/tripwire';
+import {
+  channelsRepository,
+  CONFIRM_MAILS_PER_DAY,
+} from '../../../server/alerts/channels';
 import { escapeHtml } from '../../../server/http/html';
+import { accountPages, hooks } from '../support/accountPages';
 import { FORM } from '../support/apiServer';
 import {
   hook,
@@ -136,20 +141,8 @@ function hookUrl(path: '/ok' | '/alerts' | '/fail'): string {
   return receiver.url(`${path}?token=secret${next()}`, 'hook.test');
 }
 
-/** GET a page with a session cookie. */
-function get(url: string, cookie: string) {
-  return app.inject({ method: 'GET', url, headers: { cookie } });
-}
-
-/** A form with repeated fields, posted from the service's own page. */
-function post(url: string, cookie: string, fields: [string, string][] = []) {
-  return app.inject({
-    method: 'POST',
-    url,
-    headers: { 'content-type': FORM, 'sec-fetch-site': 'same-origin', cookie },
-    payload: new URLSearchParams(fields).toString(),
-  });
-}
+const pages = accountPages(() => app);
+const { get, post } = pages;
 
 /** Adds a channel by the form; returns the answer. */
 function addChannel(
@@ -179,31 +172,9 @@ async function added(
   return id ?? '';
 }
 
-/** Every value of a test selector on a page, in order. */
-function hooks(html: string, testId: string): string[] {
-  return [
-    ...html.matchAll(
-      new RegExp(
-        `<(\\w+)[^>]*data-testid="${testId}"[^>]*>([\\s\\S]*?)</\\1>`,
-        'g',
-      ),
-    ),
-  ].map((match) =>
-    (match[2] ?? '')
-      .replace(/<[^>]+>/g, ' ')
-      .replace(/\s+/g, ' ')
-      .trim(),
-  );
-}
-
 /** An account with its address confirmed, signed in, watching site `n`. */
 async function confirmedAccount(n = next()) {
-  const { cookie, email } = await signUpAndSignIn(app, { url: site.url(n) });
-  await sql`update accounts set confirmed_at = now()
-             where lower(email) = ${email.toLowerCase()}`.execute(
-    app.database.db,
-  );
-  return { cookie, email, n };
+  return { ...(await pages.confirmedAccount(site.url(n))), n };
 }
 
 /** A channel's row, by id. */
@@ -501,6 +472,216 @@ describe('adding channels', () => {
   });
 });
 
+/** The sites a channel is narrowed to, by id. */
+async function narrowedSites(channelId: string): Promise<string[]> {
+  const rows = await app.database.db
+    .selectFrom('alert_channel_sites')
+    .select('monitor_id')
+    .where('channel_id', '=', channelId)
+    .orderBy('monitor_id')
+    .execute();
+  return rows.map((row) => String(row.monitor_id));
+}
+
+/** Adds a site named `name` to the account by the sites' form. */
+async function addedSite(cookie: string, name: string): Promise<void> {
+  const answer = await post('/sites', cookie, [
+    ['url', site.url(next())],
+    ['name', name],
+    ['interval', String(TEST_INTERVAL_MS / 1000)],
+  ]);
+  expect(answer.statusCode, answer.body).toBe(303);
+}
+
+/** An account with its address confirmed, signed in, its site removed. */
+async function siteLessAccount() {
+  const account = await confirmedAccount();
+  await app.database.db
+    .deleteFrom('monitors')
+    .where('id', 'in', await siteIdsOf(account.email))
+    .execute();
+  return account;
+}
+
+/**
+ * An account with its sign-up's site (`first`) and a site named Shop, and
+ * the site of another account (`theirs`).
+ */
+async function twoSitesAndAnother() {
+  const { cookie, email } = await confirmedAccount();
+  await addedSite(cookie, 'Shop');
+  const [first, shop] = await siteIdsOf(email);
+  const other = await confirmedAccount();
+  const [theirs] = await siteIdsOf(other.email);
+  return { cookie, first, shop, theirs };
+}
+
+describe('changing a channel’s sites', () => {
+  it('narrows a channel from its page, widens it again, and keeps its kind and target', async () => {
+    const { cookie, first, shop, theirs } = await twoSitesAndAnother();
+    const target = hookUrl('/ok');
+    const id = await added(cookie, 'webhook', target);
+
+    const page = await get(`/channels/${id}`, cookie);
+    expect(page.body).toMatch(
+      new RegExp(
+        `<form method="post" action="/channels/${id}/sites" class="form" data-testid="edit-channel" novalidate>`,
+      ),
+    );
+    const form = /data-testid="edit-channel"[\s\S]*?<\/form>/.exec(
+      page.body,
+    )?.[0];
+    expect(form).toContain('name="sites" value="all" checked');
+    expect(form).toContain(`name="site" value="${first}">`);
+    expect(form).toContain(`name="site" value="${shop}">`);
+    expect(form).not.toContain(`value="${theirs}"`);
+
+    // Another account's site is ignored; kind and target are not fields.
+    const narrowed = await post(`/channels/${id}/sites`, cookie, [
+      ['sites', 'chosen'],
+      ['site', shop ?? ''],
+      ['site', theirs ?? ''],
+      ['kind', 'ntfy'],
+      ['target', 'https://ntfy.sh/else'],
+    ]);
+    expect(narrowed.statusCode).toBe(303);
+    expect(narrowed.headers.location).toBe(`/channels/${id}?done=saved`);
+    expect(await narrowedSites(id)).toEqual([shop]);
+    const row = await channelRow(id);
+    expect(row).toMatchObject({ all_sites: false, kind: 'webhook', target });
+    const saved = await get(`/channels/${id}?done=saved`, cookie);
+    expect(hook(saved.body, 'channel-note')).toBe(
+      'The sites it alerts for are saved.',
+    );
+    expect(hook(saved.body, 'channel-sites')).toBe('Shop');
+    expect(saved.body).toContain('name="sites" value="chosen" checked');
+    expect(saved.body).toContain(`name="site" value="${shop}" checked`);
+    expect(saved.body).toContain(`name="site" value="${first}">`);
+    expect(hooks((await get('/', cookie)).body, 'channel')[0]).toMatch(
+      /Alerts for 1 site\./,
+    );
+
+    // Another choice replaces the list.
+    await post(`/channels/${id}/sites`, cookie, [
+      ['sites', 'chosen'],
+      ['site', first ?? ''],
+      ['site', shop ?? ''],
+    ]);
+    expect(await narrowedSites(id)).toEqual([first, shop]);
+    await post(`/channels/${id}/sites`, cookie, [
+      ['sites', 'chosen'],
+      ['site', first ?? ''],
+    ]);
+    expect(await narrowedSites(id)).toEqual([first]);
+
+    // Every site again: the list is emptied.
+    const widened = await post(`/channels/${id}/sites`, cookie, [
+      ['sites', 'all'],
+      ['site', shop ?? ''],
+    ]);
+    expect(widened.headers.location).toBe(`/channels/${id}?done=saved`);
+    expect((await channelRow(id))?.all_sites).toBe(true);
+    expect(await narrowedSites(id)).toEqual([]);
+    expect(hooks((await get('/', cookie)).body, 'channel')[0]).toMatch(
+      /Alerts for every site\./,
+    );
+  });
+
+  it('refuses no site chosen: 422, the page again with the error summary and what was chosen, nothing changed, the secret not spent', async () => {
+    const { cookie, first, shop, theirs } = await twoSitesAndAnother();
+    // Never viewed: its secret is still to be shown.
+    const id = await added(cookie, 'webhook', hookUrl('/ok'), [
+      ['sites', 'chosen'],
+      ['site', shop ?? ''],
+    ]);
+    for (const fields of [
+      [['sites', 'chosen']],
+      [
+        ['sites', 'chosen'],
+        ['site', theirs ?? ''],
+      ],
+    ] as [string, string][][]) {
+      const refused = await post(`/channels/${id}/sites`, cookie, fields);
+      expect(refused.statusCode).toBe(422);
+      expect(refused.body).toContain(
+        '<title>Error: Webhook channel – Vigil</title>',
+      );
+      expect(refused.body).toMatch(
+        /<div class="error-summary" role="alert"[^>]*autofocus data-testid="error-summary">/,
+      );
+      expect(hook(refused.body, 'error-summary')).toBe(
+        'There is a problem Choose the sites this channel alerts for, or choose every site',
+      );
+      expect(refused.body).toContain('<a href="#sites">');
+      expect(refused.body).toContain('id="sites-error"');
+      expect(hook(refused.body, 'channel-page')).toBeDefined();
+      // What was chosen, not what is saved.
+      expect(refused.body).toContain('name="sites" value="chosen" checked');
+      expect(refused.body).toContain(`name="site" value="${shop}">`);
+      expect(refused.body).toContain(`name="site" value="${first}">`);
+      expect(hook(refused.body, 'channel-secret')).toBeUndefined();
+    }
+    const row = await channelRow(id);
+    expect(row?.all_sites).toBe(false);
+    expect(row?.secret_shown_at).toBeNull();
+    expect(await narrowedSites(id)).toEqual([shop]);
+    // Its page still shows the secret, once.
+    const page = await get(`/channels/${id}`, cookie);
+    expect(hook(page.body, 'channel-secret')).toBe(row?.secret);
+  });
+
+  it('refuses a site removed meanwhile, changing nothing', async () => {
+    const { cookie, email } = await confirmedAccount();
+    const [first] = await siteIdsOf(email);
+    const id = await added(cookie, 'ntfy', 'https://ntfy.sh/narrowed');
+    const channels = channelsRepository(app.database.db);
+    const [accountId] = (
+      await sql<{ id: string }>`select id from accounts
+        where lower(email) = ${email.toLowerCase()}`.execute(app.database.db)
+    ).rows.map((row) => row.id);
+    expect(
+      await channels.editSites(accountId ?? '', id, {
+        allSites: false,
+        siteIds: [first ?? '', '999999999'],
+      }),
+    ).toBe('sites');
+    expect((await channelRow(id))?.all_sites).toBe(true);
+    expect(await narrowedSites(id)).toEqual([]);
+    expect(
+      await channels.editSites(accountId ?? '', id, {
+        allSites: false,
+        siteIds: [first ?? ''],
+      }),
+    ).toBe(true);
+    expect(await narrowedSites(id)).toEqual([first]);
+  });
+
+  it('is refused from another site’s page, and without a session', async () => {
+    const { cookie } = await confirmedAccount();
+    const id = await added(cookie, 'ntfy', 'https://ntfy.sh/kept');
+    const crossSite = await postForm(
+      app,
+      `/channels/${id}/sites`,
+      { sites: 'chosen', site: '1' },
+      { cookie, 'sec-fetch-site': 'cross-site' },
+    );
+    expect(crossSite.statusCode).toBe(403);
+    const signedOut = await postForm(app, `/channels/${id}/sites`, {
+      sites: 'chosen',
+    });
+    expect(signedOut.statusCode).toBe(303);
+    expect(signedOut.headers.location).toBe('/');
+    expect((await channelRow(id))?.all_sites).toBe(true);
+  });
+
+  it('offers no choice to an account without a site while the channel alerts for every site', async () => {
+    const { cookie } = await siteLessAccount();
+    const id = await added(cookie, 'ntfy', 'https://ntfy.sh/no-sites');
+    const page = await get(`/channels/${id}`, cookie);
+    expect(page.body).not.toContain('data-testid="edit-channel"');
+  });
+});
+
 describe('a channel’s state', () => {
   it('says in words whether it works, fails since when and why, or is off', async () => {
     const { cookie } = await confirmedAccount();
@@ -604,11 +785,7 @@ describe('a webhook channel', () => {
   });
 
   it('sends an account without a site a test without `site`', async () => {
-    const { cookie, email } = await confirmedAccount();
-    await app.database.db
-      .deleteFrom('monitors')
-      .where('id', 'in', await siteIdsOf(email))
-      .execute();
+    const { cookie } = await siteLessAccount();
     const id = await added(cookie, 'webhook', hookUrl('/ok'));
     const secret = (await channelRow(id))?.secret ?? '';
     const before = received.length;
@@ -631,9 +808,19 @@ describe('another account’s channel', () => {
     expect(page.statusCode).toBe(404);
     expect(hook(page.body, 'channel-not-found')).toBeDefined();
     expect(page.body).not.toContain('whsec_');
-    for (const action of ['test', 'remove']) {
+    for (const action of ['test', 'remove', 'sites']) {
       const answer = await post(`/channels/${id}/${action}`, cookie);
       expect(answer.statusCode, action).toBe(404);
+    }
+    // Its sites' form, refused or not: 404, never the page.
+    for (const fields of [[['sites', 'chosen']], [['sites', 'all']]] as [
+      string,
+      string,
+    ][][]) {
+      const answer = await post(`/channels/${id}/sites`, cookie, fields);
+      expect(answer.statusCode).toBe(404);
+      expect(hook(answer.body, 'channel-not-found')).toBeDefined();
+      expect(answer.body).not.toContain('whsec_');
     }
     for (const path of [
       '/channels/0',
@@ -801,12 +988,228 @@ describe('an email channel', () => {
     await service.drain();
     const [mail] = service.mailsTo(address);
     const token = mail ? tokenOf(mail) : '';
-    await sql`update alert_channels
-                 set created_at = now() - interval '25 hours'
-               where id = ${id}::bigint`.execute(app.database.db);
+    await linkMadeAgo(id, '25 hours');
+    const page = await get(`/channels/${id}`, cookie);
+    expect(page.body).toContain(
+      'The link we mailed this address is more than 24 hours old and works no more.',
+    );
     const refused = await postForm(app, '/channels/confirm', { token });
     expect(refused.statusCode).toBe(410);
     expect((await channelRow(id))?.confirmed_at).toBeNull();
+  });
+
+  it('is mailed for as long as its link works, 24 hours, and not after', async () => {
+    const { cookie } = await confirmedAccount();
+    const address = friend();
+    const id = await added(cookie, 'email', address);
+    const [mail] = await confirmationMailsOf(id);
+    expect(mail?.hours).toBe(24);
+    await service.drain();
+    expect(service.mailsTo(address)[0]?.text).toMatch(
+      /The link works for 24 hours\./,
+    );
+  });
+});
+
+/** Moves the making of a channel's confirmation link back by `interval`. */
+async function linkMadeAgo(channelId: string, interval: string) {
+  await sql`update alert_channels
+               set confirm_sent_at = now() - ${interval}::interval
+             where id = ${channelId}::bigint`.execute(app.database.db);
+}
+
+/**
+ * A channel's confirmation mails, oldest first: their state and their
+ * deadline's hours after their queueing.
+ */
+async function confirmationMailsOf(channelId: string) {
+  const { rows } = await sql<{ state: string; hours: string | number }>`
+    select state,
+           extract(epoch from deadline_at - created_at) / 3600 as hours
+      from deliveries
+     where channel_id = ${channelId}::bigint and kind = 'channel.confirm'
+     order by id`.execute(app.database.db);
+  return rows.map((row) => ({ state: row.state, hours: Number(row.hours) }));
+}
+
+/**
+ * Presses "Send the link again", which sends nothing for `why`: its
+ * redirect says why, and the page it leads to says it in words.
+ */
+async function resendRefused(
+  cookie: string,
+  channelId: string,
+  why: 'cooldown' | 'limited',
+): Promise<string | undefined> {
+  const answer = await post(`/channels/${channelId}/resend`, cookie);
+  const location = `/channels/${channelId}?resend=${why}`;
+  expect(answer.headers.location).toBe(location);
+  return hook((await get(location, cookie)).body, 'resend-result');
+}
+
+describe('sending the link again', () => {
+  it('mails the address a new link: the old one works no more, the new one for 24 hours from now', async () => {
+    const { cookie } = await confirmedAccount();
+    const address = friend();
+    const id = await added(cookie, 'email', address);
+    await service.drain();
+    const first = tokenOf(service.mailsTo(address)[0] as ParsedMail);
+    const page = await get(`/channels/${id}`, cookie);
+    expect(page.body).toContain(
+      `<form method="post" action="/channels/${id}/resend" class="form" data-testid="resend-confirmation">`,
+    );
+    // Its link died unused.
+    await linkMadeAgo(id, '25 hours');
+    expect(
+      (await postForm(app, '/channels/confirm', { token: first })).statusCode,
+    ).toBe(410);
+
+    const resent = await post(`/channels/${id}/resend`, cookie);
+    expect(resent.statusCode).toBe(303);
+    expect(resent.headers.location).toBe(`/channels/${id}?done=resent`);
+    expect(
+      hook(
+        (await get(`/channels/${id}?done=resent`, cookie)).body,
+        'channel-note',
+      ),
+    ).toBe(
+      'We mailed this address a new link. It works for 24 hours; the links mailed before it work no more.',
+    );
+    await service.drain();
+    const mails = service.mailsTo(address);
+    expect(mails.map((mail) => mail.subject)).toEqual([
+      'Confirm this address for Vigil alerts',
+      'Confirm this address for Vigil alerts',
+    ]);
+    const second = tokenOf(mails[1] as ParsedMail);
+    expect(second).not.toBe(first);
+    expect(await confirmationMailsOf(id)).toEqual([
+      { state: 'sent', hours: 24 },
+      { state: 'sent', hours: 24 },
+    ]);
+    const page2 = await get(`/channels/${id}`, cookie);
+    expect(page2.body).toContain('the link works for 24 hours');
+    expect(
+      (await postForm(app, '/channels/confirm', { token: first })).statusCode,
+    ).toBe(410);
+    const confirmed = await postForm(app, '/channels/confirm', {
+      token: second,
+    });
+    expect(confirmed.statusCode).toBe(200);
+    // Confirmed, nothing more to send, nor to offer.
+    const done = await get(`/channels/${id}`, cookie);
+    expect(done.body).not.toContain('data-testid="resend-confirmation"');
+    const again = await post(`/channels/${id}/resend`, cookie);
+    expect(again.headers.location).toBe(`/channels/${id}`);
+    await service.drain();
+    expect(service.mailsTo(address)).toHaveLength(2);
+  });
+
+  it('drops the old mail not sent yet; a second press within a minute sends nothing', async () => {
+    const { cookie, email } = await confirmedAccount();
+    const address = friend();
+    const id = await added(cookie, 'email', address);
+    await service.drain();
+    // A mail of the old link waiting for its retry.
+    await sql`insert into deliveries (kind, channel, account_id, channel_id,
+                                      target, secret, stream, payload,
+                                      next_attempt_at, deadline_at)
+      select 'channel.confirm', 'email', accounts.id, ${id}::bigint,
+             ${address}, 'old-token', ${`channel:${id}|confirm`},
+             jsonb_build_object('channelId', ${id}::text, 'owner', 'a•••'),
+             now() + interval '1 hour', now() + interval '24 hours'
+        from accounts where lower(email) = ${email.toLowerCase()}`.execute(
+      app.database.db,
+    );
+    expect(await resendRefused(cookie, id, 'cooldown')).toBe(
+      'Not sent: a link went to this address less than a minute ago. Wait a minute before you send another.',
+    );
+    await linkMadeAgo(id, '2 minutes');
+    const resent = await post(`/channels/${id}/resend`, cookie);
+    expect(resent.headers.location).toBe(`/channels/${id}?done=resent`);
+    await service.drain();
+    // The first mail, sent, and the new one; the waiting one is gone.
+    expect(await confirmationMailsOf(id)).toEqual([
+      { state: 'sent', hours: 24 },
+      { state: 'sent', hours: 24 },
+    ]);
+    const mails = service.mailsTo(address);
+    expect(mails).toHaveLength(2);
+    expect(mails.map((mail) => mail.text).join()).not.toContain('old-token');
+    const token = tokenOf(mails[1] as ParsedMail);
+    expect(
+      (await postForm(app, '/channels/confirm', { token })).statusCode,
+    ).toBe(200);
+  });
+
+  it(`holds an account to ${CONFIRM_MAILS_PER_DAY} confirmation mails in 24 hours, adds and resends together`, async () => {
+    const { cookie } = await confirmedAccount();
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index += 1) {
+      ids.push(await added(cookie, 'email', friend()));
+    }
+    // Sent: a mail dropped unsent by the next link would not count.
+    await service.drain();
+    for (const id of ids) {
+      await linkMadeAgo(id, '2 minutes');
+      const resent = await post(`/channels/${id}/resend`, cookie);
+      expect(resent.headers.location).toBe(`/channels/${id}?done=resent`);
+    }
+    await service.drain();
+    const [last = ''] = ids.slice(-1);
+    await linkMadeAgo(last, '2 minutes');
+    expect(await resendRefused(cookie, last, 'limited')).toBe(
+      `Not sent: your account has sent ${CONFIRM_MAILS_PER_DAY} confirmation links in the last 24 hours, the most it can. Send it again later.`,
+    );
+    // A removed address's mails, sent, still count; its add is refused.
+    expect((await post(`/channels/${last}/remove`, cookie)).statusCode).toBe(
+      303,
+    );
+    const refused = await addChannel(cookie, 'email', friend());
+    expect(refused.statusCode).toBe(422);
+    expect(hook(refused.body, 'error-summary')).toBe(
+      `There is a problem Add this address later: your account has sent ${CONFIRM_MAILS_PER_DAY} confirmation links in the last 24 hours, the most it can`,
+    );
+    expect(refused.body).toContain('id="target-error"');
+    // Other kinds are not mailed, and not held.
+    await added(cookie, 'ntfy', 'https://ntfy.sh/after-the-cap');
+    // A mail older than 24 hours counts no more.
+    const [firstId = ''] = ids;
+    await sql`update deliveries set created_at = now() - interval '25 hours'
+               where channel_id = ${firstId}::bigint
+                 and id = (select min(id) from deliveries
+                            where channel_id = ${firstId}::bigint)`.execute(
+      app.database.db,
+    );
+    await linkMadeAgo(firstId, '2 minutes');
+    expect(
+      (await post(`/channels/${firstId}/resend`, cookie)).headers.location,
+    ).toBe(`/channels/${firstId}?done=resent`);
+  });
+
+  it('answers 404 for another account’s channel, changing nothing; is refused from another site’s page', async () => {
+    const owner = await confirmedAccount();
+    const id = await added(owner.cookie, 'email', friend());
+    await linkMadeAgo(id, '2 minutes');
+    const { cookie } = await confirmedAccount();
+    const answer = await post(`/channels/${id}/resend`, cookie);
+    expect(answer.statusCode).toBe(404);
+    expect(hook(answer.body, 'channel-not-found')).toBeDefined();
+    const crossSite = await postForm(
+      app,
+      `/channels/${id}/resend`,
+      {},
+      { cookie: owner.cookie, 'sec-fetch-site': 'cross-site' },
+    );
+    expect(crossSite.statusCode).toBe(403);
+    expect(await confirmationMailsOf(id)).toHaveLength(1);
+    // Not an address: nothing to send.
+    const hookId = await added(owner.cookie, 'ntfy', 'https://ntfy.sh/no-link');
+    const none = await post(`/channels/${hookId}/resend`, owner.cookie);
+    expect(none.headers.location).toBe(`/channels/${hookId}`);
+    expect((await get(`/channels/${hookId}`, owner.cookie)).body).not.toContain(
+      'data-testid="resend-confirmation"',
+    );
   });
 });
 

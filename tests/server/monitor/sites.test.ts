@@ -23,6 +23,7 @@ import {
   type Tripwire,
 } from '../../../harness/monitor/tripwire';
 import { apiServer } from '../support/apiServer';
+import { accountPages, hooks } from '../support/accountPages';
 import { hook, postForm, signUpAndSignIn } from '../support/mailService';
 
 const LIMIT = 3;
@@ -66,45 +67,11 @@ function nextSite(): number {
   return made;
 }
 
-/** GET a page with a session cookie. */
-function get(url: string, cookie: string) {
-  return app.inject({ method: 'GET', url, headers: { cookie } });
-}
-
-/** A form posted from the service's own page. */
-function post(
-  url: string,
-  cookie: string,
-  fields: Record<string, string> = {},
-) {
-  return postForm(app, url, fields, { cookie });
-}
-
-/** Every value of a test selector on a page, in order. */
-function hooks(html: string, testId: string): string[] {
-  return [
-    ...html.matchAll(
-      new RegExp(
-        `<(\\w+)[^>]*data-testid="${testId}"[^>]*>([\\s\\S]*?)</\\1>`,
-        'g',
-      ),
-    ),
-  ].map((match) =>
-    (match[2] ?? '')
-      .replace(/<[^>]+>/g, ' ')
-      .replace(/\s+/g, ' ')
-      .trim(),
-  );
-}
+const { get, post, confirmedAccount: confirmedWith } = accountPages(() => app);
 
 /** An account with its address confirmed, signed in, with the sign-up's site. */
-async function confirmedAccount(url = site.url(nextSite())) {
-  const { cookie, email } = await signUpAndSignIn(app, { url });
-  await sql`update accounts set confirmed_at = now()
-             where lower(email) = ${email.toLowerCase()}`.execute(
-    app.database.db,
-  );
-  return { cookie, email };
+function confirmedAccount(url = site.url(nextSite())) {
+  return confirmedWith(url);
 }
 
 /** The account's sites as rows, oldest first. */

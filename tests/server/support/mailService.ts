@@ -227,11 +227,15 @@ export function askSignIn(
   });
 }
 
+/** A form's fields: by name, or as pairs where a field repeats (`site`). */
+export type FormFields =
+  Readonly<Record<string, string>> | readonly (readonly [string, string])[];
+
 /** Posts a form of the account pages as the page's own form would. */
 export function postForm(
   app: FastifyInstance,
   url: string,
-  fields: Record<string, string>,
+  fields: FormFields,
   headers: Record<string, string> = {},
 ) {
   return app.inject({
@@ -242,6 +246,8 @@ export function postForm(
       'sec-fetch-site': 'same-origin',
       ...headers,
     },
-    payload: new URLSearchParams(fields).toString(),
+    payload: new URLSearchParams(
+      fields as string[][] | Record<string, string>,
+    ).toString(),
   });
 }
