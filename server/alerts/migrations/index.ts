@@ -4,10 +4,10 @@
  */
 import type { Migration } from 'kysely/migration';
 import * as m0019AlertChannels from './0019_alert_channels';
-import * as m0021ConfirmLinkSent from './0021_confirm_link_sent';
+import * as m0022ConfirmLinkSent from './0022_confirm_link_sent';
 
 /** Name → migration. */
 export const ALERTS_MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0019_alert_channels': m0019AlertChannels,
-  '0021_confirm_link_sent': m0021ConfirmLinkSent,
+  '0022_confirm_link_sent': m0022ConfirmLinkSent,
 };
