@@ -60,25 +60,27 @@ export type Renderer = (
 export const DEFAULT_RETRY = { firstDelayMs: 1_000, maxDelayMs: 5 * 60_000 };
 
 /**
- * The lanes' loops (D130). POSTs: 20 slots; a POST waiting for its
+ * The lanes' loops (D130). POSTs: 50 slots; a POST waiting for its
  * receiver longer than 100 ms gives its slot up (its words, signature
  * and connection are done by then; what is left is a wait): at 1 s,
  * receivers answering after 5 s let 20 start a second, and 1,000 sites'
- * alerts took 60 s to go out; at 100 ms, 200 (`npm run bench:alerts`).
- * Up to 1,000 in flight (a socket and a claimed row each; the lease
- * bounds how long). Mails: 10, each keeping its slot, since what it waits
- * for is the transport's own pool (2 connections): mails claimed past
- * what the pool sends queue inside it, where an alert's mail claimed
- * later would wait behind them (under the sign-up load, 45 s).
+ * alerts took 60 s to go out (`npm run bench:alerts`). Up to 1,000 in
+ * flight (a socket and a claimed row each; the lease bounds how long).
+ * Mails: 50, each keeping its slot, since what it waits for is the
+ * transport's own pool (./channels/mailTransport.ts): mails claimed past
+ * what the pool takes would queue inside it, where an alert's mail
+ * claimed later waits behind them (under the sign-up load, 45 s). A
+ * claim takes at most a lane's free slots: 50 rather than 20 makes a
+ * third of the claim statements.
  */
-const LANE_LOOPS: Readonly<
+export const LANE_LOOPS: Readonly<
   Record<
     Lane,
     { concurrency: number; slotHoldMs?: number; maxInFlight: number }
   >
 > = {
-  mail: { concurrency: 10, maxInFlight: 10 },
-  http: { concurrency: 20, slotHoldMs: 100, maxInFlight: 1_000 },
+  mail: { concurrency: 50, maxInFlight: 50 },
+  http: { concurrency: 50, slotHoldMs: 100, maxInFlight: 1_000 },
 };
 /** The least time between two claims while not behind (ms). */
 const CLAIM_GAP_MS = 100;

@@ -3,8 +3,8 @@
  * for our own SMTP pool, and mails claimed past what the pool sends would
  * queue inside it, ahead of an alert's mail claimed later, and take the
  * slots an alert's POST needs. With an SMTP server that accepts
- * connections and never answers, the mail lane holds at most its 10
- * slots' worth of mails `sending`, and a webhook queued after 30 mails
+ * connections and never answers, the mail lane holds at most its slots'
+ * worth of mails `sending`, and a webhook queued after more mails than that
  * arrives while they all wait.
  *
  * On loopback only: the silent SMTP server and the receiver on 127.0.0.1
@@ -15,6 +15,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LANE_LOOPS } from '../../../server/outbox/deliverer';
 import {
   startOutboxService,
   startReceiver,
@@ -25,7 +26,9 @@ import {
 } from '../support/outboxService';
 
 /** The mail lane's slots (server/outbox/deliverer.ts). */
-const MAIL_SLOTS = 10;
+const MAIL_SLOTS = LANE_LOOPS.mail.concurrency;
+/** More mails than the lane takes at once. */
+const MAILS = MAIL_SLOTS + 20;
 
 let silent: Server;
 const held = new Set<Socket>();
@@ -55,10 +58,10 @@ afterAll(async () => {
   await receiver.close();
 });
 
-describe('30 mails stuck in an SMTP server that never answers', () => {
+describe('mails stuck in an SMTP server that never answers', () => {
   it('hold no more than the mail lane’s slots, and a webhook queued after them arrives meanwhile', async () => {
     await outbox.queue(
-      Array.from({ length: 30 }, (_, n) => ({
+      Array.from({ length: MAILS }, (_, n) => ({
         channel: 'email' as const,
         target: `someone${n}@example.test`,
         stream: `mail:${n}`,
@@ -92,6 +95,6 @@ describe('30 mails stuck in an SMTP server that never answers', () => {
        group by state order by state`.execute(outbox.app.database.db);
     expect(
       Object.fromEntries(rows.map((row) => [row.state, Number(row.count)])),
-    ).toEqual({ pending: 30 - MAIL_SLOTS, sending: MAIL_SLOTS });
+    ).toEqual({ pending: MAILS - MAIL_SLOTS, sending: MAIL_SLOTS });
   });
 });

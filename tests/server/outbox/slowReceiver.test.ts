@@ -9,17 +9,18 @@
  *   timeout, in our words, and is retried; the retry arrives once the
  *   receiver is quick again.
  * - With the product's own time box (10 s), deliveries to slow receivers
- *   fill every slot of the worker (20); a delivery queued after them to a
+ *   fill every slot of the POST lane; a delivery queued after them to a
  *   quick receiver still arrives while the slow receiver holds every one
  *   of their requests unanswered.
  * - The slots the above relies on: no claim takes more deliveries than
  *   there are free slots, so that until a slot is given back (100 ms)
- *   no more than 20 requests are under way.
+ *   no more requests are under way than there are slots.
  *
  * On loopback only (receivers on 127.0.0.1, `hook.test` mapped there by
  * the test's resolver, the loopback tripwire on every connection).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LANE_LOOPS } from '../../../server/outbox/deliverer';
 import {
   dueNow,
   startOutboxService,
@@ -89,12 +90,14 @@ describe('a receiver that answers after 20 s, with a POST time box of 300 ms', (
   });
 });
 
-/** The worker's slots (server/outbox/deliverer.ts, D129). */
-const SLOTS = 20;
+/** The POST lane's slots (server/outbox/deliverer.ts, D130). */
+const SLOTS = LANE_LOOPS.http.concurrency;
+/** How long a POST waiting for its receiver keeps its slot (ms). */
+const HOLD_MS = LANE_LOOPS.http.slotHoldMs ?? Infinity;
 
 describe('slow receivers filling every slot, with the product’s time box', () => {
   /** More deliveries than the worker has slots. */
-  const SLOW = 30;
+  const SLOW = SLOTS + 10;
   let outbox: OutboxService;
   let slow: Receiver;
   let quick: Receiver;
@@ -141,7 +144,7 @@ describe('slow receivers filling every slot, with the product’s time box', () 
     // Every slot holds a slow request.
     await expect
       .poll(() => slow.held().length, { timeout: 15_000 })
-      .toBeGreaterThanOrEqual(20);
+      .toBeGreaterThanOrEqual(SLOTS);
     const slotsFull = Date.now();
 
     const [id = ''] = await outbox.queue([
@@ -158,11 +161,11 @@ describe('slow receivers filling every slot, with the product’s time box', () 
     const arrived = quick.requests[0]?.at ?? Number.NaN;
     // No slow request had been answered, nor had its POST given up (10 s):
     // the quick one did not wait for any of them.
-    expect(heldWhenQuickCame).toBeGreaterThanOrEqual(20);
+    expect(heldWhenQuickCame).toBeGreaterThanOrEqual(SLOTS);
     expect(
       slow.requests.every((request) => request.answeredAt === undefined),
     ).toBe(true);
-    // A slow delivery holds its slot a second at most (and a claim takes a
+    // A slow delivery holds its slot 100 ms at most (and a claim takes a
     // moment): well before the POSTs' 10 s.
     expect(arrived - slotsFull).toBeLessThan(5_000);
     await expect.poll(async () => (await outbox.row(id)).state).toBe('sent');
@@ -190,7 +193,7 @@ describe('the worker’s slots', () => {
     expect(outbox.tripwire.violations).toEqual([]);
   });
 
-  it('take no more deliveries at once than there are slots (20): a claim is held to the free slots', async () => {
+  it('take no more deliveries at once than there are slots: a claim is held to the free slots', async () => {
     await outbox.queue(
       Array.from({ length: 3 * SLOTS }, (_, n) => ({
         channel: 'webhook' as const,
@@ -210,12 +213,14 @@ describe('the worker’s slots', () => {
       Math.max(...outbox.renders.map((render) => render.size)),
       'deliveries taken by one claim',
     ).toBeLessThanOrEqual(SLOTS);
-    // Before any slot was given back (a second after the first claim), no
-    // more requests were under way than there are slots.
+    // Before any slot was given back (100 ms after the first claim's
+    // sends started, which was after it was worded), no more requests
+    // were under way than there are slots.
     expect(
-      slow.requests.filter((request) => request.at < (first?.at ?? 0) + 900)
-        .length,
-      'requests under way in the first 0.9 s',
+      slow.requests.filter(
+        (request) => request.at < (first?.at ?? 0) + HOLD_MS - 10,
+      ).length,
+      'requests under way before a slot was given back',
     ).toBeLessThanOrEqual(SLOTS);
   });
 });
