@@ -28,6 +28,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { newSecret, provenAddress, secretHash } from '../accounts/index';
 import { DatabaseUnavailableError, unlessUnavailable } from '../db/unavailable';
 import {
+  deliveriesQueued,
   insertDeliveries,
   newWebhookSecret,
   unsentDeliveries,
@@ -191,10 +192,7 @@ async function lockAccount(
  * row for 30 days).
  */
 function confirmMailsOfTheDay(accountId: string) {
-  return sql`(select count(*) from deliveries
-               where deliveries.account_id = ${accountId}::uuid
-                 and deliveries.kind = ${CHANNEL_CONFIRM_KIND}
-                 and deliveries.created_at > now() - interval '24 hours')`;
+  return deliveriesQueued(accountId, CHANNEL_CONFIRM_KIND, '24 hours');
 }
 
 /** Whether a link made at `sentAt` (an SQL timestamp) works no more; null for null. */

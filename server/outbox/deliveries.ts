@@ -108,6 +108,22 @@ export function insertDeliveries(
 }
 
 /**
+ * An SQL count of the deliveries of `kind` queued for an account since
+ * `interval` ago (an SQL interval, `24 hours`), sent or not; a delivery
+ * deleted unsent is not counted. For a feature's daily limits.
+ */
+export function deliveriesQueued(
+  accountId: string,
+  kind: string,
+  interval: string,
+): RawBuilder<number> {
+  return sql<number>`(select count(*) from deliveries
+    where deliveries.account_id = ${accountId}::uuid
+      and deliveries.kind = ${kind}
+      and deliveries.created_at > now() - ${interval}::interval)`;
+}
+
+/**
  * A data-modifying CTE's body that deletes the deliveries not yet sent
  * (pending) of the streams whose names start with one of `prefixes` (a
  * removed site's, `site:12|`), or of the channels `channelIds` selects

@@ -37,6 +37,7 @@ import {
 } from './channels/mailTransport';
 
 export {
+  deliveriesQueued,
   insertDeliveries,
   unsentDeliveries,
   type ClaimedDelivery,
