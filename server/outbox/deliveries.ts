@@ -445,6 +445,16 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
     },
 
     /**
+     * Refreshes the planner's statistics of `deliveries` (`ANALYZE`), for
+     * the embedded engine, which has no autovacuum to do it: a claim's
+     * window is read in its index's order only once the planner knows
+     * that many rows are pending (D130).
+     */
+    async refreshStatistics(): Promise<void> {
+      await unlessUnavailable(() => sql`analyze deliveries`.execute(db));
+    },
+
+    /**
      * At a worker's start: deliveries waiting for their next attempt are
      * due now (a restart retries what waits). With `orphaned`, those left
      * `sending` are due too: on the embedded engine one process holds the

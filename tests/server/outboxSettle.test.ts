@@ -123,6 +123,7 @@ function fakeRepository(
     },
     markFailed: () => Promise.resolve('pending'),
     reclaimExpired: () => Promise.resolve(0),
+    refreshStatistics: () => Promise.resolve(),
     release: (given) => {
       released.push(...given.map((delivery) => delivery.id));
       return Promise.resolve();
