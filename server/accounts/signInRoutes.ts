@@ -13,6 +13,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ACCOUNT_STYLESHEET_PATH } from '../http/html';
+import { sendPage } from '../http/forms';
 import {
   accountPage,
   SIGN_OUT_EVERYWHERE_PATH,
@@ -84,13 +85,13 @@ export async function registerSignInRoutes(
 ): Promise<void> {
   const { names } = cookies;
 
+  // Personal data: never stored by a cache.
   const send = (reply: FastifyReply, view: AccountPageView) =>
-    reply
-      .code(view.kind === 'unavailable' ? 503 : 200)
-      // Personal data: never stored by a cache.
-      .header('cache-control', 'no-store')
-      .type('text/html; charset=utf-8')
-      .send(accountPage(productName, view));
+    sendPage(
+      reply,
+      view.kind === 'unavailable' ? 503 : 200,
+      accountPage(productName, view),
+    );
 
   /**
    * Redeems `{product}Login` when the browser also holds the sign-up's

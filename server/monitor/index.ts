@@ -13,8 +13,9 @@
  * stops its checks when the service closes. The rest of the service
  * reaches it through this file only.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
+import { sendLinkPage } from '../http/forms';
 import { addressRule, parseDeniedNetworks } from './check/addressRule';
 import {
   alertsStoppedPage,
@@ -300,27 +301,19 @@ async function monitor(
         ? { monitorId: m, token: t }
         : undefined;
     };
-    const stopPage = (reply: FastifyReply, status: number, html: string) =>
-      reply
-        .code(status)
-        .header('cache-control', 'no-store')
-        .header('referrer-policy', 'no-referrer')
-        .header('x-robots-tag', 'noindex')
-        .type('text/html; charset=utf-8')
-        .send(html);
     forms.get(ALERTS_STOP_PATH, async (request, reply) => {
       const link = stopLinkOf(request.query);
       const site = link
         ? await repository.stopLinkSite(link.monitorId, link.token)
         : undefined;
       if (!link || !site) {
-        return stopPage(
+        return sendLinkPage(
           reply,
           404,
           alertsStoppedPage(options.productName, undefined),
         );
       }
-      return stopPage(
+      return sendLinkPage(
         reply,
         200,
         stopAlertsPage(
@@ -336,7 +329,7 @@ async function monitor(
       const siteUrl = link
         ? await repository.stopAlerts(link.monitorId, link.token)
         : undefined;
-      return stopPage(
+      return sendLinkPage(
         reply,
         siteUrl ? 200 : 404,
         alertsStoppedPage(options.productName, siteUrl),

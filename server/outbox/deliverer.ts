@@ -24,11 +24,12 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { leasedWorker, type LeasedWorker } from '../db/leasedWorker';
-import type {
-  ClaimedDelivery,
-  DeliveriesRepository,
-  Lane,
-  SentCopy,
+import {
+  laneOf,
+  type ClaimedDelivery,
+  type DeliveriesRepository,
+  type Lane,
+  type SentCopy,
 } from './deliveries';
 import { fromHeader, mailOf } from './channels/email';
 import {
@@ -67,19 +68,20 @@ export const DEFAULT_RETRY = { firstDelayMs: 1_000, maxDelayMs: 5 * 60_000 };
  * alerts took 60 s to go out (`npm run bench:alerts`). Up to 1,000 in
  * flight (a socket and a claimed row each; the lease bounds how long).
  * Mails: 50, each keeping its slot, since what it waits for is the
- * transport's own pool (./channels/mailTransport.ts): mails claimed past
- * what the pool takes would queue inside it, where an alert's mail
- * claimed later waits behind them (under the sign-up load, 45 s). A
+ * transport's own pool (./channels/mailTransport.ts, 10 connections):
+ * at most 40 wait inside it, where an alert's mail claimed later waits
+ * behind them; with slots given up, thousands did (under the sign-up
+ * load, 45 s). A
  * claim takes at most a lane's free slots: 50 rather than 20 makes a
  * third of the claim statements.
  */
 export const LANE_LOOPS: Readonly<
   Record<
     Lane,
-    { concurrency: number; slotHoldMs?: number; maxInFlight: number }
+    { concurrency: number; slotHoldMs?: number; maxInFlight?: number }
   >
 > = {
-  mail: { concurrency: 50, maxInFlight: 50 },
+  mail: { concurrency: 50 },
   http: { concurrency: 50, slotHoldMs: 100, maxInFlight: 1_000 },
 };
 /** The least time between two claims while not behind (ms). */
@@ -430,7 +432,7 @@ export function deliverer(
       delayMs: Number.isFinite(delayMs) ? delayMs : 366 * 24 * 3_600_000,
     });
     if (state === 'pending') {
-      loops[delivery.channel === 'email' ? 'mail' : 'http'].wakeIn(delayMs);
+      loops[laneOf(delivery.channel)].wakeIn(delayMs);
       log.warn(
         { delivery: { ...line, error: outcome.error } },
         'delivery not made yet; will retry',

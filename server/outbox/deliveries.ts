@@ -149,7 +149,12 @@ export function unsentDeliveries(
  */
 export type Lane = 'mail' | 'http';
 
-/** A lane's deliveries. */
+/** The lane a channel's deliveries are claimed in. */
+export function laneOf(channel: ChannelKind): Lane {
+  return channel === 'email' ? 'mail' : 'http';
+}
+
+/** A lane's deliveries, in SQL ({@link laneOf}'s rule). */
 function inLane(lane: Lane): RawBuilder<unknown> {
   return lane === 'mail'
     ? sql`deliveries.channel = 'email'`

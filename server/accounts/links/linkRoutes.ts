@@ -13,7 +13,7 @@
  * plain HTML form, checked for its origin by server/http/crossOrigin.ts like
  * every other; errors answer as pages, not as the API's JSON.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isValidEmail } from '../../../common/emailAddress';
 import { fitsFieldLimit } from '../../../common/fieldLimits';
 import { messages } from '../../../common/validation';
@@ -23,6 +23,7 @@ import { newSecret } from '../secrets';
 import type { ServiceCookies } from '../sessionCookies';
 import { errorAnswer, type RaisedError } from '../../http/errorAnswer';
 import { acceptFormBodies } from '../../http/formBody';
+import { sendLinkPage, sendPage } from '../../http/forms';
 import type { LinksRepository } from './links';
 import { LINK_PATH, watchedHost } from '../linkMails/linkMessages';
 import {
@@ -59,29 +60,6 @@ function field(body: unknown, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Answers a page that must not be cached (it may hold personal data). */
-function page(reply: FastifyReply, status: number, html: string) {
-  return reply
-    .code(status)
-    .header('cache-control', 'no-store')
-    .type('text/html; charset=utf-8')
-    .send(html);
-}
-
-/**
- * A mailed link's pages: besides `no-store`, no `Referer` carries the
- * token to another site ([D96](../../../docs/decisions.md#D96)), and search engines keep none of them.
- */
-function linkPage(reply: FastifyReply, status: number, html: string) {
-  return page(
-    reply
-      .header('referrer-policy', 'no-referrer')
-      .header('x-robots-tag', 'noindex'),
-    status,
-    html,
-  );
-}
-
 /**
  * Registers the routes on `app`, in a context of their own that reads form
  * bodies. Needs @fastify/cookie registered on `app`.
@@ -104,12 +82,14 @@ export async function registerLinkRoutes(
       // The status the API would answer (server/http/errorAnswer.ts), as a page.
       const { status } = errorAnswer(error);
       if (status >= 500) request.log.error(error);
-      const answer = request.url.startsWith(LINK_PATH) ? linkPage : page;
+      const answer = request.url.startsWith(LINK_PATH)
+        ? sendLinkPage
+        : sendPage;
       return answer(reply, status, formErrorPage(productName, status));
     });
 
     pages.get(SIGN_IN_PATH, (_request, reply) =>
-      page(reply, 200, signInPage(productName)),
+      sendPage(reply, 200, signInPage(productName)),
     );
 
     pages.post(SIGN_IN_PATH, async (request, reply) => {
@@ -125,7 +105,7 @@ export async function registerLinkRoutes(
               : undefined;
       // What the address looks like says nothing about accounts.
       if (problem) {
-        return page(
+        return sendPage(
           reply,
           400,
           signInPage(productName, { message: problem, email }),
@@ -139,14 +119,14 @@ export async function registerLinkRoutes(
       if (queued) wakeSender();
       // The same page for a known address, an unknown one, and one over
       // its limit ([D97](../../../docs/decisions.md#D97)).
-      return page(reply, 200, signInSentPage(productName));
+      return sendPage(reply, 200, signInSentPage(productName));
     });
 
     pages.get(LINK_PATH, async (request, reply) => {
       const token = field(request.query, 'token');
       const link = token === undefined ? undefined : await links.linkOf(token);
       return link && token
-        ? linkPage(
+        ? sendLinkPage(
             reply,
             200,
             linkContinuePage(
@@ -157,7 +137,7 @@ export async function registerLinkRoutes(
               watchedHost(link.siteUrl),
             ),
           )
-        : linkPage(reply, 410, linkRefusedPage(productName));
+        : sendLinkPage(reply, 410, linkRefusedPage(productName));
     });
 
     pages.post(LINK_PATH, async (request, reply) => {
@@ -167,10 +147,10 @@ export async function registerLinkRoutes(
       if (token !== undefined && purpose === 'confirm') {
         const confirmed = await links.confirm(token, sessionOf(request));
         if (confirmed?.signedInHere) {
-          return linkPage(reply.header('location', '/'), 303, '');
+          return sendLinkPage(reply.header('location', '/'), 303, '');
         }
         if (confirmed) {
-          return linkPage(reply, 200, addressConfirmedPage(productName));
+          return sendLinkPage(reply, 200, addressConfirmedPage(productName));
         }
       }
       if (token !== undefined && purpose === 'signin') {
@@ -178,10 +158,10 @@ export async function registerLinkRoutes(
         const account = await links.signIn(token, session);
         if (account) {
           cookies.setSession(reply, session);
-          return linkPage(reply.header('location', '/'), 303, '');
+          return sendLinkPage(reply.header('location', '/'), 303, '');
         }
       }
-      return linkPage(reply, 410, linkRefusedPage(productName));
+      return sendLinkPage(reply, 410, linkRefusedPage(productName));
     });
 
     pages.post(RESEND_PATH, async (request, reply) => {
