@@ -3,7 +3,9 @@
  * TypeScript of server/ and what it imports of ours, bundled by esbuild into
  * ES modules: `dist-server/start.mjs`, the service, and
  * `dist-server/consent-export.mjs`, `npm run consent:export`, which runs
- * where the service runs, and `dist-server/mail.mjs`, `npm run mail`. Packages stay outside the bundle
+ * where the service runs, `dist-server/mail.mjs`, `npm run mail`, and
+ * `dist-server/smtp-worker.mjs`, the thread the service sends mail from.
+ * Packages stay outside the bundle
  * and load from node_modules, and files the service reads at start (its
  * stylesheets) from the source tree, so
  * `npm run serve` runs it with plain Node: no TypeScript loader at run
@@ -56,7 +58,8 @@ export function bundleServerEntries(entryPoints: Record<string, string>): void {
 /**
  * Bundles server/start.ts into {@link SERVER_BUNDLE},
  * server/consent/consentExport.ts into {@link CONSENT_EXPORT_BUNDLE} and
- * server/outbox/mailCommand.ts into {@link MAIL_COMMAND_BUNDLE}.
+ * server/outbox/mailCommand.ts into {@link MAIL_COMMAND_BUNDLE}, and the
+ * SMTP transport's thread into `smtp-worker.mjs`.
  *
  * @throws esbuild's error when the code does not build
  */
@@ -66,6 +69,9 @@ export function buildServerBundle(): void {
     start: join(root, 'server/start.ts'),
     'consent-export': join(root, 'server/consent/consentExport.ts'),
     mail: join(root, 'server/outbox/mailCommand.ts'),
+    // The SMTP transport's thread, which the service starts beside itself
+    // (server/outbox/channels/mailTransport.ts finds it by this name).
+    'smtp-worker': join(root, 'server/outbox/channels/smtpWorker.ts'),
   });
 }
 

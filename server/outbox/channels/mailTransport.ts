@@ -8,8 +8,10 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { lstat, opendir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import nodemailer from 'nodemailer';
 import type { ComposedMail } from './email';
+import type { SmtpJob, SmtpResult, SmtpWorkerData } from './smtpWorker';
 
 /** DKIM signing (RFC 6376), done by nodemailer. */
 export interface DkimSettings {
@@ -155,6 +157,92 @@ function fileStem(mail: ComposedMail): string {
 }
 
 /**
+ * The SMTP thread's module (./smtpWorker.ts): beside this one in the
+ * source, and `smtp-worker.mjs` beside the bundle that holds this module
+ * (scripts/buildServer.ts puts both in dist-server/). esbuild does not
+ * rewrite `new URL(…, import.meta.url)`, hence the two names.
+ */
+const SMTP_WORKER = new URL(
+  import.meta.url.endsWith('.mjs') ? './smtp-worker.mjs' : './smtpWorker.ts',
+  import.meta.url,
+);
+
+/**
+ * SMTP through nodemailer's pool on a thread of its own (./smtpWorker.ts
+ * says why), started at the first mail and started again after it ends.
+ * The thread holds the process open only while a mail is in it.
+ *
+ * @param options nodemailer's SMTP options (cloned to the thread)
+ */
+function smtpTransport(options: Record<string, unknown>): MailTransport {
+  let thread: Worker | undefined;
+  let closed = false;
+  let nextId = 0;
+  const waiting = new Map<
+    number,
+    { resolve: () => void; reject: (error: Error) => void }
+  >();
+  const settle = (result: SmtpResult) => {
+    const job = waiting.get(result.id);
+    if (!job) return;
+    waiting.delete(result.id);
+    if (waiting.size === 0) thread?.unref();
+    if (result.error) {
+      // The fields sendFailure reads: code, command, responseCode.
+      job.reject(Object.assign(new Error(result.error.message), result.error));
+    } else {
+      job.resolve();
+    }
+  };
+  const start = (): Worker => {
+    const started = new Worker(SMTP_WORKER, {
+      workerData: { options } satisfies SmtpWorkerData,
+    });
+    let failure = 'ended';
+    started.on('message', settle);
+    // An uncaught error in the thread: 'exit' follows and fails its mails.
+    started.on('error', (error: Error) => {
+      failure = `failed: ${error.message}`;
+    });
+    started.on('exit', () => {
+      if (thread === started) thread = undefined;
+      const error = new Error(`the SMTP thread ${failure}`);
+      for (const job of waiting.values()) job.reject(error);
+      waiting.clear();
+    });
+    started.unref();
+    return started;
+  };
+  return {
+    via: 'smtp',
+    housekeeping: [],
+    send(mail) {
+      if (closed) return Promise.reject(new Error('the transport is closed'));
+      thread ??= start();
+      const id = (nextId += 1);
+      const sent = new Promise<void>((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+      });
+      thread.ref();
+      thread.postMessage({ id, mail } satisfies SmtpJob);
+      return sent;
+    },
+    close() {
+      closed = true;
+      if (waiting.size === 0) {
+        // The thread says QUIT on the pool's connections, then ends.
+        thread?.postMessage(null);
+      } else {
+        // The outbox closes the transport after its sends are done: a
+        // mail still here would wait for its server's timeouts. It fails
+        // now, to be sent again (at least once, D95).
+        void thread?.terminate();
+      }
+    },
+  };
+}
+
+/**
  * Opens a transport.
  *
  * @param settings SMTP (with its URL, credentials in it) or a directory
@@ -163,7 +251,7 @@ export function openMailTransport(
   settings: MailTransportSettings,
 ): MailTransport {
   if (settings.kind === 'smtp') {
-    const transporter = nodemailer.createTransport({
+    return smtpTransport({
       url: settings.url,
       pool: true,
       // Each connection waits a round trip per command: with the
@@ -176,14 +264,6 @@ export function openMailTransport(
       logger: false,
       debug: false,
     });
-    return {
-      via: 'smtp',
-      housekeeping: [],
-      async send(mail) {
-        await transporter.sendMail({ ...mail });
-      },
-      close: () => transporter.close(),
-    };
   }
   const streamer = nodemailer.createTransport({
     streamTransport: true,
