@@ -111,7 +111,7 @@ export interface ConfirmDetails {
  * until it is confirmed").
  *
  * @param details what the mail was queued with
- * @param token the raw confirmation token (the delivery's `secret`)
+ * @param token the raw confirmation token, minted as the mail is sent
  * @param context the product and `PUBLIC_URL`
  * @returns a notice whose one link confirms, for mail only (no webhook body)
  */
@@ -142,30 +142,56 @@ export function confirmNotice(
   };
 }
 
-/** The outbox's renderer of `channel.confirm`: the token is the delivery's `secret`. */
-export function confirmRenderer(context: {
-  productName: string;
-  publicUrl: string;
-}): Renderer {
-  return (deliveries: readonly ClaimedDelivery[]) =>
-    Promise.resolve(
-      new Map(
-        deliveries.flatMap((delivery) =>
-          delivery.secret === null
-            ? []
-            : [
-                [
-                  delivery.id,
-                  confirmNotice(
-                    delivery.payload as ConfirmDetails,
-                    delivery.secret,
-                    context,
-                  ),
-                ] as const,
-              ],
-        ),
-      ),
+/** A token minted for a claimed confirmation mail, as it is stored. */
+export interface MintedConfirmation {
+  deliveryId: string;
+  channelId: string;
+  /** When the mail was queued: an older one than the channel's last resend is superseded. */
+  createdAt: Date;
+  /** The token's SHA-256, as the accounts hash secrets. */
+  tokenHash: Buffer;
+}
+
+/**
+ * The outbox's renderer of `channel.confirm`: a new token for each mail,
+ * stored (its hash, on the channel) before it is sent, so that no working
+ * link waits in the outbox; a mail whose channel has nothing left to
+ * confirm (confirmed, removed, turned off, its link dead, or a newer mail
+ * sent for it) is `delivered` without a send.
+ *
+ * @param mint stores the tokens' hashes; resolves to the delivery ids
+ *   whose token is now their channel's (channels.ts's `mintConfirmations`)
+ * @param newToken a new random token and its hash (the accounts' secrets)
+ * @param context the product and `PUBLIC_URL`
+ */
+export function confirmRenderer(
+  mint: (tokens: readonly MintedConfirmation[]) => Promise<Set<string>>,
+  newToken: () => { token: string; hash: Buffer },
+  context: { productName: string; publicUrl: string },
+): Renderer {
+  return async (deliveries: readonly ClaimedDelivery[]) => {
+    const minted = deliveries.map((delivery) => ({
+      delivery,
+      details: delivery.payload as ConfirmDetails,
+      ...newToken(),
+    }));
+    const live = await mint(
+      minted.map(({ delivery, details, hash }) => ({
+        deliveryId: delivery.id,
+        channelId: details.channelId,
+        createdAt: delivery.createdAt,
+        tokenHash: hash,
+      })),
     );
+    return new Map(
+      minted.map(({ delivery, details, token }) => [
+        delivery.id,
+        live.has(delivery.id)
+          ? confirmNotice(details, token, context)
+          : ('delivered' as const),
+      ]),
+    );
+  };
 }
 
 /** A site as the test alert's webhook body names it. */

@@ -202,21 +202,21 @@ function linkDead(sentAt: RawBuilder<unknown>) {
 
 /**
  * A data-modifying CTE, `confirmation`, that queues the confirmation mail
- * of the address channel of the CTE `channel` (its `id`): the raw token in
- * the delivery's `secret` (dropped with its copy after 7 days; only its
- * SHA-256 on the channel), retried until its link dies, never after.
+ * of the address channel of the CTE `channel` (its `id`), retried until
+ * its link dies, never after. It carries no token: the outbox's renderer
+ * mints one as it sends ({@link ChannelsRepository.mintConfirmations}), so
+ * no working link is ever stored, only its SHA-256 on the channel.
  */
 function confirmationMail(
   channel: 'made' | 'renewed',
   accountId: string,
   address: string,
-  token: string,
   owner: string,
 ) {
   const from = sql.table(channel);
   return sql`confirmation as (${insertDeliveries(sql`
     select ${CHANNEL_CONFIRM_KIND}, 'email', ${accountId}::uuid,
-           ${from}.id, ${address}, ${token},
+           ${from}.id, ${address}, null,
            'channel:' || ${from}.id || '|confirm',
            jsonb_build_object('channelId', ${from}.id::text,
                               'owner', ${owner}::text),
@@ -286,9 +286,8 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
      * limits and the duplicate are counted, then one statement makes the
      * channel (a webhook with a new secret; every kind but e-mail
      * confirmed now), its sites when narrowed, and, for an e-mail
-     * address, its confirmation mail in the outbox (the raw token in the
-     * delivery's `secret`, dropped with its copy after 7 days; only its
-     * SHA-256 on the channel). The caller wakes the outbox.
+     * address, its confirmation mail in the outbox (its link's token is
+     * minted when it is sent). The caller wakes the outbox.
      *
      * @param owner the owner's address, masked, for the confirmation mail
      * @returns the new channel's id, or why it was not added
@@ -299,7 +298,6 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
       owner: string,
     ): Promise<{ id: string } | AddRefusal> {
       const email = channel.kind === 'email';
-      const token = email ? newSecret() : null;
       const secret = channel.kind === 'webhook' ? newWebhookSecret() : null;
       const siteIds = channel.allSites ? [] : channel.siteIds;
       const narrowed = sitesAdded('made', siteIds);
@@ -336,21 +334,18 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
               return 'mailLimit';
             }
           }
-          const confirmation =
-            token === null
-              ? sql``
-              : sql`, ${confirmationMail('made', accountId, channel.target, token, owner)}`;
+          const confirmation = email
+            ? sql`, ${confirmationMail('made', accountId, channel.target, owner)}`
+            : sql``;
           const { rows } = await sql<{ id: string | number }>`
             with made as (
               insert into alert_channels (account_id, kind, target, secret,
                                           all_sites, confirmed_at,
-                                          confirm_token_hash,
                                           confirm_sent_at,
                                           unsubscribe_token)
               values (${accountId}::uuid, ${channel.kind}, ${channel.target},
                       ${secret}, ${channel.allSites},
                       ${email ? null : sql`now()`},
-                      ${token === null ? null : secretHash(token)},
                       ${email ? sql`now()` : null},
                       ${newSecret()})
               returning id)
@@ -580,9 +575,11 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
      * "Send the link again": a new confirmation link for an address of the
      * account waiting for its confirmation, in one transaction under the
      * account's lock (the adds' count of the day's mails): the channel's
-     * token replaced (the old link works no more) and its link's hours
-     * started afresh, the old mail dropped if it is not sent yet, and the
-     * new one queued. The caller wakes the outbox.
+     * token cleared (the old link works no more) and its link's hours
+     * started afresh, the old mail dropped if it is not sent yet (one
+     * being sent, if retried, is superseded: see
+     * {@link mintConfirmations}), and the new one queued. The caller
+     * wakes the outbox.
      *
      * @param owner the owner's address, masked, for the mail
      * @returns what it did, or undefined when the account has no such
@@ -594,7 +591,6 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
       owner: string,
     ): Promise<ResendOutcome | undefined> {
       if (!isChannelId(channelId)) return undefined;
-      const token = newSecret();
       return unlessUnavailable(() =>
         db.transaction().execute(async (trx) => {
           await lockAccount(trx, accountId);
@@ -621,7 +617,7 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
           await sql`
             with renewed as (
               update alert_channels
-                 set confirm_token_hash = ${secretHash(token)},
+                 set confirm_token_hash = null,
                      confirm_sent_at = now()
                where id = ${channelId}::bigint
                  and account_id = ${accountId}::uuid
@@ -629,7 +625,7 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
             superseded as (${unsentDeliveries({
               streamPrefixes: sql`select 'channel:' || id || '|confirm' from renewed`,
             })}),
-            ${confirmationMail('renewed', accountId, row.target, token, owner)}
+            ${confirmationMail('renewed', accountId, row.target, owner)}
             select id from renewed`.execute(trx);
           return 'sent';
         }),
@@ -654,6 +650,51 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
           .where('account_id', '=', accountId)
           .execute(),
       );
+    },
+
+    /**
+     * Stores the tokens of claimed confirmation mails as they are sent,
+     * in one statement: each channel's token becomes the one its mail
+     * carries (a retry's replaces an attempt's that never arrived), while
+     * the address still waits for its confirmation, its link lives, and
+     * the mail is the channel's newest (queued at or after its last
+     * "Send the link again": an older one, retried, would kill the newer
+     * mail's link).
+     *
+     * @param tokens each claimed mail's delivery id, channel id and new
+     *   token's SHA-256
+     * @returns the delivery ids whose token is now their channel's; the
+     *   others have nothing left to confirm and are not sent
+     */
+    async mintConfirmations(
+      tokens: readonly {
+        deliveryId: string;
+        channelId: string;
+        createdAt: Date;
+        tokenHash: Buffer;
+      }[],
+    ): Promise<Set<string>> {
+      if (tokens.length === 0) return new Set();
+      const { rows } = await unlessUnavailable(() =>
+        sql<{ delivery_id: string | number }>`
+          update alert_channels as channel
+             set confirm_token_hash = minted.token_hash
+            from (values ${sql.join(
+              tokens.map(
+                (token) =>
+                  sql`(${token.deliveryId}::bigint, ${token.channelId}::bigint, ${token.createdAt}::timestamptz, ${token.tokenHash}::bytea)`,
+              ),
+            )}) as minted (delivery_id, channel_id, created_at, token_hash)
+           where channel.id = minted.channel_id
+             and channel.kind = 'email'
+             and channel.confirmed_at is null
+             and channel.disabled_at is null
+             and channel.confirm_sent_at <= minted.created_at
+             and not ${linkDead(sql.ref('channel.confirm_sent_at'))}
+          returning minted.delivery_id`.execute(db),
+      );
+      // A bigint: text on a PostgreSQL server, a number from PGlite.
+      return new Set(rows.map((row) => String(row.delivery_id)));
     },
 
     /**

@@ -10,6 +10,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
+import { newSecret, secretHash } from '../accounts/index';
 import {
   CHANNEL_CONFIRM_KIND,
   confirmRenderer,
@@ -44,7 +45,17 @@ async function alerts(
   app.outbox.onDead(channelsDied);
   app.outbox.onSent(channelsWork);
   app.outbox.renderer(CHANNEL_FAILING_KIND, failingRenderer(options));
-  app.outbox.renderer(CHANNEL_CONFIRM_KIND, confirmRenderer(options));
+  app.outbox.renderer(
+    CHANNEL_CONFIRM_KIND,
+    confirmRenderer(
+      (tokens) => channels.mintConfirmations(tokens),
+      () => {
+        const token = newSecret();
+        return { token, hash: secretHash(token) };
+      },
+      options,
+    ),
+  );
   // `/` says where the alerts go, after the sites (registered first).
   app.accounts.showOnAccountPage(async (accountId) => ({
     section: channelsSection(await channels.list(accountId)),

@@ -909,6 +909,15 @@ describe('an email channel', () => {
       ),
     ).toMatch(/^Not sent: this address has not confirmed/);
 
+    // No working link waits in the outbox: its token is made as it is sent.
+    const queued = await app.database.db
+      .selectFrom('deliveries')
+      .select(['secret'])
+      .where('channel_id', '=', id)
+      .executeTakeFirst();
+    expect(queued).toEqual({ secret: null });
+    expect((await channelRow(id))?.confirm_token_hash).toBeNull();
+
     await service.drain();
     const mails = service.mailsTo(address);
     expect(mails).toHaveLength(1);
@@ -1136,6 +1145,43 @@ describe('sending the link again', () => {
     const mails = service.mailsTo(address);
     expect(mails).toHaveLength(2);
     expect(mails.map((mail) => mail.text).join()).not.toContain('old-token');
+    const token = tokenOf(mails[1] as ParsedMail);
+    expect(
+      (await postForm(app, '/channels/confirm', { token })).statusCode,
+    ).toBe(200);
+  });
+
+  it('sends no mail of an older link retried after it: the new link keeps working', async () => {
+    const { cookie, email } = await confirmedAccount();
+    const address = friend();
+    const id = await added(cookie, 'email', address);
+    await service.drain();
+    await linkMadeAgo(id, '2 minutes');
+    expect(
+      (await post(`/channels/${id}/resend`, cookie)).headers.location,
+    ).toBe(`/channels/${id}?done=resent`);
+    // The first mail's retry, queued before the resend (a send that was
+    // under way when it was pressed, failed, and is due again).
+    await sql`insert into deliveries (kind, channel, account_id, channel_id,
+                                      target, stream, payload,
+                                      next_attempt_at, deadline_at, created_at)
+      select 'channel.confirm', 'email', accounts.id, ${id}::bigint,
+             ${address}, ${`channel:${id}|confirm`},
+             jsonb_build_object('channelId', ${id}::text, 'owner', 'a•••'),
+             now(), now() + interval '24 hours' - interval '2 minutes',
+             now() - interval '2 minutes'
+        from accounts where lower(email) = ${email.toLowerCase()}`.execute(
+      app.database.db,
+    );
+    await service.drain();
+    // The first mail and the new one; the retry of the old link ends unsent.
+    const mails = service.mailsTo(address);
+    expect(mails).toHaveLength(2);
+    expect(await confirmationMailsOf(id)).toEqual([
+      { state: 'sent', hours: 24 },
+      { state: 'sent', hours: 24 },
+      { state: 'sent', hours: 24 },
+    ]);
     const token = tokenOf(mails[1] as ParsedMail);
     expect(
       (await postForm(app, '/channels/confirm', { token })).statusCode,
