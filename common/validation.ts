@@ -12,7 +12,7 @@
  * appears ([D58](../docs/decisions.md#D58)).
  */
 import { boolean, object, string, ValidationError } from 'yup';
-import type { ErrorField, FieldErrors } from '../machines/signUpTypes';
+import type { ErrorField, FieldErrors } from '../contract/signUpForm';
 import { checkAsciiHostName, needsIdnRule, type HostRule } from './asciiHost';
 import { isValidEmail } from './emailAddress';
 import { FIELD_LIMITS, fitsFieldLimit } from './fieldLimits';
