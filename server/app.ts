@@ -5,7 +5,7 @@
  * answers in the API's shape, security headers, the host and cross-origin
  * rules), the database (server/db/) with its housekeeping, cookies, the
  * rate limit, the outbox of notifications (server/outbox/), then each
- * feature: accounts, the first sign-in at `/` and sign-in by mailed link,
+ * feature: accounts, the first sign-in at `/` and sign-in by magic link,
  * the consent records, the monitor, the alert channels and the sign-up
  * API; the built page and `/healthz`. Each plugin closes what it opened when the service
  * closes, the last registered first, so the database closes last.

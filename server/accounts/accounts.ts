@@ -49,7 +49,7 @@ export interface AccountView {
   name: string;
   email: string;
   siteUrl: string | null;
-  /** Whether a mailed link has proved the address ([D98](../../docs/decisions.md#D98)). */
+  /** Whether a magic link has proved the address ([D98](../../docs/decisions.md#D98)). */
   confirmed: boolean;
   /**
    * When the account is deleted unless its address is confirmed by then
@@ -407,7 +407,7 @@ export function accountsRepository(db: Kysely<AccountsTables>) {
       const tokenHash = secretHash(auth.token);
       const row = await query(() =>
         db.transaction().execute(async (trx) => {
-          // The account's row first ([D113](../../docs/decisions.md#D113)), as a mailed link takes it: the
+          // The account's row first ([D113](../../docs/decisions.md#D113)), as a magic link takes it: the
           // link's "end the other sessions" then sees this one.
           const locked = await lockAccount(
             trx,

@@ -341,7 +341,7 @@ export async function openDatabase<DB>(
     async vacuum() {
       if (settings.engine !== 'pglite' || readOnly) return;
       await unlessUnavailable(() =>
-        // Every table: this floor names none of the features' tables; a
+        // Every table: this layer names none of the features' tables; a
         // table with no dead rows costs a look at its visibility map.
         sql`vacuum (analyze)`.execute(db),
       );
