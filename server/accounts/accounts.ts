@@ -1,7 +1,7 @@
 /**
  * The accounts repository: every query about accounts, their one-time
- * sign-in tokens and the sessions that redeem them ([D44](../../docs/decisions.md#D44) to [D46](../../docs/decisions.md#D46)
- * ). Routes call these functions and never write SQL.
+ * sign-in tokens and the sessions that redeem them ([D44](../../docs/decisions.md#D44) to [D46](../../docs/decisions.md#D46)).
+ * Routes call these functions and never write SQL.
  *
  * Secrets (the one-time token, the session cookie) leave this module only
  * towards the browser that owns them; the database keeps their SHA-256.

@@ -1,6 +1,6 @@
 /**
- * The monitoring the welcome page promises (issue 45; [D103](../../docs/decisions.md#D103) to [D108](../../docs/decisions.md#D108)
- * ): every site checked every interval, safely (SSRF:
+ * The monitoring the welcome page promises (issue 45; [D103](../../docs/decisions.md#D103) to [D108](../../docs/decisions.md#D108)):
+ * every site checked every interval, safely (SSRF:
  * ./check/addressRule.ts, ./check/siteCheck.ts), its up/down machine moved by each
  * check (machines/monitorMachine.ts), and an alert mailed through the
  * outbox when it goes down and when it is back.

@@ -7,8 +7,8 @@
  * the page is built on (scripts/bench/bundleBytes.ts, `STACK_PACKAGES`, with
  * their dependencies) cost in this very build. Everything else `/signup`
  * loads before the visitor's first interaction (our code, the bundler's
- * runtime) may add at most 7.25 KiB of Brotli to it ([D58](../../docs/decisions.md#D58)
- * ). The chunks loaded later (`LAZY_CHUNKS`: the submit
+ * runtime) may add at most 7.25 KiB of Brotli to it ([D58](../../docs/decisions.md#D58)).
+ * The chunks loaded later (`LAZY_CHUNKS`: the submit
  * chunk with the form's rules, the UTS #46 host rule with tr46, the e-mail
  * typo suggestions, the consent modal and its records' sender, Sentry) are
  * listed, not counted.

@@ -1,6 +1,6 @@
 /**
- * The monitoring the welcome page promises, in the browser (issue 45; [D106](../../docs/decisions.md#D106)
- * ): the built page in headless Chromium, the engine
+ * The monitoring the welcome page promises, in the browser (issue 45; [D106](../../docs/decisions.md#D106)):
+ * the built page in headless Chromium, the engine
  * `npm test` runs (the `browser` project), against the real local service
  * with its site monitor on. The light and dark schemes and forced colours
  * are Playwright's `emulateMedia`, which drives Chromium alone, as in
