@@ -102,7 +102,7 @@ export class AccountLimitError extends Error {
   }
 }
 
-// Constraint (server/db/migrations/0001_accounts.ts) → the API field it guards.
+// Constraint (./migrations/0001_accounts.ts) → the API field it guards.
 const LIMIT_FIELDS: Readonly<Record<string, string>> = {
   accounts_name_length: 'name',
   accounts_email_length: 'email',

@@ -8,7 +8,7 @@
  *   share.
  *
  * Both speak the same SQL through one Kysely instance typed by
- * server/db/schema.ts; the repositories never know which one they talk to.
+ * server/schema.ts; the repositories never know which one they talk to.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, renameSync, rmSync } from 'node:fs';
