@@ -46,12 +46,7 @@ const PAGE_FEATURES = ['signUp', 'consent', 'inputCapture'];
  * @param options.also more modules of a feature that one other feature may
  *   import: `{ inputCapture: { consent: ['./consentDefault.ts'] } }`
  */
-function featureZones(
-  root,
-  features,
-  layers,
-  { topUsesPublicApi, also = {} },
-) {
+function featureZones(root, features, layers, { topUsesPublicApi, also = {} }) {
   const publicApis = features.flatMap((feature) => {
     const message = `Another feature imports ${root}/${feature}/ only through its index.ts.`;
     const widened = features.filter((other) => also[other]?.[feature]);

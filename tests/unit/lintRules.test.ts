@@ -156,15 +156,18 @@ describe('a feature of the page is entered through its index.ts', () => {
   it("the inline script takes consent's default and signals directly, and nothing else of it", async () => {
     const allowed =
       "export * from '../consent/consentDefault';\nexport * from '../consent/consentSignals';\n";
-    expect(await messagesOf(rule, 'src/inputCapture/probe.ts', allowed)).toEqual([]);
+    expect(
+      await messagesOf(rule, 'src/inputCapture/probe.ts', allowed),
+    ).toEqual([]);
     const refused = "export * from '../consent/consentRecorder';\n";
-    expect(await messagesOf(rule, 'src/inputCapture/probe.ts', refused)).toHaveLength(
-      1,
-    );
+    expect(
+      await messagesOf(rule, 'src/inputCapture/probe.ts', refused),
+    ).toHaveLength(1);
   });
 
   it('platform/ is a layer: it imports no feature, not even its public API', async () => {
-    const code = "export * from '../inputCapture';\nexport * from '../consent';\n";
+    const code =
+      "export * from '../inputCapture';\nexport * from '../consent';\n";
     expect(await messagesOf(rule, 'src/platform/probe.ts', code)).toHaveLength(
       2,
     );

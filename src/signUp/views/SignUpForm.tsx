@@ -18,9 +18,13 @@ import {
 import { SIGN_UP_FORM_ID, type DraftPlace } from '../../inputCapture';
 import { useAfterPress } from './afterPress';
 import { CaptchaField } from './CaptchaField';
+import {
+  useCapturedInput,
+  useLatePrefill,
+  type LatePrefill,
+} from './capturedInput';
 import { CheckboxField } from './CheckboxField';
 import { useDraftSync } from './draftSync';
-import { useCapturedInput, useLatePrefill, type LatePrefill } from './capturedInput';
 import { EmailSuggestion, useEmailSuggestion } from './EmailSuggestion';
 import { useErrorFocus } from './errorFocus';
 import { ErrorSummary } from './ErrorSummary';
