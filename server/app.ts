@@ -45,8 +45,8 @@ const PLUGIN_START_MARGIN_MS = 120_000;
 /**
  * The service's settings. Those a deployment sets come from
  * server/environment.ts, which names each variable and its default
- * (docs/contract.md, "Configuration"); undefined means off, for the tests
- * that are not about that part.
+ * (docs/contract.md, "Configuration"). An option left out is off, as the
+ * tests that are not about it want, or takes its feature's default.
  */
 export interface ServerOptions {
   /** Parcel's output folder with `index.html` and the hashed assets. */
