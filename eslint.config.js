@@ -19,9 +19,9 @@ function layer(files, patterns) {
 
 /**
  * The features of the service and of the page (docs/architecture.md): each
- * is a folder whose index.ts is its one door, through which another feature
- * imports it. Under them are floors that import no feature: the service's
- * http/, db/ and outbox/, the page's platform/.
+ * is a folder whose index.ts is its public API, through which another
+ * feature imports it. Under them are layers that import no feature: the
+ * service's http/, db/ and outbox/, the page's platform/.
  */
 const SERVER_FEATURES = [
   'accounts',
@@ -31,20 +31,23 @@ const SERVER_FEATURES = [
   'rateLimit',
   'alerts',
 ];
-const PAGE_FEATURES = ['signUp', 'consent', 'early'];
+const PAGE_FEATURES = ['signUp', 'consent', 'inputCapture'];
 
 /**
- * `import-x/no-restricted-paths` zones: one door per feature, and floors.
+ * `import-x/no-restricted-paths` zones: one public API per feature, and the
+ * layers under the features.
  *
  * @param root the folder (`server`, `src`)
- * @param options.topUsesDoors whether the root's own files (the service's
- *   app.ts; not the page's app.tsx, which wires each feature's modules and
- *   renders its views) must use the doors too
- * @param options.also more doors of a feature for one other feature:
- *   `{ early: { consent: ['./consentDefault.ts'] } }`
+ * @param layers the folders of `root` under the features
+ * @param options.topUsesPublicApi whether the root's own files (the
+ *   service's app.ts; not the page's app.tsx, which wires each feature's
+ *   modules and renders its views) must import features through their
+ *   public API too
+ * @param options.also more modules of a feature that one other feature may
+ *   import: `{ inputCapture: { consent: ['./consentDefault.ts'] } }`
  */
-function featureZones(root, features, floors, { topUsesDoors, also = {} }) {
-  const doors = features.flatMap((feature) => {
+function featureZones(root, features, layers, { topUsesPublicApi, also = {} }) {
+  const publicApis = features.flatMap((feature) => {
     const message = `Another feature imports ${root}/${feature}/ only through its index.ts.`;
     const widened = features.filter((other) => also[other]?.[feature]);
     const rest = features.filter(
@@ -53,9 +56,9 @@ function featureZones(root, features, floors, { topUsesDoors, also = {} }) {
     return [
       {
         target: [
-          ...(topUsesDoors ? [`./${root}/*.{ts,tsx}`] : []),
+          ...(topUsesPublicApi ? [`./${root}/*.{ts,tsx}`] : []),
           ...rest.map((other) => `./${root}/${other}/**/*`),
-          ...floors.map((floor) => `./${root}/${floor}/**/*`),
+          ...layers.map((layer) => `./${root}/${layer}/**/*`),
         ],
         from: `./${root}/${feature}`,
         except: ['./index.ts'],
@@ -69,12 +72,12 @@ function featureZones(root, features, floors, { topUsesDoors, also = {} }) {
       })),
     ];
   });
-  const floorZones = floors.map((floor) => ({
-    target: `./${root}/${floor}`,
+  const layerZones = layers.map((layer) => ({
+    target: `./${root}/${layer}`,
     from: features.map((feature) => `./${root}/${feature}`),
-    message: `${root}/${floor}/ is a floor under the features: it imports none of them.`,
+    message: `${root}/${layer}/ is a layer under the features: it imports none of them.`,
   }));
-  return [...doors, ...floorZones];
+  return [...publicApis, ...layerZones];
 }
 
 export default tseslint.config(
@@ -126,8 +129,8 @@ export default tseslint.config(
     },
   },
   // The layers (docs/architecture.md): imports only point down, from the
-  // server and the scripts, through the page and the shared rules, to the
-  // machines, and under them the wire contract, which imports nothing.
+  // server and the scripts, through the page to the machines and the shared
+  // rules, and under them the wire contract, which imports nothing.
   ...layer('contract/**', [
     {
       regex: '^(?!\\./)',
@@ -142,8 +145,8 @@ export default tseslint.config(
   ]),
   ...layer('common/**', [
     {
-      group: ['**/src/**', '**/server/**', '**/scripts/**', '**/tests/**'],
-      message: 'common/ imports only contract/, machines/ and libraries.',
+      regex: '^(?:/|\\.\\./(?!contract/))',
+      message: 'common/ imports only contract/, libraries and itself.',
     },
   ]),
   ...layer('src/**', [
@@ -160,8 +163,8 @@ export default tseslint.config(
     },
   ]),
   // The atlas and the benchmarks drive the page with the tests' harness
-  // (D81): scripts use harness/, never a test; the harness is the floor
-  // both stand on, so it imports neither.
+  // (D81): scripts use harness/, never a test; the harness is the layer
+  // under both, so it imports neither.
   ...layer('scripts/**', [
     {
       group: ['**/tests/**'],
@@ -174,7 +177,7 @@ export default tseslint.config(
       message: 'harness/ is shared by scripts/ and tests/: it imports neither.',
     },
   ]),
-  // No circle of imports anywhere, and each feature entered by its door.
+  // No circle of imports anywhere, and each feature entered by its public API.
   {
     files: ['**/*.{ts,tsx}'],
     plugins: { 'import-x': importX },
@@ -196,17 +199,15 @@ export default tseslint.config(
               'server',
               SERVER_FEATURES,
               ['http', 'db', 'outbox'],
-              {
-                topUsesDoors: true,
-              },
+              { topUsesPublicApi: true },
             ),
             ...featureZones('src', PAGE_FEATURES, ['platform'], {
-              topUsesDoors: false,
-              // The early script is bundled alone by esbuild, which cannot
+              topUsesPublicApi: false,
+              // The inline script is bundled alone by esbuild, which cannot
               // leave out an index's other exports (D116): it imports the
               // two small consent modules it needs directly.
               also: {
-                early: {
+                inputCapture: {
                   consent: ['./consentDefault.ts', './consentSignals.ts'],
                 },
               },

@@ -1,6 +1,6 @@
 /**
- * The most characters each sign-up field may hold ([D44](../docs/decisions.md#D44)
- * ), in one place for everything that enforces them: the
+ * The most characters each sign-up field may hold ([D44](../docs/decisions.md#D44)),
+ * in one place for everything that enforces them: the
  * page's rules (common/validation.ts), the local API's
  * (server/signUp/signUpRules.ts) and the database's CHECK constraints. The
  * campaign's limit is the campaign rule's own (common/campaign.ts): a

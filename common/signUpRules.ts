@@ -1,17 +1,17 @@
 /**
  * The form's rules (common/validation.ts) as the sign-up machine's
  * `checkForm` actor asks them: one verdict per submit, the field errors or
- * the form to send (`FormVerdict` of machines/signUpTypes.ts), so that the
+ * the form to send (`FormVerdict` of contract/signUpForm.ts), so that the
  * machine imports no rule. The page loads this module in its submit chunk
- * once the visitor starts typing (src/signUp/submitChunk.ts, [D71](../docs/decisions.md#D71)
- * ); the tests judge forms with the same rules.
+ * once the visitor starts typing (src/signUp/submitChunk.ts, [D71](../docs/decisions.md#D71));
+ * the tests judge forms with the same rules.
  */
 import type { SignUpRequest } from '../contract/signUp';
 import type {
   FieldErrors,
   FormToCheck,
   FormVerdict,
-} from '../machines/signUpTypes';
+} from '../contract/signUpForm';
 import type { HostRule } from './asciiHost';
 import {
   checkSiteUrl,

@@ -1,7 +1,7 @@
 /**
  * The client-side rules of the sign-up form (R5.1 to R5.9 in
- * docs/requirements.md; [D11](../docs/decisions.md#D11) to [D19](../docs/decisions.md#D19) and the length limits of [D44](../docs/decisions.md#D44)
- * ), as pure functions over plain values. The machine's
+ * docs/requirements.md; [D11](../docs/decisions.md#D11) to [D19](../docs/decisions.md#D19) and the length limits of [D44](../docs/decisions.md#D44)),
+ * as pure functions over plain values. The machine's
  * `validating` state judges the form with {@link validateSignUp}
  * (common/signUpRules.ts); the prefill and the local API reuse the
  * site-URL rule. The e-mail rule is common/emailAddress.ts, the campaign
@@ -12,7 +12,7 @@
  * appears ([D58](../docs/decisions.md#D58)).
  */
 import { boolean, object, string, ValidationError } from 'yup';
-import type { ErrorField, FieldErrors } from '../machines/signUpTypes';
+import type { ErrorField, FieldErrors } from '../contract/signUpForm';
 import { checkAsciiHostName, needsIdnRule, type HostRule } from './asciiHost';
 import { isValidEmail } from './emailAddress';
 import { FIELD_LIMITS, fitsFieldLimit } from './fieldLimits';

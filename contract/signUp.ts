@@ -5,7 +5,7 @@
  * the failure kinds the page tells apart. One module for the
  * three parties that speak it: the sign-up machine (its actor's input and
  * output), the page's API client (src/signUp/signUpClient.ts) and the service
- * (server/). It lives in contract/, the floor of the house, and imports
+ * (server/). It lives in contract/, the bottom layer, and imports
  * nothing, so each of them can.
  */
 

@@ -1,8 +1,8 @@
 /**
- * The policy revision a stored consent choice was made under ([D67](../docs/decisions.md#D67)
- * ), read one way by the consent machine, the page's
- * cookie adapter (src/platform/cookies.ts) and the early script's consent default
- * (scripts/build.ts), which runs before the first paint and so must not
+ * The policy revision a stored consent choice was made under ([D67](../docs/decisions.md#D67)),
+ * read one way by the consent machine, the page's
+ * cookie adapter (src/platform/cookies.ts) and the inline script's consent default
+ * (src/inputCapture/inlineScript.ts), which runs before the first paint and so must not
  * load the machine and xstate with it. Pure.
  */
 

@@ -10,11 +10,11 @@
  *   default state (no address parameters, no cookies);
  * - the stylesheet (about 2 KB compressed) is inlined as a `<style>`, so
  *   nothing blocks rendering;
- * - the module script (last in the body) is replaced by the inline early
- *   script (the entry src/early/inlineScript.ts over
- *   src/early/earlyScript.ts), which holds
- *   a submit made before the app runs and saves the sign-up draft
- *   (src/early/draft.ts); after the first paint it pushes the consent
+ * - the module script (last in the body) is replaced by the inline script
+ *   (the entry src/inputCapture/inlineScript.ts over
+ *   src/inputCapture/inputCapture.ts), which holds a submit made before
+ *   the app runs and saves the sign-up draft
+ *   (src/inputCapture/draft.ts); after the first paint it pushes the consent
  *   defaults, restores the draft and starts the app;
  * - the SHA-256 hashes of both inline blocks are written to
  *   {@link INLINE_HASHES_FILE}, from which the server builds its
@@ -51,7 +51,7 @@ import {
 } from '../common/config';
 import { cookieNames } from '../common/cookieNames';
 import { GPC_ATTRIBUTE } from '../src/consent';
-import { draftKey } from '../src/early';
+import { draftKey } from '../src/inputCapture';
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..');
 
@@ -143,7 +143,7 @@ export function renderDefaultPage(env: ConfigEnvironment): string {
   const config = readConfig(env);
   // Only the consent choice's effects (the tag) touch the document, and no
   // choice is stored here; there is no window for the consent signals'
-  // queues either (the page's early script pushes their defaults).
+  // queues either (the page's inline script pushes their defaults).
   const noDocument = new Proxy({} as Document, {
     get(_target, key) {
       if (key === 'defaultView') return null;
@@ -179,8 +179,8 @@ export function hashSource(text: string): string {
   return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 }
 
-/** The build's values the early script reads (src/early/inlineScript.ts `EARLY`). */
-export interface EarlyScriptValues {
+/** The build's values the inline script reads (src/inputCapture/inlineScript.ts `BUILD`). */
+export interface InlineScriptValues {
   appScript: string;
   draftKey: string;
   consentCookie: string;
@@ -189,18 +189,18 @@ export interface EarlyScriptValues {
 }
 
 /**
- * The early script's entry (src/early/inlineScript.ts) bundled into one
- * minified classic script, with `values` written in for its `EARLY`
+ * The inline script's entry (src/inputCapture/inlineScript.ts) bundled into one
+ * minified classic script, with `values` written in for its `BUILD`
  * constants (esbuild's `define`): it holds submits of the sign-up form and
  * saves the draft; after the first paint, pushes the consent defaults
  * ([D66](../docs/decisions.md#D66)), restores the draft and starts the app's script.
  */
-export function earlyScript(values: EarlyScriptValues): string {
+export function inlineScript(values: InlineScriptValues): string {
   const { outputFiles } = buildSync({
-    entryPoints: [resolve(PROJECT_ROOT, 'src/early/inlineScript.ts')],
+    entryPoints: [resolve(PROJECT_ROOT, 'src/inputCapture/inlineScript.ts')],
     define: Object.fromEntries(
       Object.entries(values).map(([name, value]) => [
-        `EARLY.${name}`,
+        `BUILD.${name}`,
         JSON.stringify(value),
       ]),
     ),
@@ -215,7 +215,7 @@ export function earlyScript(values: EarlyScriptValues): string {
     write: false,
   });
   const [output] = outputFiles;
-  if (!output) throw new Error('esbuild wrote no early script');
+  if (!output) throw new Error('esbuild wrote no inline script');
   return output.text.trim();
 }
 
@@ -260,7 +260,7 @@ function removeAsset(distDir: string, name: string): void {
 /**
  * Finishes a Parcel-built index.html for the first paint (see the module's
  * comment): prerenders the page and its title (as src/main.tsx sets it),
- * inlines the stylesheet, replaces the module script with the early
+ * inlines the stylesheet, replaces the module script with the inline
  * script, writes {@link INLINE_HASHES_FILE}, then rewrites index.html's
  * `.gz` and `.br` copies and writes the copy marked for Global Privacy
  * Control ({@link markedForGpc}). The inlined stylesheet's files are
@@ -304,7 +304,7 @@ export function prerender(
     .trim();
   const { productName, consentRevision } = readConfig(env);
   const names = cookieNames(productName);
-  const script = earlyScript({
+  const script = inlineScript({
     appScript,
     draftKey: draftKey(productName),
     consentCookie: names.consent,

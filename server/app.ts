@@ -5,7 +5,7 @@
  * answers in the API's shape, security headers, the host and cross-origin
  * rules), the database (server/db/) with its housekeeping, cookies, the
  * rate limit, the outbox of notifications (server/outbox/), then each
- * feature: accounts, the first sign-in at `/` and sign-in by mailed link,
+ * feature: accounts, the first sign-in at `/` and sign-in by magic link,
  * the consent records, the monitor, the alert channels and the sign-up
  * API; the built page and `/healthz`. Each plugin closes what it opened when the service
  * closes, the last registered first, so the database closes last.
@@ -42,95 +42,46 @@ export { HOUSEKEEPING_INTERVAL_MS } from './db/housekeeping';
 /** What a plugin's start may take beyond the database's wait for its server (ms). */
 const PLUGIN_START_MARGIN_MS = 120_000;
 
+/**
+ * The service's settings. Those a deployment sets come from
+ * server/environment.ts, which names each variable and its default
+ * (docs/contract.md, "Configuration"). An option left out is off, as the
+ * tests that are not about it want, or takes its feature's default.
+ */
 export interface ServerOptions {
   /** Parcel's output folder with `index.html` and the hashed assets. */
   distDir: string;
   productName: string;
-  /** Sign-ups accepted per client IP per 15 minutes (`SIGNUP_RATE_LIMIT`). */
+  /** Sign-ups per client IP per 15 minutes. */
   rateLimit: number;
-  /**
-   * How captcha tokens are verified (`RECAPTCHA_SECRET`,
-   * `RECAPTCHA_VERIFY_URL`, `PUBLIC_URL`'s host name); undefined: not at
-   * all, which server/environment.ts allows only with Google's test key.
-   */
+  /** Undefined: tokens are not verified (environment.ts allows it only with Google's test key). */
   captcha?: CaptchaVerification;
-  /** Consent records accepted per client IP per 15 minutes (default 30). */
+  /** Consent records per client IP per 15 minutes. */
   consentRateLimit?: number;
-  /**
-   * Days a consent record is kept (`CONSENT_RETENTION_DAYS`; default
-   * `DEFAULT_CONSENT_RETENTION_DAYS` in server/consent/).
-   */
   consentRetentionDays?: number;
-  /**
-   * How often what has expired is deleted, in ms (default
-   * `HOUSEKEEPING_INTERVAL_MS` in server/db/housekeeping.ts).
-   */
   housekeepingIntervalMs?: number;
-  /**
-   * How mail is sent (`SMTP_URL`, `MAIL_FROM`, `PUBLIC_URL`, the DKIM
-   * variables; server/environment.ts). Undefined: mails are queued in the
-   * outbox and nothing sends them (tests that are not about mail).
-   */
+  /** Undefined: mails wait in the outbox, and nothing sends them. */
   mail?: MailOptions;
-  /**
-   * How this instance checks the watched sites (`MONITOR`,
-   * `MONITOR_INTERVAL_SECONDS`, `MONITOR_CONCURRENCY`,
-   * `MONITOR_ALLOWED_NETWORKS`, `MONITOR_RESOLVE`; server/monitor/).
-   * Undefined: it checks nothing (`MONITOR=off`, and tests that are not
-   * about the monitor); "Check now" then leaves the check to an instance
-   * that does.
-   */
+  /** Undefined: this instance checks nothing ("Check now" leaves it to one that does). */
   monitor?: MonitorOptions;
-  /**
-   * An account's sites (`SITES_PER_ACCOUNT`, and `MONITOR_INTERVAL_SECONDS`
-   * as their intervals' base, read even with `MONITOR=off`). Default: 20
-   * sites, the monitor's interval (else 60 s).
-   */
+  /** Default: 20 sites, on the monitor's interval (else 60 s). */
   sites?: SitesOptions;
-  /**
-   * `PUBLIC_URL`: the one host the service answers to ([D109](../docs/decisions.md#D109)), whether its
-   * cookies are Secure, and the origin the checks' User-Agent names
-   * (default: the mail options', else `http://localhost:1234`).
-   */
+  /** Default: the mail's, else `http://localhost:1234` ({@link publicUrlOf}). */
   publicUrl?: string;
-  /**
-   * `COOKIE_DOMAIN`: a planted login cookie is cleared with this `Domain=`
-   * too ([D110](../docs/decisions.md#D110)). Undefined: host-only cookies only.
-   */
   cookieDomain?: string | undefined;
-  /**
-   * How long one request may take, from its first byte to its body's last,
-   * in ms (Node's `server.requestTimeout`; default
-   * {@link REQUEST_TIMEOUT_MS}).
-   */
+  /** Node's `server.requestTimeout` (ms; default {@link REQUEST_TIMEOUT_MS}). */
   requestTimeoutMs?: number;
-  /**
-   * How long a connection may stay silent, in ms (Node's
-   * `server.timeout`; default {@link CONNECTION_TIMEOUT_MS}).
-   */
+  /** Node's `server.timeout` (ms; default {@link CONNECTION_TIMEOUT_MS}). */
   connectionTimeoutMs?: number;
-  /** Where the accounts live: `DATA_DIR` or `DATABASE_URL`. */
   database: DatabaseSettings;
   /** How long to wait for a PostgreSQL server at start (ms; default 30 s). */
   databaseStartupWaitMs?: number;
-  /** Log requests and errors (server/http/logging.ts); default false. */
   logger?: boolean;
-  /**
-   * The proxies whose `X-Forwarded-For` gives the client's address
-   * (`TRUST_PROXY`; Fastify's `trustProxy`); default none.
-   */
   trustProxy?: boolean | number | string[];
-  /** Serve over HTTPS with this key and certificate (PEM). */
   https?: { key: Buffer; cert: Buffer };
-  /**
-   * `TRACKING_TAG_URL` of the build being served: its origin is allowed to
-   * run script (Content-Security-Policy). Undefined: no tag.
-   */
+  /** The built page's tag, whose origin the Content-Security-Policy allows. */
   trackingTagUrl?: string | undefined;
-  /**
-   * `SENTRY_DSN` of the build being served: the page may send error reports
-   * to its host (Content-Security-Policy). Undefined: no reports.
-   */
+  /** The built page's DSN, whose host the Content-Security-Policy allows. */
   sentryDsn?: string | undefined;
 }
 
@@ -187,12 +138,10 @@ export async function buildServer(
         ? (_address: string, hop: number) => hop < trustProxy
         : trustProxy,
     ...(options.https && { https: options.https }),
-    // A plugin's start may wait longer than Fastify's 10 s: the database's
-    // waits for a PostgreSQL server that is not up yet (30 s by default),
-    // and a first start makes PGlite's directory in a child process, then
-    // runs every migration, which took over 10 s on a loaded machine
-    // (tests/server/dataDir.pglite.test.ts failed so once). Each wait is
-    // bounded on its own; this only bounds the whole.
+    // Fastify's 10 s is too short: the database may wait for a PostgreSQL
+    // server, and a first start runs every migration, which took over 10 s
+    // on a loaded machine. Each wait is bounded on its own; this bounds the
+    // whole.
     pluginTimeout:
       (options.databaseStartupWaitMs ?? 30_000) + PLUGIN_START_MARGIN_MS,
   });

@@ -76,8 +76,8 @@ export function trustProxyFrom(
 }
 
 /**
- * `PUBLIC_URL`: the origin visitors reach the service at, which mailed
- * links are built from and the captcha's answers must name (never the
+ * `PUBLIC_URL`: the origin visitors reach the service at, which the links in
+ * mails are built from and the captcha's answers must name (never the
  * request's `Host`, which a client writes).
  *
  * @returns the origin, without a trailing slash; default
@@ -382,7 +382,7 @@ export function serverOptionsFrom(
     publicUrl: publicUrlFrom(env),
     // A planted login cookie is cleared with this Domain= too ([D110](../docs/decisions.md#D110)).
     cookieDomain: config.cookieDomain,
-    // The watch (server/monitor/): on unless MONITOR=off.
+    // The monitor (server/monitor/): on unless MONITOR=off.
     monitor: monitorOptionsFrom(env),
     sites: sitesOptionsFrom(env),
     mail: mailOptionsFrom(env),

@@ -2,7 +2,7 @@
  * The service's schema: every feature's tables, as Kysely sees them, and
  * every feature's migrations, in one sequence. Each feature owns its
  * tables and their migrations (D128); this file, beside the composition
- * root (./app.ts), only merges them. The database floor (./db/) names no
+ * root (./app.ts), only merges them. The database layer (./db/) names no
  * feature's table: it is typed by this schema where the service opens it.
  */
 import { ACCOUNTS_MIGRATIONS, type AccountsTables } from './accounts/index';

@@ -1,6 +1,6 @@
 /**
  * The stylesheet of the account pages (`/account.css`): the product's look,
- * shared with the sign-up page, then the account page's and the watch's
+ * shared with the sign-up page, then the account page's and the monitor's
  * own rules. Read once from the source tree, by paths relative to this
  * module, which hold both for `server/` and for the bundle in
  * `dist-server/` (each one folder below the project's root): so this module

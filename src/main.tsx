@@ -8,7 +8,7 @@
  * (src/PageShell.tsx) is static; the form in it is hydrated, so React
  * adopts the markup the visitor may already be typing into: the first
  * render equals the prerender (input values are not compared), and what
- * was typed reaches the machine through src/signUp/views/earlyInput.ts. The
+ * was typed reaches the machine through src/signUp/views/capturedInput.ts. The
  * consent settings link and modal are rendered into their empty slots. The
  * development server (`npm run dev`) has no prerender: there the whole page
  * is rendered afresh.
@@ -92,8 +92,8 @@ if (process.env.NODE_ENV === 'production') {
   // task (Total Blocking Time); outside one, React hydrates it in one task.
   //
   // Each root starts in a task of its own (nextTask). Until the form's
-  // hydration commits, the early script still holds a submit and the DOM
-  // keeps what is typed (src/signUp/views/earlyInput.ts).
+  // hydration commits, the inline script still holds a submit and the DOM
+  // keeps what is typed (src/signUp/views/capturedInput.ts).
   await nextTask();
   startTransition(() => {
     hydrateRoot(slot(SLOTS.form), strict(form), options);

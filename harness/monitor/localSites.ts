@@ -7,7 +7,7 @@
  * (valid, expired or for another name).
  *
  * Every server listens on 127.0.0.1; tests reach it through a test
- * resolver (support/tripwire.ts) that maps names such as `site.test` there.
+ * resolver (./tripwire.ts) that maps names such as `site.test` there.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -15,7 +15,7 @@
  * - the service's mail goes to an SMTP server of its own on loopback
  *   (harness/mail/smtpSink.ts): a site is checked every interval only once
  *   its owner has confirmed the address ([D120](../../docs/decisions.md#D120)), which the caller does in
- *   a browser with the mailed link, as the owner would.
+ *   a browser with the magic link, as the owner would.
  */
 import type { ParsedMail } from 'mailparser';
 import type { MonitorScheduler } from '../../server/monitor/scheduler';

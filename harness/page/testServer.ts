@@ -82,7 +82,7 @@ function selfSignedCertificate() {
  * @param options.smtpUrl send the service's mail (confirmation and sign-in
  *   links) to this SMTP server, e.g. a sink's `smtp://127.0.0.1:PORT`
  *   (harness/mail/smtpSink.ts), with `PUBLIC_URL` the server's own
- *   {@link TestServer.origin}, so that a browser can open the mailed links.
+ *   {@link TestServer.origin}, so that a browser can open the links in its mails.
  *   Default: no mail is sent (the outbox fills, and nothing sends it).
  *   Either way `PUBLIC_URL` is the server's own origin (the one host it
  *   answers, [D109](../../docs/decisions.md#D109)), so the port is picked before the server is built

@@ -44,7 +44,7 @@ export const MEASURED_SECONDS: Readonly<Record<string, number>> = {
   'tests/browser/journey.test.ts': 11,
   'tests/server/rateLimitLoad.test.ts': 9,
   'tests/browser/sessionSafety.test.ts': 8,
-  'tests/browser/earlyInput.test.ts': 8,
+  'tests/browser/capturedInput.test.ts': 8,
   'tests/server/dataDir.pglite.test.ts': 7,
   'tests/server/monitor/monitor.test.ts': 6,
   'tests/browser/monitorJourney.test.ts': 6,

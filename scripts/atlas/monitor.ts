@@ -140,7 +140,7 @@ export async function playMonitorStates(
     await fillSignUpForm(page, entry);
     await submitButton(page).click();
     await page.waitForURL(`${origin}/`);
-    // The owner confirms the address with the mailed link: only then is
+    // The owner confirms the address with the magic link: only then is
     // the site checked after its first check (D120).
     await page.goto((await service.confirmationLink(entry.email)).href);
     await page.getByTestId('link-continue').click();

@@ -205,7 +205,7 @@ async function saveAppearances(
 /**
  * The page as first drawn, before its script starts the machines (the
  * frame of a momentary first state): the script files are answered empty,
- * so the prerendered markup stays as it is (the inline early script runs,
+ * so the prerendered markup stays as it is (the inline script runs,
  * as it does before the bundle arrives). Not with scripts turned off: that
  * shows the page's notice for browsers without JavaScript.
  */

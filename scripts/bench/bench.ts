@@ -142,7 +142,7 @@ function floorScript(): string {
 /**
  * The stack floor page's inline script: appends `/floor.js` as a module
  * script after the first contentful paint (or after 1 s), as the sign-up
- * page's early script starts the app (src/early/earlyScript.ts).
+ * page's inline script starts the app (src/inputCapture/inputCapture.ts).
  */
 const FLOOR_START = `(()=>{let s=!1;const a=()=>{if(s)return;s=!0;const e=document.createElement('script');e.type='module';e.src='/floor.js';document.head.append(e)};new PerformanceObserver((l,o)=>{l.getEntriesByName('first-contentful-paint').length>0&&(o.disconnect(),a())}).observe({type:'paint',buffered:!0});setTimeout(a,1e3)})();`;
 

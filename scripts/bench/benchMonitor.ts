@@ -7,7 +7,7 @@
  * bench/monitor-results.md, and fails only when a connection was about to
  * leave loopback.
  *
- * - **The watch**: 10,000 sites, 500 accounts of 20 (issue 59), made with
+ * - **The monitor**: 10,000 sites, 500 accounts of 20 (issue 59), made with
  *   one bulk INSERT of accounts and monitors, due evenly over the first
  *   interval, served by
  *   scripts/bench/benchMonitorSites.ts in a process of its own, and checked every
@@ -25,7 +25,7 @@
  *   connections): 2,000 sites every 10 s for three intervals; which
  *   instance checked each site in each interval, and how often.
  * - **An account's page**: `GET /` of an account of 20 sites, with the
- *   10,000 stored and the watch running, one request at a time (issue 59:
+ *   10,000 stored and the monitor running, one request at a time (issue 59:
  *   p99 ≤ 50 ms).
  * - **The growth**: a simulated day of the monitor's own statements
  *   (`claim`, `record`, and the housekeeping's `rollUp`, `deleteOld` and
@@ -98,7 +98,7 @@ const { values: options } = parseArgs({
     'shared-sites': { type: 'string', default: '2000' },
     'day-sites': { type: 'string', default: '100' },
     engines: { type: 'string', default: 'pglite,postgres' },
-    // The hostile mix (issue 58): only the watch, with sites that never
+    // The hostile mix (issue 58): only the monitor, with sites that never
     // answer and names whose DNS server never answers among the honest.
     hostile: { type: 'boolean', default: false },
     'hostile-share': { type: 'string', default: '0.1' },
@@ -268,7 +268,7 @@ function canariesOf(sites: Sites): string[] {
 
 /**
  * Builds the service on `database` and listens on 127.0.0.1: with its
- * monitor (the watch's clock, the pinned resolver, the tripwire, `observe`)
+ * monitor (its clock, the pinned resolver, the tripwire, `observe`)
  * when `watch` is given, else without (as `MONITOR=off`).
  */
 async function startService(
@@ -378,7 +378,7 @@ interface AccountPageFigures {
 /**
  * Times `GET /` for the first bench account (its
  * {@link SITES_PER_ACCOUNT} sites among the 10,000 stored), one request at
- * a time from this process, while the watch runs: a session row made for
+ * a time from this process, while the monitor runs: a session row made for
  * it as a sign-in would make one, then {@link ACCOUNT_PAGE_REQUESTS}.
  */
 async function accountPageLatency(
@@ -735,7 +735,7 @@ async function engineName(db: Kysely<Schema>): Promise<string> {
   return rows[0]?.v.split(' on ')[0] ?? 'unknown';
 }
 
-/** One engine's run of the watch and the API. */
+/** One engine's run of the monitor and the API. */
 interface EngineRun {
   engine: string;
   setupMs: number;
@@ -743,14 +743,14 @@ interface EngineRun {
   cells: ApiCell[];
   /** The housekeeping's VACUUM after the steady window (embedded only). */
   vacuumMs: number;
-  /** `GET /` of an account of 20 sites while the watch runs (issue 59). */
+  /** `GET /` of an account of 20 sites while the monitor runs (issue 59). */
   accountPage: AccountPageFigures;
   violations: number;
   connections: number;
 }
 
 /**
- * The watch and the API on one engine: the 10,000 sites, one interval of
+ * The monitor and the API on one engine: the 10,000 sites, one interval of
  * warm-up, {@link INTERVALS} measured, then the API cells in ABBA order
  * (the first on the same service, the others each on a service started
  * for it on the same database).
@@ -1311,7 +1311,7 @@ function targetTable(
       growthOf(run.engine),
     ),
     row(
-      `\`GET /\` of an account of ${SITES_PER_ACCOUNT} sites, ${whole(SITES)} stored, the watch running: p99 ≤ ${TARGET.accountPageP99Ms} ms (issue 59; p50 / p99 / max of ${ACCOUNT_PAGE_REQUESTS.timed})`,
+      `\`GET /\` of an account of ${SITES_PER_ACCOUNT} sites, ${whole(SITES)} stored, the monitor running: p99 ≤ ${TARGET.accountPageP99Ms} ms (issue 59; p50 / p99 / max of ${ACCOUNT_PAGE_REQUESTS.timed})`,
       (run) =>
         `${one(run.accountPage.p50)} / ${one(run.accountPage.p99)} / ${one(run.accountPage.max)} ms, ${run.accountPage.sites} sites shown: ${verdict(run.accountPage.p99 <= TARGET.accountPageP99Ms && run.accountPage.sites === SITES_PER_ACCOUNT)}`,
     ),
@@ -1407,7 +1407,7 @@ Everything on loopback: the sites (scripts/bench/benchMonitorSites.ts, a bare \`
 \`${SITE_NAME}\`, resolved by the product's pinned resolver (never DNS), 127.0.0.0/8 allowed,
 every connection through the loopback tripwire first: ${whole(runs.reduce((sum, run) => sum + run.connections, 0))} connections, ${violations} outside loopback.
 
-**The watch.** ${whole(SITES)} sites, ${whole(Math.ceil(SITES / SITES_PER_ACCOUNT))} accounts of ${SITES_PER_ACCOUNT} (accounts and monitors made by one bulk INSERT, not through
+**The monitor.** ${whole(SITES)} sites, ${whole(Math.ceil(SITES / SITES_PER_ACCOUNT))} accounts of ${SITES_PER_ACCOUNT} (accounts and monitors made by one bulk INSERT, not through
 the API; ${runs.map((run) => `${run.engine}: ${whole(run.setupMs)} ms`).join(', ')}), due evenly over the first interval,
 checked every ${INTERVAL_MS / 1000} s, ${CONCURRENCY} at once, by the service (\`buildServer\`, in the bench's process,
 logger off) on a fresh database; one interval of warm-up, then ${INTERVALS} measured. Lag: from a
@@ -1536,7 +1536,7 @@ interface HostileRun {
  * The hostile mix (issue 58): {@link SITES} sites, of which one in
  * 1 ÷ `--hostile-share` accepts and never answers and the first
  * `--hanging-names` are under names whose DNS server (on loopback) never
- * answers; the honest rest are judged as the watch is (lag, once per
+ * answers; the honest rest are judged as the monitor is (lag, once per
  * interval). Names are resolved as the product does, by DNS on the event
  * loop, from a DNS server on 127.0.0.1.
  */

@@ -1,6 +1,6 @@
 /**
- * The first sign-in's page at `/` (docs/contract.md "HTTP"; [D45](../../docs/decisions.md#D45) to [D46](../../docs/decisions.md#D46)
- * ): small, rendered on the server, in the sign-up page's
+ * The first sign-in's page at `/` (docs/contract.md "HTTP"; [D45](../../docs/decisions.md#D45) to [D46](../../docs/decisions.md#D46)):
+ * small, rendered on the server, in the sign-up page's
  * visual language (its stylesheet is `ACCOUNT_STYLESHEET_PATH`, a file of
  * its own because the Content-Security-Policy allows no inline style). It
  * stands in for the product's app, whose monitoring is outside this

@@ -1,7 +1,7 @@
 /**
  * The accounts repository: every query about accounts, their one-time
- * sign-in tokens and the sessions that redeem them ([D44](../../docs/decisions.md#D44) to [D46](../../docs/decisions.md#D46)
- * ). Routes call these functions and never write SQL.
+ * sign-in tokens and the sessions that redeem them ([D44](../../docs/decisions.md#D44) to [D46](../../docs/decisions.md#D46)).
+ * Routes call these functions and never write SQL.
  *
  * Secrets (the one-time token, the session cookie) leave this module only
  * towards the browser that owns them; the database keeps their SHA-256.
@@ -49,7 +49,7 @@ export interface AccountView {
   name: string;
   email: string;
   siteUrl: string | null;
-  /** Whether a mailed link has proved the address ([D98](../../docs/decisions.md#D98)). */
+  /** Whether a magic link has proved the address ([D98](../../docs/decisions.md#D98)). */
   confirmed: boolean;
   /**
    * When the account is deleted unless its address is confirmed by then
@@ -102,7 +102,7 @@ export class AccountLimitError extends Error {
   }
 }
 
-// Constraint (server/db/migrations/0001_accounts.ts) → the API field it guards.
+// Constraint (./migrations/0001_accounts.ts) → the API field it guards.
 const LIMIT_FIELDS: Readonly<Record<string, string>> = {
   accounts_name_length: 'name',
   accounts_email_length: 'email',
@@ -407,7 +407,7 @@ export function accountsRepository(db: Kysely<AccountsTables>) {
       const tokenHash = secretHash(auth.token);
       const row = await query(() =>
         db.transaction().execute(async (trx) => {
-          // The account's row first ([D113](../../docs/decisions.md#D113)), as a mailed link takes it: the
+          // The account's row first ([D113](../../docs/decisions.md#D113)), as a magic link takes it: the
           // link's "end the other sessions" then sees this one.
           const locked = await lockAccount(
             trx,

@@ -1,7 +1,7 @@
 /**
  * Accounts, sessions, the service's cookies and the first sign-in ([D44](../../docs/decisions.md#D44) to
  * [D46](../../docs/decisions.md#D46), [D110](../../docs/decisions.md#D110), [D112](../../docs/decisions.md#D112)), and the address proven and
- * sign-in by a mailed link (D95 to D101): the link mails (the confirmation
+ * sign-in by a magic link (D95 to D101): the link mails (the confirmation
  * a sign-up queues, the sign-in link, "Send the link again"), queued in
  * the outbox of notifications (server/outbox/) and worded here when they
  * are sent (./linkMails/), and the links' tokens and pages, `/signin`

@@ -1,6 +1,6 @@
 /**
  * The service's secrets ([D45](../../docs/decisions.md#D45), [D46](../../docs/decisions.md#D46), [D96](../../docs/decisions.md#D96)): one-time
- * tokens, sessions and mailed links' tokens are 32 random bytes, given to
+ * tokens, sessions and magic links' tokens are 32 random bytes, given to
  * the browser or the mail that owns them and stored only as their SHA-256.
  * One module, which the accounts and the mail both import.
  */

@@ -1,6 +1,6 @@
 /**
- * The cookies the service sets and clears ([D28](../../docs/decisions.md#D28), [D46](../../docs/decisions.md#D46), [D91](../../docs/decisions.md#D91), [D109](../../docs/decisions.md#D109)
- * ): the session cookie, the sign-up's login binding,
+ * The cookies the service sets and clears ([D28](../../docs/decisions.md#D28), [D46](../../docs/decisions.md#D46), [D91](../../docs/decisions.md#D91), [D109](../../docs/decisions.md#D109)):
+ * the session cookie, the sign-up's login binding,
  * and the clearing of the page's own cookies at `/`.
  *
  * Whether they are `Secure` is decided by `PUBLIC_URL`, never by the

@@ -1,6 +1,6 @@
 /**
- * `/`, the first sign-in (docs/contract.md "HTTP"; [D45](../../docs/decisions.md#D45), [D46](../../docs/decisions.md#D46), [D110](../../docs/decisions.md#D110), [D112](../../docs/decisions.md#D112)
- * ): a `GET /` carrying `{product}Login` and the
+ * `/`, the first sign-in (docs/contract.md "HTTP"; [D45](../../docs/decisions.md#D45), [D46](../../docs/decisions.md#D46), [D110](../../docs/decisions.md#D110), [D112](../../docs/decisions.md#D112)):
+ * a `GET /` carrying `{product}Login` and the
  * sign-up's login binding redeems its one-time token once and replaces the
  * cookie with the session cookie `{product}_SESSION`; later visits show the
  * account from the session; `POST /sign-out` ends it, and

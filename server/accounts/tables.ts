@@ -1,7 +1,7 @@
 /**
  * The accounts feature's tables as Kysely sees them (./migrations/ makes
  * them): accounts, the first sign-in's one-time tokens, sessions, and the
- * tokens of mailed links. The link mails themselves are the outbox's
+ * tokens of magic links. The link mails themselves are the outbox's
  * deliveries (server/outbox/, migration 0020).
  */
 import type { ColumnType, Generated } from 'kysely';
@@ -19,7 +19,7 @@ export interface AccountsTable {
   /** The kept campaign ([D10](../../docs/decisions.md#D10)), ≤ 200 characters; null when none. */
   campaign: string | null;
   created_at: CreatedAt;
-  /** When a mailed link proved the address ([D98](../../docs/decisions.md#D98)); null until then. */
+  /** When a magic link proved the address ([D98](../../docs/decisions.md#D98)); null until then. */
   confirmed_at: Timestamp | null;
   /**
    * When the newsletter asked for took effect: the confirmation link's POST
@@ -62,7 +62,7 @@ export interface SessionsTable {
 /** Why a link mail is sent: to confirm the address, or to sign in ([D96](../../docs/decisions.md#D96)). */
 export type MailKind = 'confirm' | 'signin';
 
-/** The token of a mailed link, made when the mail is sent ([D96](../../docs/decisions.md#D96)). */
+/** The token of a magic link, made when the mail is sent ([D96](../../docs/decisions.md#D96)). */
 export interface LinkTokensTable {
   /** SHA-256 of the token; the token itself is never stored. */
   token_hash: Uint8Array;

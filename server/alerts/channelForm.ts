@@ -11,7 +11,7 @@
  *   Discord webhook under `https://discord.com/api/webhooks/` or
  *   `https://discordapp.com/api/webhooks/` (discord.com/developers/docs/
  *   resources/webhook), any other for a webhook or an ntfy topic; and
- *   then the watch's address rule (`app.monitor.judgeUrl`): a name that
+ *   then the monitor's address rule (`app.monitor.judgeUrl`): a name that
  *   resolves into a private network is refused here, in plain words.
  * - `sites`: `all`, or `chosen` with repeated `site` fields, the ids of
  *   the account's own sites (any other is ignored).
@@ -148,14 +148,14 @@ export interface ChannelFormContext {
   /** The ids of the account's own sites. */
   siteIds: readonly string[];
   /**
-   * The watch's address rule for a URL about to be saved
+   * The monitor's address rule for a URL about to be saved
    * (`app.monitor.judgeUrl`): a refusal, or undefined when it may be saved.
    */
   judgeUrl: (url: string) => Promise<string | undefined>;
 }
 
 /**
- * Judges the form: each field by itself, then a URL by the watch's
+ * Judges the form: each field by itself, then a URL by the monitor's
  * address rule.
  *
  * @param values the fields as typed

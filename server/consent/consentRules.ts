@@ -1,6 +1,6 @@
 /**
- * The rules of `POST /2/consent/` (docs/contract.md; [D65](../../docs/decisions.md#D65)
- * ). Pure: reads one form body into a record, and
+ * The rules of `POST /2/consent/` (docs/contract.md; [D65](../../docs/decisions.md#D65)).
+ * Pure: reads one form body into a record, and
  * truncates the client's address to its network, so the service never
  * stores a full IP address (GDPR Art. 5(1)(c), data minimisation).
  */

@@ -8,7 +8,7 @@
  *   share.
  *
  * Both speak the same SQL through one Kysely instance typed by
- * server/db/schema.ts; the repositories never know which one they talk to.
+ * server/schema.ts; the repositories never know which one they talk to.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, renameSync, rmSync } from 'node:fs';
@@ -341,7 +341,7 @@ export async function openDatabase<DB>(
     async vacuum() {
       if (settings.engine !== 'pglite' || readOnly) return;
       await unlessUnavailable(() =>
-        // Every table: this floor names none of the features' tables; a
+        // Every table: this layer names none of the features' tables; a
         // table with no dead rows costs a look at its visibility map.
         sql`vacuum (analyze)`.execute(db),
       );

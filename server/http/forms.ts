@@ -6,8 +6,8 @@
  * (focused on load, each item a link to its field), each field's own
  * message under its hint, and what was typed. Here: those pieces of HTML,
  * the one-card pages (a 404, "confirm first"), and the answers (a page
- * never cached, a mailed link's page, a 303, the session's redirect to
- * `/`). A floor: it knows no feature, whose words and paths it is given.
+ * never cached, a magic link's page, a 303, the session's redirect to
+ * `/`). A layer under the features: it knows no feature, whose words and paths it is given.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml, layout } from './html';
@@ -149,7 +149,7 @@ export function sendPage(reply: FastifyReply, status: number, html: string) {
 }
 
 /**
- * Answers a page a mailed link opens: besides `no-store`, its token never
+ * Answers a page a magic link opens: besides `no-store`, its token never
  * leaks by `Referer`, nor is it indexed.
  */
 export function sendLinkPage(

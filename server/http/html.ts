@@ -1,6 +1,6 @@
 /**
- * The service's server-rendered pages' HTML (the account pages, the mailed
- * links' pages, what `/` shows of the watch): the document around a page's
+ * The service's server-rendered pages' HTML (the account pages, the magic
+ * links' pages, what `/` shows of the monitor): the document around a page's
  * content, and the escaping of every value put into it. Pure: HTML from
  * values. The features' pages import it from here, so none imports
  * another's page.

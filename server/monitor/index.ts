@@ -1,6 +1,6 @@
 /**
- * The watch the welcome page promises (issue 45; [D103](../../docs/decisions.md#D103) to [D108](../../docs/decisions.md#D108)
- * ): every site checked every interval, safely (SSRF:
+ * The monitoring the welcome page promises (issue 45; [D103](../../docs/decisions.md#D103) to [D108](../../docs/decisions.md#D108)):
+ * every site checked every interval, safely (SSRF:
  * ./check/addressRule.ts, ./check/siteCheck.ts), its up/down machine moved by each
  * check (machines/monitorMachine.ts), and an alert mailed through the
  * outbox when it goes down and when it is back.
@@ -117,7 +117,7 @@ export interface MonitorFeature {
     accountId: string,
   ): Promise<{ id: string; name: string; url: string }[]>;
   /**
-   * The watch's address rule applied to a URL about to be saved (an alert
+   * The monitor's address rule applied to a URL about to be saved (an alert
    * channel's): its host resolved as a check resolves it.
    *
    * @returns the refusal in plain words, or undefined when it may be saved
@@ -234,7 +234,7 @@ async function monitor(
   for (const kind of Object.values(SITE_EVENT_KINDS)) {
     app.outbox.renderer(kind, render);
   }
-  // The channels' POSTs go under the watch's rules (issue 60).
+  // The channels' POSTs go under the monitor's rules (issue 60).
   app.outbox.usePoster((url, request, signal) =>
     postSafely(url, request, {
       userAgent,

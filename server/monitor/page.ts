@@ -261,7 +261,7 @@ function checkNowNote(note: CheckNowNote | undefined): string {
 
 /**
  * While the owner's address is unconfirmed, the site is checked once
- * ([D120](../../docs/decisions.md#D120)): the section says so, and what starts the watch.
+ * ([D120](../../docs/decisions.md#D120)): the section says so, and what starts monitoring.
  */
 function waiting(view: MonitorView): string {
   if (view.confirmed) return '';

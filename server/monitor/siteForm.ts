@@ -2,7 +2,7 @@
  * The site form's rules (issue 59; D127): what `POST /sites` and
  * `POST /sites/:id` accept. The URL obeys the sign-up's rule (one
  * verdict: common/validation.ts's `checkSiteUrl` with the UTS #46 host
- * rule, and the sign-up's length), and then the watch's address rule: a
+ * rule, and the sign-up's length), and then the monitor's address rule: a
  * name that resolves to an address the monitor would refuse is refused
  * here, in plain words, rather than accepted and failed at its first
  * check. Messages say what to do, in the GOV.UK Design System's manner.
@@ -99,7 +99,7 @@ export function readSiteForm(
 }
 
 /**
- * The watch's address rule applied when a site is saved: the URL's host
+ * The monitor's address rule applied when a site is saved: the URL's host
  * is resolved as a check resolves it, and an address the rule refuses
  * refuses the site. A name that does not resolve (yet), or whose DNS does
  * not answer, is let through: its checks will say so, and a site being

@@ -3,7 +3,7 @@
  * not proven the address is checked once, at sign-up, then waits with no
  * next check (./repository.ts parks it as it writes that check). The
  * statement that confirms the address (server/accounts/links/links.ts)
- * resumes the watch with this CTE, which the plugin registers with
+ * resumes monitoring with this CTE, which the plugin registers with
  * `app.accounts.whenConfirmed`, so that the two commit together.
  */
 import { sql, type QueryCreator, type RawBuilder } from 'kysely';

@@ -3,8 +3,8 @@
  * where a page or a mail is rendered. The check and the machine carry
  * data (a reason code, machines/monitorMachine.ts's DownCause), so a
  * change here reaches the incidents already open and the alerts not yet
- * sent. This file imports no feature: the mail's alert wording reads it
- * too (eslint.config.js names it as the monitor's second door for mail).
+ * sent. The pages (./page.ts, ./sitePages.ts) and the alerts' wording
+ * (./alertNotices.ts) read it.
  */
 import { STATUS_CODES } from 'node:http';
 import type { DownCause } from '../../machines/monitorMachine';

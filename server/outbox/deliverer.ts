@@ -149,7 +149,7 @@ export interface DelivererSettings {
   mailFrom: string;
   /** The mail transport; undefined: mails wait (tests that send none). */
   mail: MailTransport | undefined;
-  /** POSTs under the watch's rules (the monitor's). */
+  /** POSTs under the monitor's SSRF rules. */
   post: () => HttpPoster;
   /** How a kind is worded, by kind. */
   renderers: ReadonlyMap<string, Renderer>;

@@ -1,8 +1,8 @@
 /**
- * The outbox of notifications (D129), a floor under the features: one
+ * The outbox of notifications (D129), a layer under the features: one
  * table of deliveries, one worker, and one adapter per channel (mail
  * through nodemailer; webhook, Slack, Discord and ntfy through the POST
- * the monitor gives it, under the watch's SSRF rules). It imports no
+ * the monitor gives it, under its SSRF rules). It imports no
  * feature: each feature queues its deliveries in its own statements
  * ({@link insertDeliveries}), words its own kinds (`app.outbox.renderer`),
  * and hears of its channels' deaths and recoveries (`onDead`, `onSent`).
@@ -80,7 +80,7 @@ export interface OutboxFeature {
   onDead(handler: DeadHandler): void;
   /** What a feature does when its channels' deliveries arrive. */
   onSent(handler: SentHandler): void;
-  /** The POST under the watch's rules (the monitor gives it). */
+  /** The POST under the monitor's SSRF rules (the monitor gives it). */
   usePoster(post: HttpPoster): void;
   /** Tells the worker a delivery was queued (never waits). */
   wake(): void;
@@ -101,7 +101,7 @@ declare module 'fastify' {
   }
 }
 
-/** What the floor needs of the service. */
+/** What the outbox needs of the service. */
 export interface OutboxPluginOptions {
   productName: string;
   publicUrl: string;

@@ -48,7 +48,7 @@ export interface DeliveriesTable {
   text_body: string | null;
 }
 
-/** The tables this floor owns, by name. */
+/** The tables the outbox owns, by name. */
 export interface OutboxTables {
   deliveries: DeliveriesTable;
 }

@@ -2,10 +2,10 @@
  * The ad networks' consent default ([D66](../../docs/decisions.md#D66)):
  * granted only for an accept stored under the current policy
  * ([D67](../../docs/decisions.md#D67)), denied otherwise. One rule for the
- * built page's early script (src/early/inlineScript.ts), which pushes the
+ * built page's inline script (src/inputCapture/inlineScript.ts), which pushes the
  * default before any other script runs, and for the app, which pushes it
- * where there is no early script (`npm run dev`). Small and free of the
- * machine: the early script carries it.
+ * where there is no inline script (`npm run dev`). Small and free of the
+ * machine: the inline script carries it.
  */
 import type { ConsentRecordChoice } from '../../contract/consentChoice';
 import { choiceIsCurrent } from '../../machines/consentRevision';

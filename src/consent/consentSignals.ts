@@ -3,7 +3,7 @@
  * modal ([D66](../../docs/decisions.md#D66)): Google's Consent Mode v2 on
  * `window.dataLayer`, as `gtag('consent', …)` pushes it, and Microsoft
  * UET's consent mode on `window.uetq`, as its documentation pushes it. The
- * defaults are pushed by the page's inline early script, before any other
+ * defaults are pushed by the page's inline script, before any other
  * script runs; the updates by the consent machine's transitions
  * (`signalConsent`, provided in src/app.tsx), before the tag loads. Free of
  * imports: it is bundled into the inline script.
@@ -79,8 +79,8 @@ function push(
 }
 
 /**
- * Pushes the consent defaults. The early script calls this, before any
- * other script has run (src/early/inlineScript.ts); the app calls
+ * Pushes the consent defaults. The inline script calls this, before any
+ * other script has run (src/inputCapture/inlineScript.ts); the app calls
  * {@link signalConsentDefault}.
  *
  * @param signal `granted` when a current accept is stored, else `denied`
@@ -94,8 +94,8 @@ export function pushConsentDefault(
 
 /**
  * Pushes the consent defaults, once per page: a second call does nothing
- * (the early script pushes them; the app calls this too, for a page served
- * without the early script, as in `npm run dev`).
+ * (the inline script pushes them; the app calls this too, for a page served
+ * without the inline script, as in `npm run dev`).
  *
  * @param signal `granted` when a current accept is stored, else `denied`
  */
@@ -124,7 +124,7 @@ export function signalConsentUpdate(
 /**
  * The value of the cookie `name` in a `document.cookie` string, undefined
  * when there is none (RFC 6265 §5.4: `name=value` pairs joined by `; `).
- * The early script reads the stored choice with this instead of js-cookie.
+ * The inline script reads the stored choice with this instead of js-cookie.
  */
 export function cookieValue(cookies: string, name: string): string | undefined {
   for (const pair of cookies.split(';')) {

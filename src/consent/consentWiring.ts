@@ -69,9 +69,9 @@ export function startConsent(
     revision: config.consentRevision,
   };
   const win = env.document.defaultView;
-  // [D66](../../docs/decisions.md#D66): the built page's early script pushed the ad networks' consent
+  // [D66](../../docs/decisions.md#D66): the built page's inline script pushed the ad networks' consent
   // defaults before any other script; the development server serves no
-  // early script, so the app pushes them there. A window-less document
+  // inline script, so the app pushes them there. A window-less document
   // (the prerender) has no queues.
   if (process.env.NODE_ENV !== 'production' && win) {
     signalConsentDefault(win, consentDefaultFrom(stored));

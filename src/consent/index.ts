@@ -3,7 +3,7 @@
  * ([D116](../../docs/decisions.md#D116)): the attribute that marks a page
  * for Global Privacy Control. Never a chunk's module (./tagEffects.ts,
  * ./consentSender.ts, ./views/ConsentDialog.tsx): re-exported here, it
- * would join the first load. The early script takes ./consentDefault.ts
- * and ./consentSignals.ts directly (src/early/inlineScript.ts).
+ * would join the first load. The inline script takes ./consentDefault.ts
+ * and ./consentSignals.ts directly (src/inputCapture/inlineScript.ts).
  */
 export { GPC_ATTRIBUTE } from './consentSignals';

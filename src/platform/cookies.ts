@@ -1,7 +1,7 @@
 /**
  * The one module that knows every cookie of the page: names (R3.7 to R3.11
- * in docs/requirements.md, `{product}` = `PRODUCT_NAME`: [D6](../../docs/decisions.md#D6)
- * ) and attributes (R9.1 to R9.5, [D27](../../docs/decisions.md#D27) to [D29](../../docs/decisions.md#D29)):
+ * in docs/requirements.md, `{product}` = `PRODUCT_NAME`: [D6](../../docs/decisions.md#D6))
+ * and attributes (R9.1 to R9.5, [D27](../../docs/decisions.md#D27) to [D29](../../docs/decisions.md#D29)):
  * `SameSite=Strict`, `Secure` except on localhost, 365 days by default and
  * 30 for the campaign, and the `COOKIE_DOMAIN` for the cookies required
  * "across all subdomains" (consent and campaign). Reads and writes go

@@ -14,7 +14,7 @@ import {
 } from '../../machines/signUpMachine';
 import type { Failure, Session, SignUpRequest } from '../../contract/signUp';
 import type { AppConfig } from '../../common/config';
-import { draftKey, type DraftPlace } from '../early';
+import { draftKey, type DraftPlace } from '../inputCapture';
 import { chunkLoader } from '../platform/chunkLoader';
 import type { CookieJar } from '../platform/cookies';
 import type { ErrorReporter } from '../platform/errorReporting';
@@ -68,10 +68,10 @@ export function wireSignUp(
   if (address.utmCampaign) cookies.writeCampaign(address.utmCampaign);
   const utmCampaign = cookies.readCampaign() ?? address.utmCampaign;
 
-  // [D55](../../docs/decisions.md#D55): the form writes its values to the tab's draft. The early script
-  // (src/early/earlyScript.ts) fills the prerendered form from it, and what the
+  // [D55](../../docs/decisions.md#D55): the form writes its values to the tab's draft. The inline script
+  // (src/inputCapture/inputCapture.ts) fills the prerendered form from it, and what the
   // form holds at hydration reaches the machine as typing before it would
-  // (src/signUp/views/earlyInput.ts): the draft, under any prefill of the address.
+  // (src/signUp/views/capturedInput.ts): the draft, under any prefill of the address.
   const draft: DraftPlace | undefined = env.storage && {
     storage: env.storage,
     key: draftKey(config.productName),

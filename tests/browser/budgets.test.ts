@@ -7,8 +7,8 @@
  * the page is built on (scripts/bench/bundleBytes.ts, `STACK_PACKAGES`, with
  * their dependencies) cost in this very build. Everything else `/signup`
  * loads before the visitor's first interaction (our code, the bundler's
- * runtime) may add at most 7.25 KiB of Brotli to it ([D58](../../docs/decisions.md#D58)
- * ). The chunks loaded later (`LAZY_CHUNKS`: the submit
+ * runtime) may add at most 7.25 KiB of Brotli to it ([D58](../../docs/decisions.md#D58)).
+ * The chunks loaded later (`LAZY_CHUNKS`: the submit
  * chunk with the form's rules, the UTS #46 host rule with tr46, the e-mail
  * typo suggestions, the consent modal and its records' sender, Sentry) are
  * listed, not counted.
@@ -40,11 +40,11 @@ export const BUDGETS = {
    */
   aboveStackFloorBrotli: 7.25 * 1024,
   /**
-   * The HTML with its inline stylesheet and early script, gzip: 5 KiB
-   * until the early script read a consent cookie without a revision as
+   * The HTML with its inline stylesheet and inline script, gzip: 5 KiB
+   * until the inline script read a consent cookie without a revision as
    * the machine does ([D67](../../docs/decisions.md#D67): revision 1), measured at 74 B of gzip more
    * (1,318 → 1,392 B for the script alone), which put it at 5,171 B; then
-   * 5,200 until the early script left its storage reads until after the
+   * 5,200 until the inline script left its storage reads until after the
    * first paint ([D102](../../docs/decisions.md#D102)), which put it at 5,211 B.
    */
   htmlGzip: 5_250,
@@ -66,7 +66,7 @@ describe('byte budgets', () => {
     js = jsComposition(distDir);
   });
 
-  it('counts the script the early script starts; the lazy chunks are not among them', () => {
+  it('counts the script the inline script starts; the lazy chunks are not among them', () => {
     const html = readFileSync(join(distDir, 'index.html'), 'utf8');
     const started = [...html.matchAll(/"\/([^"/]+\.js)"/g)].map(
       (match) => match[1],

@@ -189,7 +189,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
 
   /**
    * A stored accept that stands: the tag loads once and the settings link
-   * shows, and the early script's default already granted ([D66](../../docs/decisions.md#D66)), before
+   * shows, and the inline script's default already granted ([D66](../../docs/decisions.md#D66)), before
    * the tag ran, with no update after it.
    */
   async function expectStoredAcceptStands(page: EnginePage) {
@@ -372,7 +372,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
         });
       });
 
-      it('an accept stored without a revision stands: the tag loads, and the early script’s default already grants', async () => {
+      it('an accept stored without a revision stands: the tag loads, and the inline script’s default already grants', async () => {
         const page = await openSignUpPage(suite, firstRevision, {
           storedConsent: '1',
           storedRevision: null,

@@ -280,7 +280,7 @@ describe("the page's inline blocks", () => {
   it('run and apply under the policy: the page is styled, the app starts and takes a submit', async () => {
     const visit = await startVisit(browser);
     const { page } = visit;
-    // Blocked styles would leave the body white; a blocked early script
+    // Blocked styles would leave the body white; a blocked inline script
     // would never start the app.
     await page.goto(`${server.origin}/signup`);
     await expect(

@@ -1,6 +1,6 @@
 /**
- * The UTS #46 host rule as a chunk of its own ([D58](../../docs/decisions.md#D58), [D59](../../docs/decisions.md#D59)
- * ), in Chromium against the built page: an ASCII-only
+ * The UTS #46 host rule as a chunk of its own ([D58](../../docs/decisions.md#D58), [D59](../../docs/decisions.md#D59)),
+ * in Chromium against the built page: an ASCII-only
  * sign-up never fetches it; an internationalised host fetches it as soon as
  * it is typed and signs up with it; when the chunk cannot be fetched the
  * page says the address could not be checked, keeps every value, sends

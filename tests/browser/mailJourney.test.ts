@@ -1,9 +1,9 @@
 /**
- * The mailed links end to end ([D96](../../docs/decisions.md#D96), [D97](../../docs/decisions.md#D97)): the built
+ * The magic links end to end ([D96](../../docs/decisions.md#D96), [D97](../../docs/decisions.md#D97)): the built
  * page in headless Chromium, the real local service sending its mail to a
  * real SMTP server of the test's own (harness/mail/smtpSink.ts),
  * with `PUBLIC_URL` the service's own origin so that the browser opens the
- * links as mailed. A visitor
+ * links as they were mailed. A visitor
  *
  * 1. signs up, and lands on `/`, which names the address still to confirm;
  * 2. opens the confirmation mail's link, presses the continue page's
@@ -70,7 +70,7 @@ async function nthMailLink(n: number, email: string): Promise<URL> {
   return link;
 }
 
-/** Opens a mailed link, checks the continue page, and presses its button. */
+/** Opens a magic link, checks the continue page, and presses its button. */
 async function continueFrom(page: Page, link: URL) {
   await page.goto(link.href);
   await page.getByTestId('link-continue').waitFor();
@@ -80,7 +80,7 @@ async function continueFrom(page: Page, link: URL) {
   await page.waitForURL(`${suite.server.origin}/`);
 }
 
-describe('the mailed links', () => {
+describe('the magic links', () => {
   it(
     'sign up, confirm the address by its link, sign out, sign in by a link',
     async () => {

@@ -1,7 +1,7 @@
 /**
  * The prerendered page (scripts/build.ts, src/main.tsx): the HTML response
  * carries the page's markup and its whole stylesheet before any JavaScript
- * runs, with one inline script (src/early/earlyScript.ts) and no render-blocking
+ * runs, with one inline script (src/inputCapture/inputCapture.ts) and no render-blocking
  * request; in Chromium every visit hydrates that markup (React keeps every
  * prerendered node), with address parameters or a stored consent too; no
  * visit logs an error or a warning or shifts the layout; the app's script
@@ -143,7 +143,7 @@ describe('the prerendered page', () => {
     }
     expect(html).toContain('class="captcha__box"');
     // Nothing blocks rendering: the stylesheet is inline, and the one
-    // script is the inline early script, which starts the app's.
+    // script is the inline script, which starts the app's.
     expect(html).not.toMatch(/<link[^>]*stylesheet/);
     expect(html.match(/<style>/g)).toHaveLength(1);
     const scripts = html.match(/<script\b[^>]*>/g) ?? [];
@@ -171,12 +171,12 @@ describe('the prerendered page', () => {
   });
 
   it("starts the app's script from the first paint, with the page's clock held", async () => {
-    // The early script starts the app on the first contentful paint, or
+    // The inline script starts the app on the first contentful paint, or
     // after APP_START_FALLBACK_MS (1 s) without one. The page's timers are
     // held here (Playwright's clock), so the fallback can never fire: the
     // script can only appear because the page painted, however long that
     // takes on a loaded machine. The fallback's own rule is judged with a
-    // fake clock in tests/unit/earlyScript.test.ts.
+    // fake clock in tests/unit/inputCapture.test.ts.
     const context = await browser.newContext({ viewport: DESKTOP });
     const page = await context.newPage();
     await useFakeRecaptcha(page);

@@ -1,7 +1,6 @@
 /**
  * Independent oracles for the sign-up form's site-URL and e-mail rules
- * (R5.2 to R5.7 in docs/requirements.md; [D13](../../docs/decisions.md#D13), [D15](../../docs/decisions.md#D15) and [D16](../../docs/decisions.md#D16)
- * ).
+ * (R5.2 to R5.7 in docs/requirements.md; [D13](../../docs/decisions.md#D13), [D15](../../docs/decisions.md#D15) and [D16](../../docs/decisions.md#D16)).
  *
  * They are built only from well-kept code — `validator` (`isURL`, `isFQDN`,
  * `isIP`, `isEmail`), the WHATWG URL Standard's reference parser

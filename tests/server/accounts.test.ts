@@ -265,7 +265,7 @@ describe('the one-time token (D45)', () => {
       name: record.name,
       email: record.email,
       siteUrl: record.siteUrl,
-      // A new account's address is proved only by its mailed link ([D98](../../docs/decisions.md#D98)),
+      // A new account's address is proved only by its magic link ([D98](../../docs/decisions.md#D98)),
       // and it is deleted if not proved within 7 days.
       confirmed: false,
       deletedUnconfirmedAt: expect.any(Date) as Date,

@@ -326,7 +326,7 @@ function fail(): never {
   throw new Error('no mail options');
 }
 
-describe('the watch (MONITOR and its variables)', () => {
+describe('the monitor (MONITOR and its variables)', () => {
   it('checks every 60 s, up to 50 at once, by default, and says so at start', () => {
     const monitor = options({}).monitor;
     expect(monitor).toMatchObject({ intervalMs: 60_000, concurrency: 50 });

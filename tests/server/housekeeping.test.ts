@@ -163,7 +163,7 @@ describe('expired tokens and sessions', () => {
   });
 });
 
-/** A mailed link's token for an account, expiring `expiresIn` from now. */
+/** A magic link's token for an account, expiring `expiresIn` from now. */
 async function linkToken(email: string, expiresIn: string) {
   const token = newSecret();
   await sql`insert into link_tokens (token_hash, purpose, account_id, expires_at)
@@ -181,7 +181,7 @@ async function linkCount(token: string) {
   return rows.length;
 }
 
-describe('mailed links', () => {
+describe('magic links', () => {
   it('are deleted once expired; live ones stay', async () => {
     const { email } = await newAccountWithAddress();
     const expired = await linkToken(email, '-1 second');

@@ -1,5 +1,5 @@
 /**
- * Mailed links and sign-in by e-mail, as issue 37 asks, through HTTP with
+ * Magic links and sign-in by e-mail, as issue 37 asks, through HTTP with
  * the mails read from a real SMTP server:
  *
  * - a link's GET and HEAD change nothing, however often they come (mail
@@ -301,7 +301,7 @@ describe('sign-in by e-mail at /signin', () => {
     expect(page.body).toContain('aria-describedby="email-error"');
   });
 
-  it('signs in once with the mailed link, with the first sign-in’s session cookie', async () => {
+  it('signs in once with the magic link, with the first sign-in’s session cookie', async () => {
     const { email } = await signUpAndSignIn(service.app);
     await askSignIn(email, '203.0.113.31');
     const mail = await lastMailTo(email);

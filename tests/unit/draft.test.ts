@@ -1,9 +1,9 @@
 // @vitest-environment jsdom
 /**
- * The sign-up draft (src/early/draft.ts, [D55](../../docs/decisions.md#D55)), from issue 22: the five values
+ * The sign-up draft (src/inputCapture/draft.ts, [D55](../../docs/decisions.md#D55)), from issue 22: the five values
  * kept in the tab's sessionStorage under `{product}_SIGNUP_DRAFT`, never
  * the captcha token; a field the address names is the link's, not the
- * draft's (the early script's use: tests/unit/earlyScript.test.ts); storage
+ * draft's (the inline script's use: tests/unit/inputCapture.test.ts); storage
  * that throws (Safari's private mode, storage disabled, the quota) never
  * breaks the page: the form simply works without a draft.
  */
@@ -15,7 +15,7 @@ import {
   readDraft,
   writeDraft,
   type DraftPlace,
-} from '../../src/early/draft';
+} from '../../src/inputCapture/draft';
 
 const place: DraftPlace = {
   storage: () => window.sessionStorage,

@@ -11,7 +11,7 @@ import { createActor, fromPromise } from 'xstate';
 import { signUpMachine } from '../../machines/signUpMachine';
 import type { Session, SignUpRequest } from '../../contract/signUp';
 import { verdictOf } from '../../common/signUpRules';
-import type { DraftPlace } from '../../src/early/draft';
+import type { DraftPlace } from '../../src/inputCapture/draft';
 import { useDraftSync } from '../../src/signUp/views/draftSync';
 
 /** A storage that records what is done to it. */

@@ -1,10 +1,11 @@
 /**
- * The lint rules that keep the house as docs/architecture.md draws it
- * (issue 47): no circle of imports anywhere (import-x/no-cycle), and a
- * feature of the service entered only through its door, its `index.ts`
- * (import-x/no-restricted-paths), with http/ and db/ floors that import no
- * feature. Each rule is shown refusing what it must refuse and letting the
- * door through, on code linted as if it stood in the tree.
+ * The lint rules that keep the layers as docs/architecture.md draws them
+ * (issue 47): no circle of imports anywhere (import-x/no-cycle), a
+ * feature entered only through its public API, its `index.ts`
+ * (import-x/no-restricted-paths), with layers (http/, db/, outbox/,
+ * platform/) that import no feature, and common/ above contract/ alone.
+ * Each rule is shown refusing what it must refuse and letting the public
+ * API through, on code linted as if it stood in the tree.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -31,29 +32,29 @@ async function messagesOf(
   return (result?.messages ?? []).filter(({ ruleId }) => ruleId === rule);
 }
 
-/** The floors under the service's features: they import none. */
-const FLOORS = ['http', 'db', 'outbox'];
+/** The layers under the service's features: they import none. */
+const LAYERS = ['http', 'db', 'outbox'];
 
-/** The service's features: the folders of server/ with a door (index.ts). */
+/** The service's features: the folders of server/ with a public API (index.ts). */
 const FEATURES = readdirSync(resolve(PROJECT_ROOT, 'server'), {
   withFileTypes: true,
 })
   .filter(
     (entry) =>
       entry.isDirectory() &&
-      !FLOORS.includes(entry.name) &&
+      !LAYERS.includes(entry.name) &&
       existsSync(resolve(PROJECT_ROOT, 'server', entry.name, 'index.ts')),
   )
   .map((entry) => entry.name);
 
-/** A module of `feature` other than its door. */
-function roomOf(feature: string): string {
-  const room = readdirSync(resolve(PROJECT_ROOT, 'server', feature)).find(
+/** A module of `feature` other than its public API. */
+function moduleOf(feature: string): string {
+  const found = readdirSync(resolve(PROJECT_ROOT, 'server', feature)).find(
     (name) => name.endsWith('.ts') && name !== 'index.ts',
   );
-  if (!room)
+  if (!found)
     throw new Error(`server/${feature}/ has no module besides its index`);
-  return room.replace(/\.ts$/, '');
+  return found.replace(/\.ts$/, '');
 }
 
 describe('import-x/no-cycle', () => {
@@ -73,15 +74,15 @@ describe('import-x/no-cycle', () => {
 });
 
 describe('a feature of the service is entered through its index.ts', () => {
-  it('the service has features with doors', () => {
+  it('the service has features with a public API', () => {
     expect(FEATURES.length).toBeGreaterThanOrEqual(5);
   });
 
   it.each(FEATURES)(
-    '%s: another feature may not import a room behind the door',
+    '%s: another feature may not import a module behind its public API',
     async (feature) => {
       const other = FEATURES.find((name) => name !== feature) ?? '';
-      const code = `export * from '../${feature}/${roomOf(feature)}';\n`;
+      const code = `export * from '../${feature}/${moduleOf(feature)}';\n`;
       const messages = await messagesOf(
         'import-x/no-restricted-paths',
         `server/${other}/probe.ts`,
@@ -107,9 +108,9 @@ describe('a feature of the service is entered through its index.ts', () => {
   );
 
   it.each(FEATURES)(
-    "%s: the service's top files use the door too",
+    "%s: the service's top files use its public API too",
     async (feature) => {
-      const code = `export * from './${feature}/${roomOf(feature)}';\n`;
+      const code = `export * from './${feature}/${moduleOf(feature)}';\n`;
       expect(
         await messagesOf(
           'import-x/no-restricted-paths',
@@ -120,16 +121,16 @@ describe('a feature of the service is entered through its index.ts', () => {
     },
   );
 
-  it.each(FLOORS)(
-    '%s/ is a floor: it imports no feature, not even its door',
-    async (floor) => {
+  it.each(LAYERS)(
+    '%s/ is a layer: it imports no feature, not even its public API',
+    async (layer) => {
       const code = FEATURES.map(
         (feature) => `export * from '../${feature}';\n`,
       ).join('');
       expect(
         await messagesOf(
           'import-x/no-restricted-paths',
-          `server/${floor}/probe.ts`,
+          `server/${layer}/probe.ts`,
           code,
         ),
       ).toHaveLength(FEATURES.length);
@@ -140,7 +141,7 @@ describe('a feature of the service is entered through its index.ts', () => {
 describe('a feature of the page is entered through its index.ts', () => {
   const rule = 'import-x/no-restricted-paths';
 
-  it('another feature may not import a module behind the door', async () => {
+  it('another feature may not import a module behind its public API', async () => {
     const code = "export * from '../signUp/prefill';\n";
     expect(await messagesOf(rule, 'src/consent/probe.ts', code)).toHaveLength(
       1,
@@ -148,25 +149,48 @@ describe('a feature of the page is entered through its index.ts', () => {
   });
 
   it('another feature may import its index.ts', async () => {
-    const code = "export * from '../early';\n";
+    const code = "export * from '../inputCapture';\n";
     expect(await messagesOf(rule, 'src/signUp/probe.ts', code)).toEqual([]);
   });
 
-  it("the early script takes consent's default and signals directly, and nothing else of it", async () => {
+  it("the inline script takes consent's default and signals directly, and nothing else of it", async () => {
     const allowed =
       "export * from '../consent/consentDefault';\nexport * from '../consent/consentSignals';\n";
-    expect(await messagesOf(rule, 'src/early/probe.ts', allowed)).toEqual([]);
+    expect(
+      await messagesOf(rule, 'src/inputCapture/probe.ts', allowed),
+    ).toEqual([]);
     const refused = "export * from '../consent/consentRecorder';\n";
-    expect(await messagesOf(rule, 'src/early/probe.ts', refused)).toHaveLength(
-      1,
-    );
+    expect(
+      await messagesOf(rule, 'src/inputCapture/probe.ts', refused),
+    ).toHaveLength(1);
   });
 
-  it('platform/ is a floor: it imports no feature, not even its door', async () => {
-    const code = "export * from '../early';\nexport * from '../consent';\n";
+  it('platform/ is a layer: it imports no feature, not even its public API', async () => {
+    const code =
+      "export * from '../inputCapture';\nexport * from '../consent';\n";
     expect(await messagesOf(rule, 'src/platform/probe.ts', code)).toHaveLength(
       2,
     );
+  });
+});
+
+describe('common/ imports only contract/, libraries and itself', () => {
+  const rule = 'no-restricted-imports';
+
+  it('may import contract/, a library and its own modules', async () => {
+    const code =
+      "export * from '../contract/signUpForm';\nexport * from 'yup';\nexport * from './fieldLimits';\n";
+    expect(await messagesOf(rule, 'common/probe.ts', code)).toEqual([]);
+  });
+
+  it.each([
+    '../machines/signUpTypes',
+    '../src/platform/env',
+    '../server/environment',
+    '../harness/engines',
+  ])('may not import %s', async (path) => {
+    const code = `export * from '${path}';\n`;
+    expect(await messagesOf(rule, 'common/probe.ts', code)).toHaveLength(1);
   });
 });
 

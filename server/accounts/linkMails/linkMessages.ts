@@ -10,7 +10,7 @@ import type { MailKind } from '../tables';
 export type { MailKind };
 
 /**
- * How long a mailed link works ([D96](../../../docs/decisions.md#D96)): as an SQL interval (./linkMails.ts
+ * How long a magic link works ([D96](../../../docs/decisions.md#D96)): as an SQL interval (./linkMails.ts
  * stores it so) and in the mail's words.
  */
 export const LINK_LIFETIMES: Readonly<
@@ -20,7 +20,7 @@ export const LINK_LIFETIMES: Readonly<
   signin: { sql: '15 minutes', words: '15 minutes' },
 };
 
-/** Where a mailed link leads: the continue page. */
+/** Where a magic link leads: the continue page. */
 export const LINK_PATH = '/link';
 
 /**

@@ -1,7 +1,7 @@
 /**
- * The pages of sign-in by e-mail and of mailed links (docs/contract.md
+ * The pages of sign-in by e-mail and of magic links (docs/contract.md
  * "HTTP"; [D96](../../../docs/decisions.md#D96), [D97](../../../docs/decisions.md#D97)): `/signin`, the page a sign-in
- * request answers with, the continue page a mailed link opens, and what a
+ * request answers with, the continue page a magic link opens, and what a
  * used, expired or forged link shows. Server-rendered in the account page's
  * layout and stylesheet, and usable without JavaScript. Pure: HTML from
  * values.
@@ -78,7 +78,7 @@ export function maskedAddress(email: string): string {
 }
 
 /**
- * The page a mailed link opens ([D96](../../../docs/decisions.md#D96)): it changes nothing itself, and holds
+ * The page a magic link opens ([D96](../../../docs/decisions.md#D96)): it changes nothing itself, and holds
  * one form whose POST confirms the address or signs in, once. Mail
  * scanners that fetch every link therefore spend nothing. It names the
  * account's address, masked, so that a link someone else planted shows

@@ -49,7 +49,7 @@ export interface LinkRoutesOptions {
   productName: string;
   /** Tells the outbox a mail was queued (never waits). */
   wakeSender: () => void;
-  /** Where mailed links are read and spent. */
+  /** Where magic links are read and spent. */
   links: LinksRepository;
 }
 

@@ -1,5 +1,5 @@
 /**
- * What a mailed link does ([D96](../../../docs/decisions.md#D96), [D98](../../../docs/decisions.md#D98), [D99](../../../docs/decisions.md#D99)): reading it
+ * What a magic link does ([D96](../../../docs/decisions.md#D96), [D98](../../../docs/decisions.md#D98), [D99](../../../docs/decisions.md#D99)): reading it
  * changes nothing; its POST spends its token once and confirms the
  * address, or signs in.
  *
@@ -36,7 +36,7 @@ export type ConfirmationWrite = (
 /** A link's token as mailed: 32 random bytes, base64url (43 characters). */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
-/** @returns whether `token` has the form of a mailed link's token */
+/** @returns whether `token` has the form of a magic link's token */
 export function isLinkToken(token: unknown): token is string {
   return typeof token === 'string' && TOKEN.test(token);
 }
@@ -115,7 +115,7 @@ async function withAccountLocked<T>(
   });
 }
 
-/** The statements about mailed links, over one database. */
+/** The statements about magic links, over one database. */
 export function linksRepository(
   db: Kysely<AccountsTables>,
   writes: readonly ConfirmationWrite[] = [],

@@ -1,6 +1,6 @@
 /**
- * Indexes for deleting what has expired (issue 35; [D89](../../../docs/decisions.md#D89)
- * ): one-time tokens and sessions past `expires_at`, and
+ * Indexes for deleting what has expired (issue 35; [D89](../../../docs/decisions.md#D89)):
+ * one-time tokens and sessions past `expires_at`, and
  * consent records past their retention (`recorded_at`). The service deletes
  * them every few minutes; without these indexes each run would read the
  * whole table. Never edited once run; a change is a new file. Written

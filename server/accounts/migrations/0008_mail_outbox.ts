@@ -1,7 +1,8 @@
 /**
  * The transactional outbox (issue 37; [D95](../../../docs/decisions.md#D95)): one row
  * per mail, written by the statement that causes it (a sign-up, a sign-in
- * request, a resend) and delivered by the sender (server/mail/outbox/mailSender.ts).
+ * request, a resend) and delivered by the mail sender (the table and its
+ * sender gave way to the outbox's deliveries in ./0020_mails_in_outbox.ts).
  * A row holds no secret: the link's token is made when the mail is sent.
  *
  * `recipient` and the copy of what was sent (its subject and plain text:

@@ -1,7 +1,7 @@
 /**
  * One POST to a URL someone else chose (a customer's webhook receiver), held
  * to the uptime check's rules against server-side request forgery (issue
- * 60, "Every URL through the watch's SSRF rules"; OWASP SSRF Prevention
+ * 60, its SSRF section; OWASP SSRF Prevention
  * Cheat Sheet, "any external host"): the host is resolved once, every
  * address it has must pass the address rule before any connection, the
  * connection goes to exactly a judged address (./transport.ts's

@@ -349,36 +349,18 @@ export function bareHost(url: URL): string {
 }
 
 /**
- * Checks one site once. Never throws: every failure is a 'down' result
- * with its reason.
- *
- * The request is a GET with `User-Agent: <userAgent>` and
- * `Accept-Encoding: identity` and nothing that identifies anyone: no
- * cookie, no Authorization. Credentials in the URL (`https://user:pass@…`,
- * or in a Location) are dropped, never sent: the monitor checks the site
- * as an anonymous visitor sees it, so a site behind HTTP authentication is
- * reported as its 401.
- *
- * Each hop's host is resolved once with `settings.resolve`; if any address
- * is refused by `settings.isAllowed` (or the host is a refused IP literal),
- * the check is down, `not_public`, and no connection is made. The
- * connection goes to the first checked address (the next ones only when a
- * TCP connection to it fails), and no name is resolved again on the way.
- * Redirects (301, 302, 303, 307, 308 with a Location, RFC 9110 §15.4) are
- * followed by hand, at most `maxRedirects`, each hop checked anew, to
- * http: and https: only (another scheme is `not_public`, its scheme in
- * `detail`); one more is `redirects`. A URL that does not parse is
- * `not_public` with detail `url`.
- *
- * A final 2xx is up once its headers arrive: the body is then read, up to
- * `maxBodyBytes` and within what is left of the total deadline, dropped,
- * and the connection destroyed, whatever the body does (a body that drips
- * forever ends with the deadline, still up). Any other final status is
- * down, `status`.
+ * Checks one site once, as an anonymous visitor would: no cookie, no
+ * Authorization, the URL's credentials dropped (a site behind HTTP
+ * authentication reads as its 401), each redirect followed by hand and
+ * judged anew, against the SSRF rules of the module's comment.
  *
  * @param url the URL to check, as the customer gave it
  * @param settings see {@link CheckSettings}
- * @returns the {@link CheckResult}
+ * @returns the {@link CheckResult}: up for a final 2xx once its headers
+ *   arrive; else down with its reason (`status`, `not_public` for a refused
+ *   address, scheme or unparsable URL, `redirects` past `maxRedirects`,
+ *   `timeout`, `unreachable`, …)
+ * @throws nothing: every failure is a down result
  * @see OWASP SSRF Prevention Cheat Sheet, "any external host"
  */
 export async function checkSite(

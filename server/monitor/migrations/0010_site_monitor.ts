@@ -1,6 +1,6 @@
 /**
- * The watch the welcome page promises (issue 45; [D103](../../../docs/decisions.md#D103) to [D108](../../../docs/decisions.md#D108)
- * ): one monitor per account with a site, its up/down
+ * The monitoring the welcome page promises (issue 45; [D103](../../../docs/decisions.md#D103) to [D108](../../../docs/decisions.md#D108)):
+ * one monitor per account with a site, its up/down
  * state (machines/monitorMachine.ts) and when its next check is due; the
  * raw checks of the last hours, their hourly aggregates, and the
  * incidents; and the alert mails in the outbox beside the link mails.

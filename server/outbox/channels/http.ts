@@ -1,7 +1,7 @@
 /**
  * The outbox's HTTP channels (issue 60): a notice POSTed to a webhook,
  * Slack, Discord or ntfy, through the poster the service gives the outbox
- * (the monitor's SSRF-safe client: the watch's address rule, a pinned
+ * (the monitor's SSRF-safe client: its address rule, a pinned
  * connection, connect 5 s and 10 s in all, no redirect followed, at most
  * 4 KiB of the answer read). This file knows no feature: it lays the
  * notice out (./httpFormats.ts) and reads the answer.
@@ -35,7 +35,7 @@ export type PostAnswer =
     };
 
 /**
- * POSTs a request to a URL under the watch's rules; never throws for the
+ * POSTs a request to a URL under the monitor's rules; never throws for the
  * network (a failure is an answer of kind `failed`).
  */
 export type HttpPoster = (

@@ -4,7 +4,7 @@
  * hours) queued earlier, mails and POSTs are claimed apart, each lane
  * from an index of its own pending deliveries in deadline order. Deliveries left
  * `sending` by a worker whose lease ended are found by their own index
- * and made pending again (./deliveries.ts, `reclaimExpired`). Never edited
+ * and made pending again (../deliveries.ts, `reclaimExpired`). Never edited
  * once run; a change is a new file.
  */
 import { sql, type Kysely } from 'kysely';

@@ -1,6 +1,6 @@
 /**
- * The rate limit's counters skip the write-ahead log ([D47](../../../docs/decisions.md#D47)
- * ): a count is worth less than the commit it would
+ * The rate limit's counters skip the write-ahead log ([D47](../../../docs/decisions.md#D47)):
+ * a count is worth less than the commit it would
  * otherwise wait for on every request, and after a crash of the database
  * server the windows simply start again. Never edited once run; a change is
  * a new file.

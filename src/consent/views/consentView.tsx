@@ -2,8 +2,7 @@
  * What the page shows of the consent actor: its view (whether the modal is
  * open, the choice, the settings link), the "Cookie settings" link, and the
  * place of the modal. The modal itself lives in ConsentDialog.tsx, a chunk
- * of its own that the page fetches the first time the modal opens ([D64](../../../docs/decisions.md#D64)
- * ).
+ * of its own that the page fetches the first time the modal opens ([D64](../../../docs/decisions.md#D64)).
  */
 import { useSelector } from '@xstate/react';
 import { lazy, Suspense } from 'react';

@@ -15,12 +15,16 @@ import {
   selectProgress,
   selectValues,
 } from '../../../machines/signUpSelectors';
-import { SIGN_UP_FORM_ID, type DraftPlace } from '../../early';
+import { SIGN_UP_FORM_ID, type DraftPlace } from '../../inputCapture';
 import { useAfterPress } from './afterPress';
 import { CaptchaField } from './CaptchaField';
+import {
+  useCapturedInput,
+  useLatePrefill,
+  type LatePrefill,
+} from './capturedInput';
 import { CheckboxField } from './CheckboxField';
 import { useDraftSync } from './draftSync';
-import { useEarlyInput, useLatePrefill, type LatePrefill } from './earlyInput';
 import { EmailSuggestion, useEmailSuggestion } from './EmailSuggestion';
 import { useErrorFocus } from './errorFocus';
 import { ErrorSummary } from './ErrorSummary';
@@ -78,7 +82,7 @@ export function SignUpForm({
   const summaryRef = useErrorFocus(actorRef);
   const formRef = useRef<HTMLFormElement>(null);
   // After useErrorFocus: a held submit's errors must find its listener.
-  useEarlyInput(formRef, actorRef);
+  useCapturedInput(formRef, actorRef);
   useLatePrefill(actorRef, latePrefill);
   useDraftSync(actorRef, draft);
   const help = useFormHelp(formRef);

@@ -1,5 +1,5 @@
 /**
- * Keeps the sign-up draft (src/early/draft.ts, [D55](../../../docs/decisions.md#D55)) in step with the machine,
+ * Keeps the sign-up draft (src/inputCapture/draft.ts, [D55](../../../docs/decisions.md#D55)) in step with the machine,
  * which owns the values: written on every change of the values, never
  * while the request runs, deleted once the account is created.
  */
@@ -9,7 +9,7 @@ import {
   selectProgress,
   selectValues,
 } from '../../../machines/signUpSelectors';
-import { deleteDraft, writeDraft, type DraftPlace } from '../../early';
+import { deleteDraft, writeDraft, type DraftPlace } from '../../inputCapture';
 import type { SignUpActor } from './signUpActor';
 
 /**

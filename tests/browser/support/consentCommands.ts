@@ -1,6 +1,6 @@
 /**
- * The ad networks' consent commands as the page queues them ([D66](../../../docs/decisions.md#D66)
- * ), written out for the browser tests to expect.
+ * The ad networks' consent commands as the page queues them ([D66](../../../docs/decisions.md#D66)),
+ * written out for the browser tests to expect.
  */
 
 /**

@@ -2,7 +2,7 @@
  * Alert channels (issue 60), judged from the outside on the service: the
  * channels added, refused, limited, narrowed, shown masked, tested and
  * removed from `/` and their pages; an added address confirmed by its
- * mailed link and unsubscribed by the one-click link its alerts carry; a
+ * confirmation link and unsubscribed by the one-click link its alerts carry; a
  * site going down reaching a webhook (its signature verified with
  * `standardwebhooks`' own `verify`) and a confirmed address, and not an
  * unconfirmed one. Forms are posted as a browser posts them (same origin,

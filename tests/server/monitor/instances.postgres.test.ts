@@ -1,5 +1,5 @@
 /**
- * Two instances on one PostgreSQL server share the watch (issue 45): 200
+ * Two instances on one PostgreSQL server share the monitoring (issue 45): 200
  * sites, 3 intervals, every site checked once per interval by one of them
  * and never twice, and one "down" and one "back up" alert per incident.
  * Both run in this process on the test's clock; each claims with its own

@@ -1,5 +1,5 @@
 /**
- * The watch survives a SIGKILL in the middle of a pass (issue 45): the
+ * The monitor survives a SIGKILL in the middle of a pass (issue 45): the
  * built service as a process (`npm run serve`), on the run's engine, its
  * checks every 5 s (`MONITOR_INTERVAL_SECONDS`'s least), its site names
  * pinned to 127.0.0.1 by `MONITOR_RESOLVE` (never resolved), its alerts to

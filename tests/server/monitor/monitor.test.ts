@@ -1,5 +1,5 @@
 /**
- * The watch the welcome page promises (issue 45), judged from the outside
+ * The monitoring the welcome page promises (issue 45), judged from the outside
  * on the service itself: against sites on 127.0.0.1 only, names resolved by
  * the test's table (never DNS), every connection through the loopback
  * tripwire, and the clock the test's, so that no test waits out an
@@ -108,7 +108,7 @@ function get(app: FastifyInstance, url: string, cookie: string) {
   return app.inject({ method: 'GET', url, headers: { cookie } });
 }
 
-/** Confirms an account's address by its mailed link, as its owner would. */
+/** Confirms an account's address by its magic link, as its owner would. */
 async function confirm(service: MailService, email: string, cookie: string) {
   await service.drain();
   const [mail] = service.mailsTo(email);
@@ -124,8 +124,8 @@ async function confirm(service: MailService, email: string, cookie: string) {
 
 /**
  * Marks an account's address confirmed in the database before its site's
- * first check, for the tests about what follows (how a mailed link
- * confirms it, and resumes the watch, is tested with the mail service).
+ * first check, for the tests about what follows (how a magic link
+ * confirms it, and resumes monitoring, is tested with the mail service).
  */
 async function confirmedBeforeFirstCheck(app: FastifyInstance, email: string) {
   await sql`update accounts set confirmed_at = now()
@@ -236,7 +236,7 @@ describe('the first check and the interval', () => {
       'We checked the site once, when you signed up. We check it on its schedule once you have confirmed your address.',
     );
 
-    // Confirmed by the mailed link: checked at once, then every interval.
+    // Confirmed by the magic link: checked at once, then every interval.
     await confirm(held.service, email, cookie);
     await expect.poll(() => site.hits(n), { timeout: 10_000 }).toBe(2);
     await expect

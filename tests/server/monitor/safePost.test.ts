@@ -1,5 +1,5 @@
 /**
- * One POST under the watch's SSRF rules (server/monitor/check/safePost.ts,
+ * One POST under the monitor's SSRF rules (server/monitor/check/safePost.ts,
  * issue 60), against receivers on 127.0.0.1 only: what it sends, what it
  * reads of the answer (status, Retry-After per RFC 9110 §10.2.3, a capped
  * and cleaned body), that it follows no redirect, that it refuses an

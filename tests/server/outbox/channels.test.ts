@@ -132,7 +132,7 @@ describe('a webhook', () => {
     expect(
       Math.abs(Number(headers['webhook-timestamp']) - request.at / 1000),
     ).toBeLessThan(60);
-    // Sent as the watch sends (its User-Agent), never compressed.
+    // Sent as the monitor sends (its User-Agent), never compressed.
     expect(request.headers['user-agent']).toBe(outbox.app.monitor.userAgent);
   });
 });

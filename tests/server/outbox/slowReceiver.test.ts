@@ -1,7 +1,7 @@
 /**
  * A receiver that answers after 20 s (issue 60, Proof: "a receiver that
- * answers after 20 s"; "Every URL through the watch's SSRF rules": "connect
- * 5 s, 10 s in all"; D130: a slow receiver holds a slot for 100 ms at
+ * answers after 20 s"; its SSRF section: "connect 5 s,
+ * 10 s in all"; D130: a slow receiver holds a slot for 100 ms at
  * most, so it delays nobody else).
  *
  * - Within the POST's time box (the monitor's `postTimeouts`, shortened

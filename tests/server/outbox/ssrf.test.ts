@@ -1,6 +1,6 @@
 /**
- * Every channel URL goes through the watch's SSRF rules at each delivery
- * (issue 60, "Every URL through the watch's SSRF rules": "judged when
+ * Every channel URL goes through the monitor's SSRF rules at each delivery
+ * (issue 60, its SSRF section: "judged when
  * saved and again at each delivery (the same address rule, a pinned
  * connection, …, no redirect followed)"; Proof: "a redirect refused, a
  * channel URL that resolves to a private address refused … at send").

@@ -27,7 +27,7 @@ export function accountPages(appOf: () => FastifyInstance) {
 
     /**
      * An account signed up through the API with the site `url`, signed
-     * in, its address marked confirmed in the database (how a mailed link
+     * in, its address marked confirmed in the database (how a magic link
      * confirms it is the mail tests' matter).
      */
     async confirmedAccount(url: string) {

@@ -15,7 +15,7 @@ import type { DkimSettings, MailOptions } from '../../../server/outbox/index';
 import { FORM, apiServer, signUpForLogin } from './apiServer';
 import { startSmtpSink, type SmtpSink } from '../../../harness/mail/smtpSink';
 
-/** Where the service says it is: every mailed link must start with it. */
+/** Where the service says it is: every link in a mail must start with it. */
 export const PUBLIC_URL = 'https://vigil.example';
 /** The session cookie's name on an https `PUBLIC_URL` ([D91](../../../docs/decisions.md#D91), [D109](../../../docs/decisions.md#D109)). */
 export const SESSION_COOKIE = '__Host-Vigil_SESSION';

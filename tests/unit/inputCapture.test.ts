@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 /**
- * The inline early script (src/early/earlyScript.ts) in jsdom: it holds a submit
+ * The inline script (src/inputCapture/inputCapture.ts) in jsdom: it holds a submit
  * of the sign-up form until the app releases it, holds nothing after, and
  * starts the app's script once, after the first paint or the fallback
  * delay, with the work that may wait for that paint (the consent defaults)
@@ -13,8 +13,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   APP_START_FALLBACK_MS,
   SIGN_UP_FORM_ID,
-  startEarlyScript,
-} from '../../src/early/earlyScript';
+  startInputCapture,
+} from '../../src/inputCapture/inputCapture';
 
 function submitEvent(form: HTMLFormElement): Event {
   const event = new Event('submit', { bubbles: true, cancelable: true });
@@ -27,20 +27,20 @@ function appScripts(): HTMLScriptElement[] {
 }
 
 /**
- * Starts the early script with its first frame held (jsdom has no Paint
+ * Starts the inline script with its first frame held (jsdom has no Paint
  * Timing: the frame fallback applies).
  *
  * @returns a function that paints that frame and runs the task after it
  */
 function startHeldFrame(
-  ...args: Parameters<typeof startEarlyScript>
+  ...args: Parameters<typeof startInputCapture>
 ): () => void {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
   const frames: FrameRequestCallback[] = [];
   const requestFrame = vi
     .spyOn(window, 'requestAnimationFrame')
     .mockImplementation((callback) => frames.push(callback));
-  startEarlyScript(...args);
+  startInputCapture(...args);
   requestFrame.mockRestore();
   return () => {
     for (const frame of frames.splice(0)) frame(performance.now());
@@ -69,25 +69,25 @@ afterEach(() => {
 
 describe('the submit hold', () => {
   it('holds a submit of the sign-up form and tells the app once', () => {
-    startEarlyScript(window, SIGN_UP_FORM_ID);
+    startInputCapture(window, SIGN_UP_FORM_ID);
     expect(submitEvent(form).defaultPrevented).toBe(true);
     expect(window.vigilHeldSubmit?.release()).toBe(true);
     expect(window.vigilHeldSubmit?.release()).toBe(false);
   });
 
   it('reports no submit when none was made', () => {
-    startEarlyScript(window, SIGN_UP_FORM_ID);
+    startInputCapture(window, SIGN_UP_FORM_ID);
     expect(window.vigilHeldSubmit?.release()).toBe(false);
   });
 
   it('leaves other forms alone', () => {
-    startEarlyScript(window, SIGN_UP_FORM_ID);
+    startInputCapture(window, SIGN_UP_FORM_ID);
     expect(submitEvent(other).defaultPrevented).toBe(false);
     expect(window.vigilHeldSubmit?.release()).toBe(false);
   });
 
   it('holds nothing once released: the app handles submits', () => {
-    startEarlyScript(window, SIGN_UP_FORM_ID);
+    startInputCapture(window, SIGN_UP_FORM_ID);
     window.vigilHeldSubmit?.release();
     expect(submitEvent(form).defaultPrevented).toBe(false);
   });
@@ -96,7 +96,7 @@ describe('the submit hold', () => {
 describe("the app's script", () => {
   it('is not started without a URL', () => {
     vi.useFakeTimers();
-    startEarlyScript(window, SIGN_UP_FORM_ID);
+    startInputCapture(window, SIGN_UP_FORM_ID);
     vi.advanceTimersByTime(APP_START_FALLBACK_MS * 2);
     expect(appScripts()).toEqual([]);
   });
@@ -108,7 +108,7 @@ describe("the app's script", () => {
     const requestFrame = vi
       .spyOn(window, 'requestAnimationFrame')
       .mockImplementation((callback) => frames.push(callback));
-    startEarlyScript(window, SIGN_UP_FORM_ID, '/main.1234abcd.js');
+    startInputCapture(window, SIGN_UP_FORM_ID, '/main.1234abcd.js');
     expect(frames).toHaveLength(1);
     frames[0]?.(performance.now());
     expect(appScripts()).toEqual([]);
@@ -143,7 +143,7 @@ describe("the app's script", () => {
     const frames = vi
       .spyOn(window, 'requestAnimationFrame')
       .mockImplementation(() => 0);
-    startEarlyScript(window, SIGN_UP_FORM_ID, '/main.1234abcd.js');
+    startInputCapture(window, SIGN_UP_FORM_ID, '/main.1234abcd.js');
     vi.advanceTimersByTime(APP_START_FALLBACK_MS - 1);
     expect(appScripts()).toEqual([]);
     vi.advanceTimersByTime(1);
@@ -218,7 +218,7 @@ describe('the draft before the app runs (D55)', () => {
   });
 
   it('saves the five values on every edit, until the app takes over', () => {
-    startEarlyScript(window, SIGN_UP_FORM_ID, undefined, KEY);
+    startInputCapture(window, SIGN_UP_FORM_ID, undefined, KEY);
     input('email').value = 'ada@example.com';
     input('email').dispatchEvent(new Event('input', { bubbles: true }));
     input('tos').click();
@@ -244,7 +244,7 @@ describe('the draft before the app runs (D55)', () => {
   });
 
   it('saves nothing for an edit outside the sign-up form', () => {
-    startEarlyScript(window, SIGN_UP_FORM_ID, undefined, KEY);
+    startInputCapture(window, SIGN_UP_FORM_ID, undefined, KEY);
     const search = document.createElement('input');
     other.append(search);
     search.dispatchEvent(new Event('input', { bubbles: true }));

@@ -1,7 +1,7 @@
 /**
  * What the visitor did before the app ran. The prerendered form works from
  * the first paint: the visitor may type, tick boxes and submit before the
- * script has run (src/early/earlyScript.ts holds the submit). React keeps the
+ * script has run (src/inputCapture/inputCapture.ts holds the submit). React keeps the
  * typed values in the DOM when it adopts the markup but does not know
  * them; this hands them to the sign-up machine, as the events typing would
  * have sent, then carries out a held submit.
@@ -34,7 +34,7 @@ function inputOf(form: HTMLFormElement, name: string) {
  * prefill, and anything typed replaces it, as typing after the app ran
  * would.
  */
-export function useEarlyInput(
+export function useCapturedInput(
   formRef: RefObject<HTMLFormElement | null>,
   actorRef: SignUpActor,
 ): void {
@@ -67,7 +67,7 @@ export type LatePrefill = Partial<Pick<SignUpValues, 'email' | 'url'>>;
  * The address's e-mail and site URL, which the form's rules judge once
  * their chunk has arrived (R2.4, [D71](../../../docs/decisions.md#D71)): each sent to the machine as typing
  * would, unless the visitor has typed into that field meanwhile (typed
- * text wins over a prefill, as in {@link useEarlyInput}).
+ * text wins over a prefill, as in {@link useCapturedInput}).
  */
 export function useLatePrefill(
   actorRef: SignUpActor,

@@ -1,9 +1,9 @@
 /**
- * The inline early script's entry ([D116](../../docs/decisions.md#D116)):
+ * The inline script's entry ([D116](../../docs/decisions.md#D116)):
  * scripts/build.ts bundles this module with esbuild into one minified
- * classic script, with the build's values for {@link EARLY} (esbuild's
+ * classic script, with the build's values for {@link BUILD} (esbuild's
  * `define`), and inlines it in the prerendered index.html. It starts the
- * early script (./earlyScript.ts) on the sign-up form; the work that waits
+ * input capture (./inputCapture.ts) on the sign-up form; the work that waits
  * for the first paint but must run before any other script is the ad
  * networks' consent default ([D66](../../docs/decisions.md#D66),
  * [D102](../../docs/decisions.md#D102)), read from the consent cookies as
@@ -16,10 +16,10 @@ import { storedRevisionOf } from '../../machines/consentRevision';
 // with it (measured: 56 KB instead of 2.9 KB).
 import { consentDefaultFrom } from '../consent/consentDefault';
 import { cookieValue, pushConsentDefault } from '../consent/consentSignals';
-import { SIGN_UP_FORM_ID, startEarlyScript } from './earlyScript';
+import { SIGN_UP_FORM_ID, startInputCapture } from './inputCapture';
 
 /** The build's values, written in by esbuild's `define` (scripts/build.ts). */
-declare const EARLY: {
+declare const BUILD: {
   /** The URL of the app's module script. */
   appScript: string;
   /** The draft's `sessionStorage` key (./draft.ts `draftKey`). */
@@ -31,22 +31,22 @@ declare const EARLY: {
   consentRevision: number;
 };
 
-startEarlyScript(
+startInputCapture(
   window,
   SIGN_UP_FORM_ID,
-  EARLY.appScript,
-  EARLY.draftKey,
+  BUILD.appScript,
+  BUILD.draftKey,
   () => {
     const cookies = document.cookie;
     // No other script has run: the queues hold no default yet.
     pushConsentDefault(
       window,
       consentDefaultFrom({
-        storedChoice: decodeChoice(cookieValue(cookies, EARLY.consentCookie)),
+        storedChoice: decodeChoice(cookieValue(cookies, BUILD.consentCookie)),
         storedRevision: storedRevisionOf(
-          cookieValue(cookies, EARLY.revisionCookie),
+          cookieValue(cookies, BUILD.revisionCookie),
         ),
-        revision: EARLY.consentRevision,
+        revision: BUILD.consentRevision,
       }),
     );
   },

@@ -5,7 +5,7 @@
  * Tab-scoped and gone when the tab closes (HTML standard, "The
  * sessionStorage getter"); the captcha token is never part of it.
  *
- * The inline early script (src/early/earlyScript.ts) fills the prerendered form
+ * The inline script (src/inputCapture/inputCapture.ts) fills the prerendered form
  * from the draft and saves typing until the app runs; from then on the app
  * writes the machine's values (src/signUp/views/draftSync.ts). Both use this
  * module, so it stays small and imports nothing at run time. Storage may throw at every

@@ -1,16 +1,17 @@
 /**
- * The page's one inline script (scripts/build.ts bundles it, from its
- * entry ./inlineScript.ts, into the prerendered index.html's `<head>`; the
- * Content-Security-Policy allows it by its SHA-256 hash). It runs before any other script, while the visitor
+ * The input capture: the page's one inline script (scripts/build.ts
+ * bundles it, from its entry ./inlineScript.ts, at the end of the
+ * prerendered index.html's body; the Content-Security-Policy allows it by
+ * its SHA-256 hash). It runs before any other script, while the visitor
  * can already see and use the prerendered form:
  *
  * - A submit of the sign-up form before the app runs is held, not sent:
  *   the browser's own submission would reload the page and lose what was
  *   typed. The app carries the held submit out once its machine runs
- *   (src/signUp/views/earlyInput.ts).
+ *   (src/signUp/views/capturedInput.ts).
  * - The app's module script is started after the first contentful paint,
  *   so its download and evaluation never compete with it.
- * - With a draft key ([D55](../../docs/decisions.md#D55), src/early/draft.ts): once the first paint is
+ * - With a draft key ([D55](../../docs/decisions.md#D55), src/inputCapture/draft.ts): once the first paint is
  *   recorded, the stored draft fills the prerendered inputs the visitor has not typed
  *   into and the address does not prefill; until the app takes over, every
  *   edit of the form is saved as the draft.
@@ -68,11 +69,11 @@ export const APP_START_FALLBACK_MS = 1000;
  *
  * @param formId the id of the form whose submits are held
  * @param appScript the URL of the app's module script
- * @param draftKey the draft's `sessionStorage` key (src/early/draft.ts `draftKey`)
+ * @param draftKey the draft's `sessionStorage` key (src/inputCapture/draft.ts `draftKey`)
  * @param beforeApp work that may wait for the first paint but must run
  *   before any other script (the consent defaults, [D66](../../docs/decisions.md#D66))
  */
-export function startEarlyScript(
+export function startInputCapture(
   win: Window,
   formId: string,
   appScript?: string,
@@ -139,7 +140,7 @@ export function startEarlyScript(
   win.setTimeout(start, APP_START_FALLBACK_MS);
 }
 
-/** The draft's part of the early script ({@link keepDraft}). */
+/** The draft's part of the inline script ({@link keepDraft}). */
 export interface KeptDraft {
   /**
    * Fills each text input of the form that is still empty and that the
@@ -154,9 +155,9 @@ export interface KeptDraft {
 /**
  * The draft before the app runs ([D55](../../docs/decisions.md#D55)): saves the form's five values as the
  * draft on every `input` or `change` event inside the form, from now on,
- * and restores the draft when asked (the early script asks once the first
+ * and restores the draft when asked (the inline script asks once the first
  * paint is recorded, so reading `sessionStorage` never delays it). Storage
- * failures leave the form as it is (src/early/draft.ts).
+ * failures leave the form as it is (src/inputCapture/draft.ts).
  */
 export function keepDraft(
   win: Window,
