@@ -843,14 +843,26 @@ async function prepareRound(
   return setup;
 }
 
-/** Pauses a round's sites (not checked any more, no alert). */
+/**
+ * Pauses a round's sites (not checked any more, no alert). The service's
+ * monitor writes the same rows meanwhile; PostgreSQL may pick this
+ * statement as a deadlock's victim (SQLSTATE 40P01), and it runs again.
+ */
 async function pauseRound(
   db: Kysely<Schema>,
   setup: RoundSetup,
 ): Promise<void> {
-  await sql`update monitors set paused_at = now(), next_check_at = null
-             where id between ${setup.monitorMin}::bigint
-                          and ${setup.monitorMax}::bigint`.execute(db);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await sql`update monitors set paused_at = now(), next_check_at = null
+                 where id between ${setup.monitorMin}::bigint
+                              and ${setup.monitorMax}::bigint`.execute(db);
+      return;
+    } catch (error) {
+      const deadlock = (error as { code?: unknown } | null)?.code === '40P01';
+      if (!deadlock || attempt >= 5) throw error;
+    }
+  }
 }
 
 /** The incident with the service to itself. */
