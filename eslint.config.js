@@ -163,7 +163,7 @@ export default tseslint.config(
     },
   ]),
   // The atlas and the benchmarks drive the page with the tests' harness
-  // (D81): scripts use harness/, never a test; the harness is the layer
+  // (ADR-0081): scripts use harness/, never a test; the harness is the layer
   // under both, so it imports neither.
   ...layer('scripts/**', [
     {
@@ -204,7 +204,7 @@ export default tseslint.config(
             ...featureZones('src', PAGE_FEATURES, ['platform'], {
               topUsesPublicApi: false,
               // The inline script is bundled alone by esbuild, which cannot
-              // leave out an index's other exports (D116): it imports the
+              // leave out an index's other exports (ADR-0116): it imports the
               // two small consent modules it needs directly.
               also: {
                 inputCapture: {

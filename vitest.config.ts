@@ -39,7 +39,7 @@ const EVERY_ENGINE = [
  * as one of {@link EVERY_ENGINE}), axe-core in the dark scheme, and the
  * atlas generator's check. The slowest files of all, they run in
  * `npm run test:engines`, which has the time, and not in `npm test`, which
- * judges the same paths at machine and UI level (D86).
+ * judges the same paths at machine and UI level (ADR-0086).
  */
 const STATE_SWEEPS = [
   'tests/browser/modelPaths.test.ts',
@@ -153,7 +153,7 @@ const BROWSER = {
   environment: 'node',
   testTimeout: 60_000,
   hookTimeout: 120_000,
-  // Two files at a time (D86): no test races the wall clock, and a browser
+  // Two files at a time (ADR-0086): no test races the wall clock, and a browser
   // test mostly waits on its page. Three were no faster on two cores
   // (`browser` in a clean clone: 486 s at three, 504 s at two) and loaded
   // the machine more.

@@ -1,11 +1,11 @@
 /**
  * The host half of the site-URL rule that needs no Unicode data
  * (docs/url-and-email-rules.md, "Host"): an ASCII host is decided here, at
- * once, with the rest of the form's rules (the page's submit chunk, [D71](../docs/decisions.md#D71)); a
- * host with a non-ASCII character or an
+ * once, with the rest of the form's rules (the page's submit chunk, ADR-0071);
+ * a host with a non-ASCII character or an
  * `xn--` label (an internationalised one, RFC 5890) needs UTS #46, which
  * `common/domainName.ts` runs with `tr46` and the page loads only when such
- * a host appears ([D58](../docs/decisions.md#D58)).
+ * a host appears (ADR-0058).
  */
 
 /**
@@ -22,7 +22,7 @@ export type HostCheck =
 /**
  * A host rule: the host as typed (without port, brackets or user info) →
  * its verdict. The UTS #46 one (common/domainName.ts) is a chunk the page
- * fetches when a host needs it ([D58](../docs/decisions.md#D58)).
+ * fetches when a host needs it (ADR-0058).
  */
 export type HostRule = (host: string) => HostCheck;
 

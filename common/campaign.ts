@@ -1,16 +1,16 @@
 /**
- * The campaign rule ([D9](../docs/decisions.md#D9), [D10](../docs/decisions.md#D10)): what the page keeps in
+ * The campaign rule (ADR-0009, ADR-0010): what the page keeps in
  * `{product}_CAMPAIGN` and sends as `utm_campaign`, and what the sign-up API
  * stores. It imports nothing: the page's first load needs it (the campaign
- * cookie is written on arrival) without the form's rules ([D71](../docs/decisions.md#D71)), and a
+ * cookie is written on arrival) without the form's rules (ADR-0071), and a
  * module the page shares with the submit chunk would cost the first load
  * more.
  */
 
 /**
  * The most characters (code points, as PostgreSQL's `char_length` counts
- * them; common/fieldLimits.ts) a stored campaign may have ([D10](../docs/decisions.md#D10), [D44](../docs/decisions.md#D44)): far
- * beyond any real one, and a short column.
+ * them; common/fieldLimits.ts) a stored campaign may have (ADR-0010, ADR-0044):
+ * far beyond any real one, and a short column.
  */
 export const CAMPAIGN_MAX_LENGTH = 200;
 

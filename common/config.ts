@@ -13,17 +13,17 @@ export const RECAPTCHA_TEST_SITE_KEY =
   '6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI';
 
 export interface AppConfig {
-  /** The `{product}` prefix of every cookie name (R3.7 to R3.11; [D6](../docs/decisions.md#D6)). */
+  /** The `{product}` prefix of every cookie name (R3.7 to R3.11; ADR-0006). */
   readonly productName: string;
   /** Parent domain for cookies set "across all subdomains", e.g. `.vigil.example`; undefined: host-only. */
   readonly cookieDomain: string | undefined;
   readonly recaptchaSiteKey: string;
   /** Absolute URL of the marketing/analytics tag; undefined: no tag. */
   readonly trackingTagUrl: string | undefined;
-  /** Sentry DSN for error reports (R7.4; [D37](../docs/decisions.md#D37)); undefined: none sent. */
+  /** Sentry DSN for error reports (R7.4; ADR-0037); undefined: none sent. */
   readonly sentryDsn: string | undefined;
   /**
-   * `CONSENT_REVISION`: the privacy policy's version ([D67](../docs/decisions.md#D67)), a positive
+   * `CONSENT_REVISION`: the privacy policy's version (ADR-0067), a positive
    * integer; a choice stored under a lower one counts as none.
    */
   readonly consentRevision: number;
@@ -86,7 +86,7 @@ export function httpUrl(name: string, value: string): URL {
  * @throws Error naming the variable when a value cannot be used (a product
  *   name that is not a cookie-name token, a cookie domain that is not a host
  *   name, a tag URL or DSN that is not an absolute http(s) URL, an
- *   `API_ORIGIN`, which is no longer read: [D87](../docs/decisions.md#D87))
+ *   `API_ORIGIN`, which is no longer read: ADR-0087)
  */
 export function readConfig(env: ConfigEnvironment): AppConfig {
   const productName = present(env.PRODUCT_NAME) ?? 'Vigil';
@@ -103,7 +103,7 @@ export function readConfig(env: ConfigEnvironment): AppConfig {
   }
   const trackingTagUrl = present(env.TRACKING_TAG_URL);
   if (trackingTagUrl !== undefined) httpUrl('TRACKING_TAG_URL', trackingTagUrl);
-  // [D87](../docs/decisions.md#D87): the page and its APIs share one origin. A deployment that still
+  // ADR-0087: the page and its APIs share one origin. A deployment that still
   // sets the old variable learns it now, not from sign-ups sent elsewhere.
   if (present(env.API_ORIGIN) !== undefined) {
     throw new Error(

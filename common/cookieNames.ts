@@ -1,8 +1,8 @@
 /**
  * The product's cookie names and the rules both the page (src/platform/cookies.ts)
  * and the sign-up service (server/accounts/signInRoutes.ts) apply to them: R3.7 to
- * R3.11 and R9.1 to R9.5 in docs/requirements.md, [D6](../docs/decisions.md#D6) and [D27](../docs/decisions.md#D27) to [D29](../docs/decisions.md#D29) and
- * [D46](../docs/decisions.md#D46). `{product}` is `PRODUCT_NAME`.
+ * R3.11 and R9.1 to R9.5 in docs/requirements.md, ADR-0006 and ADR-0027 to
+ * ADR-0029 and ADR-0046. `{product}` is `PRODUCT_NAME`.
  */
 
 /** Days a cookie lives unless its rule says otherwise (R9.2). */
@@ -17,12 +17,12 @@ export function cookieNames(productName: string) {
     welcomeMessage: `${productName}_WELCOME_MESSAGE`,
     firstSignIn: `${productName}_FIRST_SIGNIN`,
     consent: `${productName}_COOKIE_CONSENT`,
-    /** The policy revision the stored choice was made under ([D67](../docs/decisions.md#D67)). */
+    /** The policy revision the stored choice was made under (ADR-0067). */
     consentRevision: `${productName}_CONSENT_REVISION`,
-    /** The browser's random consent id, which its records carry ([D68](../docs/decisions.md#D68)). */
+    /** The browser's random consent id, which its records carry (ADR-0068). */
     consentId: `${productName}_CONSENT_ID`,
     campaign: `${productName}_CAMPAIGN`,
-    /** The signed-in session the first sign-in at `/` sets ([D46](../docs/decisions.md#D46)); HttpOnly. */
+    /** The signed-in session the first sign-in at `/` sets (ADR-0046); HttpOnly. */
     session: `${productName}_SESSION`,
   } as const;
 }
@@ -38,9 +38,9 @@ export function isLocalhost(hostname: string): boolean {
 /**
  * The configured cookie domain when a host lies within it (RFC 6265 §5.3
  * step 6: a browser ignores a cookie whose Domain does not domain-match
- * the host); otherwise undefined ([D29](../docs/decisions.md#D29)). The page sets
+ * the host); otherwise undefined (ADR-0029). The page sets
  * its cookies "across all subdomains" with it; the service clears a
- * planted login cookie with it ([D110](../docs/decisions.md#D110)).
+ * planted login cookie with it (ADR-0110).
  *
  * @param cookieDomain `COOKIE_DOMAIN` as configured (e.g. `.vigil.example`)
  * @param hostname the host the cookie is for

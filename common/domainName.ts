@@ -4,7 +4,7 @@
  * UTS #46 as the URL Standard's "domain to ASCII" runs it, from the `tr46`
  * package (the implementation whatwg-url, the standard's reference parser,
  * is built on). The page and the sign-up API pin the same `tr46`, so its
- * Unicode data, not the engine's, decides ([D58](../docs/decisions.md#D58)). The
+ * Unicode data, not the engine's, decides (ADR-0058). The
  * page loads this module as a chunk of its own, only when such a host
  * appears (src/signUp/hostRuleChunk.ts); the API imports it directly.
  */

@@ -1,9 +1,9 @@
 /**
- * The e-mail rule (R5.2 in docs/requirements.md, [D15](../docs/decisions.md#D15),
+ * The e-mail rule (R5.2 in docs/requirements.md, ADR-0015,
  * docs/url-and-email-rules.md "E-mail"): one function the form's rules
  * (common/validation.ts), the address prefill (src/signUp/prefill.ts) and the
  * sign-up API (server/signUp/signUpRules.ts) share. It imports nothing, so the
- * page's first load can carry it without the rest of the rules ([D71](../docs/decisions.md#D71)).
+ * page's first load can carry it without the rest of the rules (ADR-0071).
  */
 
 // HTML Living Standard, 4.10.5.1.5 "E-mail state": a valid e-mail address.
@@ -13,7 +13,7 @@ const HTML_EMAIL =
 /**
  * Whether `raw`, trimmed, is a valid e-mail address as the HTML standard
  * defines it (what `<input type=email>` accepts) with at least one dot in
- * the domain ([D15](../docs/decisions.md#D15): `name@localhost` cannot receive
+ * the domain (ADR-0015: `name@localhost` cannot receive
  * our mail).
  */
 export function isValidEmail(raw: string): boolean {

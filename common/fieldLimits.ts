@@ -1,10 +1,10 @@
 /**
- * The most characters each sign-up field may hold ([D44](../docs/decisions.md#D44)),
+ * The most characters each sign-up field may hold (ADR-0044),
  * in one place for everything that enforces them: the
  * page's rules (common/validation.ts), the local API's
  * (server/signUp/signUpRules.ts) and the database's CHECK constraints. The
  * campaign's limit is the campaign rule's own (common/campaign.ts): a
- * longer campaign is ignored, never refused ([D10](../docs/decisions.md#D10)).
+ * longer campaign is ignored, never refused (ADR-0010).
  *
  * A character is a Unicode code point, `[...value].length`: what
  * PostgreSQL's `char_length` counts in a UTF-8 database, so page, API and
@@ -17,7 +17,7 @@
  *   path is the address between `<` and `>`; the address rule
  *   (common/validation.ts `isValidEmail`) admits ASCII only, so its
  *   characters are its octets.
- * - `name`, `url`: the product's decision ([D44](../docs/decisions.md#D44)). 200 for a name is far
+ * - `name`, `url`: the product's decision (ADR-0044). 200 for a name is far
  *   beyond any real one and still a short column; 2,048 for a site URL,
  *   counted as it is sent (trimmed, with the `https://` the page adds),
  *   fits any address a visitor would monitor.

@@ -3,7 +3,7 @@
  * `checkForm` actor asks them: one verdict per submit, the field errors or
  * the form to send (`FormVerdict` of contract/signUpForm.ts), so that the
  * machine imports no rule. The page loads this module in its submit chunk
- * once the visitor starts typing (src/signUp/submitChunk.ts, [D71](../docs/decisions.md#D71));
+ * once the visitor starts typing (src/signUp/submitChunk.ts, ADR-0071);
  * the tests judge forms with the same rules.
  */
 import type { SignUpRequest } from '../contract/signUp';
@@ -51,7 +51,7 @@ export function requestOf(
  * none is broken.
  *
  * @param hostRule the UTS #46 host rule; without it a site URL whose host
- *   needs it says that it could not be checked ([D59](../docs/decisions.md#D59))
+ *   needs it says that it could not be checked (ADR-0059)
  */
 export function verdictOf(form: FormToCheck, hostRule?: HostRule): FormVerdict {
   const errors = validateSignUp(
@@ -66,8 +66,8 @@ export function verdictOf(form: FormToCheck, hostRule?: HostRule): FormVerdict {
 }
 
 /**
- * The verdict on a submitted form (R5, R4.6; [D58](../docs/decisions.md#D58), [D59](../docs/decisions.md#D59)): the UTS #46 host
- * rule is fetched only when the site URL's host needs it, and a fetch that
+ * The verdict on a submitted form (R5, R4.6; ADR-0058, ADR-0059): the UTS #46
+ * host rule is fetched only when the site URL's host needs it, and a fetch that
  * fails (offline) leaves the site URL unchecked, which is an error.
  *
  * @param loadHostRule fetches the host rule's chunk; may reject

@@ -1,15 +1,15 @@
 /**
  * The client-side rules of the sign-up form (R5.1 to R5.9 in
- * docs/requirements.md; [D11](../docs/decisions.md#D11) to [D19](../docs/decisions.md#D19) and the length limits of [D44](../docs/decisions.md#D44)),
- * as pure functions over plain values. The machine's
+ * docs/requirements.md; ADR-0011 to ADR-0019 and the length limits of
+ * ADR-0044), as pure functions over plain values. The machine's
  * `validating` state judges the form with {@link validateSignUp}
  * (common/signUpRules.ts); the prefill and the local API reuse the
  * site-URL rule. The e-mail rule is common/emailAddress.ts, the campaign
  * rule common/campaign.ts: the page's first load needs them, and this
- * module, with yup, only once the visitor starts typing ([D71](../docs/decisions.md#D71)). An internationalised host
- * is judged by the UTS #46 rule of common/domainName.ts, which the caller
- * passes in: the API imports it, the page loads it when such a host
- * appears ([D58](../docs/decisions.md#D58)).
+ * module, with yup, only once the visitor starts typing (ADR-0071). An
+ * internationalised host is judged by the UTS #46 rule of common/domainName.ts,
+ * which the caller passes in: the API imports it, the page loads it when such a
+ * host appears (ADR-0058).
  */
 import { boolean, object, string, ValidationError } from 'yup';
 import type { ErrorField, FieldErrors } from '../contract/signUpForm';
@@ -69,7 +69,7 @@ export const messages = {
 
 /**
  * Why a site URL is refused; each has its own message. `unchecked`: the
- * host needs the UTS #46 rule and none was given ([D59](../docs/decisions.md#D59)).
+ * host needs the UTS #46 rule and none was given (ADR-0059).
  */
 export type SiteUrlProblem =
   | 'empty'
@@ -140,8 +140,8 @@ function isLookalike(char: string): boolean {
 }
 
 /**
- * Checks a site URL (R5.3 to R5.7 in docs/requirements.md, [D13](../docs/decisions.md#D13) and [D14](../docs/decisions.md#D14)
- * , docs/url-and-email-rules.md): trimmed;
+ * Checks a site URL (R5.3 to R5.7 in docs/requirements.md, ADR-0013 and
+ * ADR-0014, docs/url-and-email-rules.md): trimmed;
  * `https://` prepended when no protocol is given; `http:`/`https:` only; no
  * user name or password; the host a domain name with a top-level domain,
  * neither `localhost` (nor a name under it) nor an IP address in any
@@ -220,7 +220,7 @@ export type AddressPrefill = Partial<Record<'email' | 'url', string>>;
  * R2.4: what of the address's e-mail and site URL prefills the form: the
  * e-mail when valid; the site URL when the site-URL rule accepts it, or
  * when its host needs the UTS #46 rule, which judges it at the submit
- * ([D58](../docs/decisions.md#D58)).
+ * (ADR-0058).
  *
  * @param unchecked the address's values, trimmed
  * @returns those that prefill the form
@@ -238,7 +238,7 @@ export function prefillOf(unchecked: AddressPrefill): AddressPrefill {
 /**
  * Whether the site URL as typed has a host that only the UTS #46 rule
  * (common/domainName.ts) can judge: a non-ASCII character or an `xn--`
- * label in it ([D58](../docs/decisions.md#D58)). What the page's prefetch of that rule asks.
+ * label in it (ADR-0058). What the page's prefetch of that rule asks.
  */
 export function siteUrlNeedsIdnRule(raw: string): boolean {
   const check = checkSiteUrl(raw);
@@ -270,7 +270,7 @@ interface RuleContext {
   idnRule?: HostRule;
 }
 
-// [D44](../docs/decisions.md#D44): each text field's length is counted on the value as it is sent
+// ADR-0044: each text field's length is counted on the value as it is sent
 // (trimmed; the URL with the protocol the page adds), and checked after its
 // format, so a value both wrong and long hears about its format first.
 const signUpSchema = object({

@@ -10,7 +10,7 @@ import { encodeChoice, type ConsentRecordChoice } from './consentChoice';
 
 export type { ConsentRecordChoice } from './consentChoice';
 
-/** Where the page sends a consent record, on its own origin ([D87](../docs/decisions.md#D87)). */
+/** Where the page sends a consent record, on its own origin (ADR-0087). */
 export const CONSENT_RECORD_PATH = '/2/consent/';
 
 /** The form-encoded fields of a record, and nothing else is accepted. */

@@ -9,7 +9,7 @@
  * nothing, so each of them can.
  */
 
-/** Where the page sends a sign-up, on its own origin ([D87](../docs/decisions.md#D87)). */
+/** Where the page sends a sign-up, on its own origin (ADR-0087). */
 export const SIGN_UP_PATH = '/2/account/signup/';
 
 /**
@@ -26,7 +26,7 @@ export const SIGN_UP_FIELDS = {
 } as const;
 
 /**
- * The answer codes the page decides on (R8.1, R8.2; [D43](../docs/decisions.md#D43)
+ * The answer codes the page decides on (R8.1, R8.2; ADR-0043
  *  for `emailInUse`); any other is general. A list of
  * their own, so that the page's first load carries these three only.
  */
@@ -48,7 +48,7 @@ export interface SignUpRequest {
   newsletter: boolean;
   /** With its protocol (R3.3, R5.5). */
   url?: string;
-  /** The kept campaign value ([D9](../docs/decisions.md#D9), [D10](../docs/decisions.md#D10)). */
+  /** The kept campaign value (ADR-0009, ADR-0010). */
   utmCampaign?: string;
 }
 
@@ -70,7 +70,7 @@ export type GeneralFailureReason =
 
 /**
  * The one error a failed sign-up shows (R8.1–R8.3): `emailInUse` is an
- * account with that e-mail address existing already ([D43](../docs/decisions.md#D43)), shown in the
+ * account with that e-mail address existing already (ADR-0043), shown in the
  * general area with a message of its own.
  */
 export type Failure =

@@ -18,17 +18,17 @@ import { choiceIsCurrent } from './consentRevision';
 
 export type ConsentChoice = 'unset' | ConsentRecordChoice;
 export type StoredChoice = ConsentRecordChoice;
-/** The ad networks' consent value for a choice ([D66](../docs/decisions.md#D66)). */
+/** The ad networks' consent value for a choice (ADR-0066). */
 export type ConsentSignal = 'granted' | 'denied';
 /** Where a choice the visitor made is recorded: the modal or its settings link. */
 export type RecordedSource = Exclude<ConsentSource, 'gpc'>;
 /**
  * Who made the choice that stands: the visitor (on this page or an earlier
- * visit), or the browser's Global Privacy Control signal ([D73](../docs/decisions.md#D73)), which
+ * visit), or the browser's Global Privacy Control signal (ADR-0073), which
  * rejects until the visitor chooses.
  */
 export type ChoiceSource = 'visitor' | 'gpc';
-/** What `recordChoice` sends as proof of a choice ([D68](../docs/decisions.md#D68)). */
+/** What `recordChoice` sends as proof of a choice (ADR-0068). */
 export interface RecordedChoice {
   choice: StoredChoice;
   source: RecordedSource;
@@ -48,20 +48,20 @@ export interface ConsentInput {
    * anything but a positive integer (older than every revision).
    */
   storedRevision: number | undefined;
-  /** `CONSENT_REVISION`: the policy's revision now ([D67](../docs/decisions.md#D67)). */
+  /** `CONSENT_REVISION`: the policy's revision now (ADR-0067). */
   revision: number;
   /** `utm_source` of the address, if any. */
   utmSource: string | undefined;
   /**
    * The browser sends Global Privacy Control: `navigator.globalPrivacyControl`
-   * is true, or the request carried `Sec-GPC: 1` ([D73](../docs/decisions.md#D73), [D74](../docs/decisions.md#D74)).
+   * is true, or the request carried `Sec-GPC: 1` (ADR-0073, ADR-0074).
    */
   gpcSignal: boolean;
 }
 
 export interface ConsentContext extends ConsentInput {
   /**
-   * `gpc` while the rejection that stands is the browser's signal's ([D73](../docs/decisions.md#D73)),
+   * `gpc` while the rejection that stands is the browser's signal's (ADR-0073),
    * from the start until the visitor chooses; `visitor` once they have;
    * absent before that (a choice stored earlier, or none).
    */
@@ -76,19 +76,19 @@ export type ConsentEvent =
 
 /**
  * The effects of a choice: it is stored, and the ad networks' consent
- * signals are updated ([D66](../docs/decisions.md#D66)): granted before the tag loads (the target's
+ * signals are updated (ADR-0066): granted before the tag loads (the target's
  * entry), denied before it is removed.
  */
 function choiceActions(choice: StoredChoice, source: RecordedSource) {
   return [
-    // [D73](../docs/decisions.md#D73): an explicit choice wins over the browser's signal.
+    // ADR-0073: an explicit choice wins over the browser's signal.
     { type: 'noteChoiceSource', params: 'visitor' },
     { type: 'storeChoice', params: choice },
     {
       type: 'signalConsent',
       params: choice === 'accepted' ? 'granted' : 'denied',
     },
-    // [D68](../docs/decisions.md#D68): the proof of the choice, sent to the service.
+    // ADR-0068: the proof of the choice, sent to the service.
     { type: 'recordChoice', params: { choice, source } },
   ] as const;
 }
@@ -166,9 +166,9 @@ export const consentMachine = setup({
       context.storedChoice === 'accepted' && choiceIsCurrent(context),
     storedRejected: ({ context }) =>
       context.storedChoice === 'rejected' && choiceIsCurrent(context),
-    // [D73](../docs/decisions.md#D73): taken after the current stored choices, which win over it.
+    // ADR-0073: taken after the current stored choices, which win over it.
     honoursGpc: ({ context }) => context.gpcSignal,
-    // A choice made under an older policy: asked again ([D67](../docs/decisions.md#D67)).
+    // A choice made under an older policy: asked again (ADR-0067).
     storedOutdated: ({ context }) =>
       context.storedChoice !== 'unset' && !choiceIsCurrent(context),
     cameFromAdvertising: ({ context }) =>
@@ -184,7 +184,7 @@ export const consentMachine = setup({
       always: [
         { guard: 'storedAccepted', target: 'accepted' },
         { guard: 'storedRejected', target: 'rejected' },
-        // [D73](../docs/decisions.md#D73): the browser's signal rejects, outdated choice or campaign
+        // ADR-0073: the browser's signal rejects, outdated choice or campaign
         // alike; no choice of the visitor's, so nothing is stored.
         {
           guard: 'honoursGpc',
@@ -227,7 +227,7 @@ export function selectModalOpen(snapshot: ConsentSnapshot): boolean {
 
 /**
  * Whether the rejection that stands is the browser's Global Privacy Control
- * signal's, not the visitor's ([D73](../docs/decisions.md#D73)): the modal says it is honoured.
+ * signal's, not the visitor's (ADR-0073): the modal says it is honoured.
  */
 export function selectSignalHonoured(snapshot: ConsentSnapshot): boolean {
   return snapshot.context.choiceSource === 'gpc';

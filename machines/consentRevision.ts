@@ -1,5 +1,5 @@
 /**
- * The policy revision a stored consent choice was made under ([D67](../docs/decisions.md#D67)),
+ * The policy revision a stored consent choice was made under (ADR-0067),
  * read one way by the consent machine, the page's
  * cookie adapter (src/platform/cookies.ts) and the inline script's consent default
  * (src/inputCapture/inlineScript.ts), which runs before the first paint and so must not
@@ -33,7 +33,7 @@ export function storedRevisionOf(
 }
 
 /**
- * Whether a stored choice was made under the current policy ([D67](../docs/decisions.md#D67)): its
+ * Whether a stored choice was made under the current policy (ADR-0067): its
  * revision, {@link FIRST_REVISION} when none is stored, is the current one
  * or later. A choice under an older revision counts as none.
  *

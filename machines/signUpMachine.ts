@@ -9,7 +9,7 @@
  *
  * `checkForm` returns the rules' verdict, computed once: the field errors,
  * or the form to send (R5, R4.6); fetching the rules' code is its business
- * ([D58](../docs/decisions.md#D58), [D71](../docs/decisions.md#D71)). Effects are named actors and actions
+ * (ADR-0058, ADR-0071). Effects are named actors and actions
  * that the page provides (src/app.tsx) and tests replace.
  */
 import { assertEvent, assign, emit, fromPromise, setup } from 'xstate';
@@ -70,7 +70,7 @@ const verdict = ({ event }: { event: { output: FormVerdict } }) => event.output;
 const failure = ({ event }: { event: { error: unknown } }) =>
   failureOf(event.error);
 
-/** R7.4, [D37](../docs/decisions.md#D37): each way out of `submitting` into `failure` is reported. */
+/** R7.4, ADR-0037: each way out of `submitting` into `failure` is reported. */
 const reportSubmitFailure = { type: 'reportFailure', params: failure } as const;
 
 export const signUpMachine = setup({
@@ -118,7 +118,8 @@ export const signUpMachine = setup({
     resetCaptcha: emit({ type: 'captcha.reset' } as const),
     announceErrors: emit({ type: 'errors.shown' } as const),
     // The page's (src/app.tsx): it fetches the chunks a submit will need
-    // ([D58](../docs/decisions.md#D58), [D71](../docs/decisions.md#D71)), writes the login cookies, goes to `/`, reports ([D37](../docs/decisions.md#D37)).
+    // (ADR-0058, ADR-0071), writes the login cookies, goes to `/`, reports
+    // (ADR-0037).
     prefetchRules: () => {},
     setLoginCookies: (_, _session: Session) => {},
     navigateHome: () => {},
@@ -127,11 +128,12 @@ export const signUpMachine = setup({
   guards: {
     // R4.6: nothing is sent while any client-side error stands.
     formHasErrors: (_, verdict: FormVerdict) => verdict.accepted === null,
-    // R8.1, R8.2, [D43](../docs/decisions.md#D43): the failures told apart; any other is general (R8.3).
+    // R8.1, R8.2, ADR-0043: the failures told apart; any other is general
+    // (R8.3).
     isRateLimited: (_, { kind }: Failure) => kind === 'rateLimited',
     isNameRefused: (_, { kind }: Failure) => kind === 'invalidName',
     isEmailInUse: (_, { kind }: Failure) => kind === 'emailInUse',
-    // [D22](../docs/decisions.md#D22): only typing in the refused name ends that failure.
+    // ADR-0022: only typing in the refused name ends that failure.
     isNameEdit: ({ event }) => {
       assertEvent(event, 'field.change');
       return event.field === 'name';
@@ -149,9 +151,9 @@ export const signUpMachine = setup({
   initial: 'idle',
   states: {
     idle: { on: editing },
-    // [D58](../docs/decisions.md#D58), [D71](../docs/decisions.md#D71): a submit waits here for the rules' chunks; without them
-    // nothing is judged or sent (`failure.general`); without the host rule
-    // the site URL says it could not be checked ([D59](../docs/decisions.md#D59)): errors.
+    // ADR-0058, ADR-0071: a submit waits here for the rules' chunks; without
+    // them nothing is judged or sent (`failure.general`); without the host rule
+    // the site URL says it could not be checked (ADR-0059): errors.
     validating: {
       tags: ['locked', 'sending'],
       entry: 'startOver',
@@ -193,7 +195,7 @@ export const signUpMachine = setup({
             'navigateHome',
           ],
         },
-        // R8.1 to R8.3, [D43](../docs/decisions.md#D43): the failure's kind picks the substate.
+        // R8.1 to R8.3, ADR-0043: the failure's kind picks the substate.
         onError: [
           {
             guard: { type: 'isRateLimited', params: failure },
@@ -214,7 +216,7 @@ export const signUpMachine = setup({
         ],
       },
       // R4.2: the captcha is reset whatever the outcome; a token is good for
-      // one verification only ([D23](../docs/decisions.md#D23)).
+      // one verification only (ADR-0023).
       exit: ['resetCaptcha', 'forgetCaptchaToken'],
     },
     // The browser is leaving for `/`: the form stays locked meanwhile.
@@ -227,7 +229,8 @@ export const signUpMachine = setup({
       initial: 'general',
       states: {
         rateLimited: {}, // R8.1: the rate limit's own area
-        // R8.2: the name field says why; [D22](../docs/decisions.md#D22): typing in it ends the failure.
+        // R8.2: the name field says why; ADR-0022: typing in it ends the
+        // failure.
         invalidName: {
           entry: 'markNameRefused',
           on: {
@@ -241,7 +244,7 @@ export const signUpMachine = setup({
             ],
           },
         },
-        emailInUse: {}, // [D43](../docs/decisions.md#D43): the general area, with a message of its own
+        emailInUse: {}, // ADR-0043: the general area, with a message of its own
         general: {}, // R8.3: the general area
       },
     },

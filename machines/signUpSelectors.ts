@@ -29,7 +29,7 @@ export function selectProgress(snapshot: SignUpSnapshot): SignUpProgress {
 
 /**
  * The failures shown in a message area: the rate limit in its own (R8.1);
- * an e-mail address in use ([D43](../docs/decisions.md#D43)) and every general failure (R8.3) in the
+ * an e-mail address in use (ADR-0043) and every general failure (R8.3) in the
  * general area, each with its own message.
  */
 export type FormLevelFailure = Exclude<Failure['kind'], 'invalidName'>;

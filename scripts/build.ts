@@ -22,7 +22,7 @@
  * - index.html's precompressed `.gz` and `.br` copies are rewritten;
  * - a copy of it marked for Global Privacy Control ({@link GPC_PAGE_FILE},
  *   with its own `.gz` and `.br`) is written for requests that send
- *   `Sec-GPC: 1` ([D74](../docs/decisions.md#D74)).
+ *   `Sec-GPC: 1` (ADR-0074).
  *
  * Usage: `tsx scripts/build.ts [--dist-dir dist] [--cache-dir DIR]
  * [--no-source-maps]`
@@ -160,7 +160,7 @@ export function renderDefaultPage(env: ConfigEnvironment): string {
     navigate: () => {},
   });
   try {
-    // [D72](../docs/decisions.md#D72): the shell is static; the settings link and the modal are
+    // ADR-0072: the shell is static; the settings link and the modal are
     // rendered by the page's script into their empty slots.
     return renderToString(
       createElement(
@@ -193,7 +193,7 @@ export interface InlineScriptValues {
  * minified classic script, with `values` written in for its `BUILD`
  * constants (esbuild's `define`): it holds submits of the sign-up form and
  * saves the draft; after the first paint, pushes the consent defaults
- * ([D66](../docs/decisions.md#D66)), restores the draft and starts the app's script.
+ * (ADR-0066), restores the draft and starts the app's script.
  */
 export function inlineScript(values: InlineScriptValues): string {
   const { outputFiles } = buildSync({
@@ -220,7 +220,7 @@ export function inlineScript(values: InlineScriptValues): string {
 }
 
 /**
- * The page as served to a request that sends `Sec-GPC: 1` ([D74](../docs/decisions.md#D74)): its
+ * The page as served to a request that sends `Sec-GPC: 1` (ADR-0074): its
  * `<html>` element carries {@link GPC_ATTRIBUTE}, which the app reads as
  * the browser's Global Privacy Control signal (src/consent/consentSignals.ts).
  *
@@ -325,7 +325,7 @@ export function prerender(
   removeAsset(distDir, stylesheet);
   writeFileSync(join(distDir, INLINE_HASHES_FILE), JSON.stringify(hashes));
   writePage(path, output);
-  // [D74](../docs/decisions.md#D74): the copy for requests with `Sec-GPC: 1`. Only the `<html>` tag
+  // ADR-0074: the copy for requests with `Sec-GPC: 1`. Only the `<html>` tag
   // differs: the inline blocks, and so the CSP's hashes, are the same.
   writePage(join(distDir, GPC_PAGE_FILE), markedForGpc(output));
   return hashes;

@@ -14,7 +14,7 @@ const API_PORT = 1235;
 const api = await buildServer(
   serverOptionsFrom(
     // A developer's test sign-ups name real sites: the dev server checks
-    // none unless MONITOR=on is set ([D108](../docs/decisions.md#D108)).
+    // none unless MONITOR=on is set (ADR-0108).
     { MONITOR: 'off', ...process.env },
     join(import.meta.dirname, '../dist'),
   ),

@@ -26,7 +26,7 @@
  * the full mail outage) is a command of its own, which CI runs after this
  * one.
  *
- * Why the test steps run one at a time ([D86](../docs/decisions.md#D86)):
+ * Why the test steps run one at a time (ADR-0086):
  * issue 36 ran the browser step beside the node steps. On two cores that
  * was no faster (665 to 730 s side by side), since the browsers and the
  * node steps' workers took the cores from each other, and loaded that way,

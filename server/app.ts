@@ -87,13 +87,13 @@ export interface ServerOptions {
 
 /**
  * The longest one request may take, from its first byte to its body's last
- * ([D111](../docs/decisions.md#D111)): a sign-up's form is a few hundred bytes, so 30 s is generous on
+ * (ADR-0111): a sign-up's form is a few hundred bytes, so 30 s is generous on
  * any link, and a body that drips a byte at a time cannot hold a socket
  * for longer. Fastify's default, 0, turns Node's own limit off.
  */
 export const REQUEST_TIMEOUT_MS = 30_000;
 /**
- * The longest a connection may stay silent ([D111](../docs/decisions.md#D111)): longer than Fastify's
+ * The longest a connection may stay silent (ADR-0111): longer than Fastify's
  * keep-alive of 72 s, so that an idle keep-alive connection is closed by
  * that rule, and a connection that never speaks by this one.
  */

@@ -98,7 +98,7 @@ export function publicUrlFrom(env: ServerEnvironment): string {
 }
 
 /**
- * How captcha tokens are verified ([D90](../docs/decisions.md#D90)), from `RECAPTCHA_SITE_KEY`,
+ * How captcha tokens are verified (ADR-0090), from `RECAPTCHA_SITE_KEY`,
  * `RECAPTCHA_SECRET`, `RECAPTCHA_VERIFY_URL` and `PUBLIC_URL`.
  *
  * @returns undefined with Google's test key and no secret (nothing is
@@ -197,7 +197,7 @@ export function dkimFrom(env: ServerEnvironment): DkimSettings | undefined {
 }
 
 /**
- * How the service sends mail ([D95](../docs/decisions.md#D95), [D100](../docs/decisions.md#D100), [D101](../docs/decisions.md#D101)), from `SMTP_URL`,
+ * How the service sends mail (ADR-0095, ADR-0100, ADR-0101), from `SMTP_URL`,
  * `MAIL_FROM`, `PUBLIC_URL` and the DKIM variables.
  *
  * @param dataDir the embedded database's directory setting (`DATA_DIR`),
@@ -246,7 +246,7 @@ export function mailOptionsFrom(env: ServerEnvironment): MailOptions {
 }
 
 /**
- * Where mail goes, as the service says at start ([D100](../docs/decisions.md#D100)): the SMTP server
+ * Where mail goes, as the service says at start (ADR-0100): the SMTP server
  * without its credentials, or the directory mail is written to and the
  * command that reads it.
  */
@@ -263,7 +263,7 @@ export const MIN_NODE_MAJOR = 24;
  * The runtime line of every start, so that an operator can tell which
  * Node.js runs the service, and a warning when it is older than
  * {@link MIN_NODE_MAJOR}: such a runtime is past its end of life, or was
- * never tested ([D118](../docs/decisions.md#D118)).
+ * never tested (ADR-0118).
  *
  * @param version `process.version`, e.g. `v26.10.0`
  * @returns `{ notice, warning }`: the notice always ("Runtime: Node.js
@@ -283,7 +283,7 @@ export function runtimeNotice(version: string): {
 }
 
 /**
- * `CONSENT_RETENTION_DAYS`: how long a consent record is kept ([D89](../docs/decisions.md#D89)).
+ * `CONSENT_RETENTION_DAYS`: how long a consent record is kept (ADR-0089).
  *
  * @returns days; default {@link DEFAULT_CONSENT_RETENTION_DAYS}
  * @throws Error naming the variable when it is not a whole number of days,
@@ -309,7 +309,7 @@ export function consentRetentionDaysFrom(env: ServerEnvironment): number {
  * runs, but unsafely: Google's test key (no token is verified),
  * `TRUST_PROXY=true` (any client chooses its own rate-limit key), a
  * public `PUBLIC_URL` without `SMTP_URL` (no mail reaches anyone), and a
- * public `PUBLIC_URL` over plain http (no cookie can be Secure, [D109](../docs/decisions.md#D109)).
+ * public `PUBLIC_URL` over plain http (no cookie can be Secure, ADR-0109).
  *
  * @param options what {@link serverOptionsFrom} read from the environment
  * @returns one message per problem, each naming its variable; none for a
@@ -380,7 +380,7 @@ export function serverOptionsFrom(
     ...(captcha && { captcha }),
     consentRetentionDays: consentRetentionDaysFrom(env),
     publicUrl: publicUrlFrom(env),
-    // A planted login cookie is cleared with this Domain= too ([D110](../docs/decisions.md#D110)).
+    // A planted login cookie is cleared with this Domain= too (ADR-0110).
     cookieDomain: config.cookieDomain,
     // The monitor (server/monitor/): on unless MONITOR=off.
     monitor: monitorOptionsFrom(env),

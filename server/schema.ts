@@ -1,7 +1,7 @@
 /**
  * The service's schema: every feature's tables, as Kysely sees them, and
  * every feature's migrations, in one sequence. Each feature owns its
- * tables and their migrations (D128); this file, beside the composition
+ * tables and their migrations (ADR-0128); this file, beside the composition
  * root (./app.ts), only merges them. The database layer (./db/) names no
  * feature's table: it is typed by this schema where the service opens it.
  */

@@ -4,7 +4,7 @@
  * modal. Its markup never changes, so the page's script does not carry it:
  * the build renders it once into index.html (scripts/build.ts), and the
  * script fills its three slots, each a React root of its own (src/main.tsx,
- * [D72](../docs/decisions.md#D72)): the form, hydrated; the settings link and the
+ * ADR-0072): the form, hydrated; the settings link and the
  * modal, rendered. The development server, which serves index.html as it
  * is, and the jsdom tests render it whole.
  */

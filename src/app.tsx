@@ -1,5 +1,5 @@
 /**
- * Starts the page ([D116](../docs/decisions.md#D116)): reads the address,
+ * Starts the page (ADR-0116): reads the address,
  * makes the cookie jar and the error reporter, then wires each machine:
  * the consent's (src/consent/consentWiring.ts) and the sign-up's
  * (src/signUp/signUpWiring.tsx). The entry point (`src/main.tsx`) calls
@@ -10,7 +10,7 @@ import type { ReactElement } from 'react';
 import type { AppConfig } from '../common/config';
 // The order of these imports is the first load's module order, and Brotli
 // reads the bundle as one text: this order measured 7,049 B above the
-// stack floor in a clean build, others up to 7,206 B against D58's 7,168
+// stack floor in a clean build, others up to 7,206 B against ADR-0058's 7,168
 // (tests/browser/budgets.test.ts). Measure before reordering.
 import {
   createErrorReporter,
@@ -48,7 +48,7 @@ export interface SignUpApp {
   /** The consent modal, after the page. */
   modal: ReactElement;
   consent: ConsentActor;
-  /** Where unexpected failures and exceptions go (R7.4; [D37](../docs/decisions.md#D37)). */
+  /** Where unexpected failures and exceptions go (R7.4; ADR-0037). */
   reporter: ErrorReporter;
 }
 
@@ -71,7 +71,7 @@ export function startConsentStep(env: AppEnvironment): ConsentStep {
   const { config } = env;
   const reporter = createErrorReporter(config.sentryDsn, env.origin);
   const address = readAddressParameters(env.search);
-  // R2.6 (docs/requirements.md), [D8](../docs/decisions.md#D8): once read, the
+  // R2.6 (docs/requirements.md), ADR-0008: once read, the
   // parameters leave the address bar.
   env.replaceAddress('/signup');
   const cookieScope = {

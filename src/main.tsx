@@ -63,7 +63,7 @@ const consentStep = startConsentStep(env);
 await nextTask();
 const { form, settings, modal, reporter } = startSignUpStep(env, consentStep);
 
-// R7.4 (docs/requirements.md), [D37](../docs/decisions.md#D37) (docs/decisions.md): exceptions nobody
+// R7.4 (docs/requirements.md), ADR-0037: exceptions nobody
 // handled are reported (when configured).
 window.addEventListener('error', (event) =>
   reporter.reportException(event.error),
@@ -85,7 +85,7 @@ const slot = (id: string) => {
 };
 
 if (process.env.NODE_ENV === 'production') {
-  // [D72](../docs/decisions.md#D72): the prerendered shell (scripts/build.ts) holds the form, which is
+  // ADR-0072: the prerendered shell (scripts/build.ts) holds the form, which is
   // hydrated, and two empty slots, which are rendered. Hydration scheduled
   // as a transition renders in slices of a few milliseconds and yields to
   // the browser between them, so adopting the prerendered form is no long

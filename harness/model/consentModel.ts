@@ -1,9 +1,9 @@
 /**
  * The consent machine's test model: every start (stored choice ×
  * `utm_source`, under the current revision; a choice stored under an older
- * revision, which counts as none ([D67](../../docs/decisions.md#D67)), one stored without a revision,
+ * revision, which counts as none (ADR-0067), one stored without a revision,
  * made under revision 1, among them; the browser's Global Privacy Control
- * signal with no choice, an outdated one or a current one: [D73](../../docs/decisions.md#D73)) and every
+ * signal with no choice, an outdated one or a current one: ADR-0073) and every
  * visitor action. The revision is the test page's `CONSENT_REVISION`, 2
  * (harness/page/paths.ts): that a choice without a revision stands
  * under revision 1 is tested by the machine's unit tests and, on a page
@@ -51,7 +51,7 @@ export const consentInputs: ConsentInput[] = [
   // (under revision 1, older than the model's).
   start('accepted', OLDER_REVISION, undefined),
   start('rejected', undefined, undefined),
-  // [D73](../../docs/decisions.md#D73): the browser's signal rejects where no current choice stands, even
+  // ADR-0073: the browser's signal rejects where no current choice stands, even
   // from a campaign, and yields to one that does.
   start('unset', undefined, 'google', true),
   start('unset', undefined, undefined, true),

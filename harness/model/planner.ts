@@ -50,8 +50,8 @@ export interface ModelSpec<TInput> {
   caseName: (event: EventObject) => string;
   /**
    * The world around the machine that some cases drive instead of the
-   * machine itself (the page's chunks arriving or not: [D58](../../docs/decisions.md#D58), [D71](../../docs/decisions.md#D71)). Absent:
-   * every case is an event the machine is sent.
+   * machine itself (the page's chunks arriving or not: ADR-0058, ADR-0071).
+   * Absent: every case is an event the machine is sent.
    */
   world?: ModelWorld<unknown>;
   /**

@@ -1,6 +1,6 @@
 /**
  * The model-based tests' oracle, written by hand from docs/requirements.md
- * and docs/decisions.md, and never from the machines it judges: for each
+ * and docs/adr/, and never from the machines it judges: for each
  * state, what the page shows beside the form (the submit button's name,
  * whether the controls are locked, the tag, the settings link) and which
  * cookies are written (the tables below), and for each event of the test
@@ -20,8 +20,9 @@ import type { SignUpModelEvent } from './signUpModel';
 
 /**
  * The sign-up states a visitor can tell apart (R4.1 to R4.6, R8.1 to R8.3,
- * [D43](../../docs/decisions.md#D43), [D58](../../docs/decisions.md#D58), [D71](../../docs/decisions.md#D71)), named as the product's card draws them: a submit waits
- * for its chunks in `validating`, and each kind of failure is one state.
+ * ADR-0043, ADR-0058, ADR-0071), named as the product's card draws them: a
+ * submit waits for its chunks in `validating`, and each kind of failure is one
+ * state.
  */
 export type SignUpState =
   'idle' | 'validating' | 'submitting' | 'success' | FailureState;
@@ -34,9 +35,9 @@ export type FailureState = `failure.${Failure['kind']}`;
  * errors (harness/model/views.ts turns a row into the whole page).
  */
 export interface SignUpStateRow {
-  /** R4.1, [D20](../../docs/decisions.md#D20), [D58](../../docs/decisions.md#D58), [D71](../../docs/decisions.md#D71): the inputs, the terms box and the button locked. */
+  /** R4.1, ADR-0020, ADR-0058, ADR-0071: the inputs, the terms box and the button locked. */
   locked: boolean;
-  /** The submit button's name, which says where the sign-up is ([D20](../../docs/decisions.md#D20)). */
+  /** The submit button's name, which says where the sign-up is (ADR-0020). */
   button: string;
   /** R4.3: the login cookies are written on entering it. */
   writesLoginCookies: boolean;
@@ -98,7 +99,7 @@ export function failureKind(state: SignUpState): Failure['kind'] | null {
 export type FormField = 'name' | 'email' | 'url' | 'tos' | 'captcha';
 
 /**
- * Why a field is marked (R5.1 to R5.9, R8.2, [D59](../../docs/decisions.md#D59)): the page words each
+ * Why a field is marked (R5.1 to R5.9, R8.2, ADR-0059): the page words each
  * (harness/model/views.ts).
  */
 export type ErrorReason =
@@ -119,7 +120,7 @@ export interface SignUpExpectation {
   /** The fields marked with an error, and why. */
   errors: Partial<Record<FormField, ErrorReason>>;
   values: FormValues;
-  /** Whether the captcha holds an unspent token (R4.2, [D23](../../docs/decisions.md#D23)). */
+  /** Whether the captcha holds an unspent token (R4.2, ADR-0023). */
   captcha: boolean;
 }
 
@@ -142,8 +143,8 @@ export type SignUpStep =
   | { type: 'reply.failure'; kind: Failure['kind'] };
 
 /**
- * The reference sign-up: R4.1 to R4.6, R5, R8.1 to R8.3 and [D22](../../docs/decisions.md#D22), [D23](../../docs/decisions.md#D23), [D43](../../docs/decisions.md#D43),
- * [D58](../../docs/decisions.md#D58), [D59](../../docs/decisions.md#D59), [D71](../../docs/decisions.md#D71), as steps over the visitor's form.
+ * The reference sign-up: R4.1 to R4.6, R5, R8.1 to R8.3 and ADR-0022, ADR-0023,
+ * ADR-0043, ADR-0058, ADR-0059, ADR-0071, as steps over the visitor's form.
  */
 export class SignUpReference {
   private state: SignUpState = 'idle';
@@ -152,7 +153,7 @@ export class SignUpReference {
     name: '',
     email: '',
     url: '',
-    newsletter: false, // R5.10, [D18](../../docs/decisions.md#D18): unticked at first
+    newsletter: false, // R5.10, ADR-0018: unticked at first
     tos: false,
   };
   private captcha = false;
@@ -182,7 +183,7 @@ export class SignUpReference {
         if (!editable) break;
         this.values[event.field] = event.value;
         this.errors.delete(event.field); // R4.5
-        // [D22](../../docs/decisions.md#D22): typing in a refused name ends the failure.
+        // ADR-0022: typing in a refused name ends the failure.
         if (event.field === 'name' && was === 'failure.invalidName') {
           this.state = 'idle';
         }
@@ -202,9 +203,9 @@ export class SignUpReference {
         break;
       case 'submit':
         if (!editable) break;
-        // R4.4, [D22](../../docs/decisions.md#D22): the next submit clears the failure.
+        // R4.4, ADR-0022: the next submit clears the failure.
         if (!this.rulesLoaded) {
-          // [D71](../../docs/decisions.md#D71): nothing is judged until the rules arrive.
+          // ADR-0071: nothing is judged until the rules arrive.
           this.errors.clear();
           this.state = 'validating';
           break;
@@ -217,7 +218,7 @@ export class SignUpReference {
         return this.judge();
       case 'rules.offline':
         if (was !== 'validating' || this.rulesLoaded) break;
-        // [D71](../../docs/decisions.md#D71): nothing can be judged; the general area says so.
+        // ADR-0071: nothing can be judged; the general area says so.
         this.enterFailure('general');
         break;
       case 'hostRule.loaded':
@@ -227,7 +228,8 @@ export class SignUpReference {
         return this.judge();
       case 'hostRule.offline':
         if (was !== 'validating' || !this.rulesLoaded) break;
-        // [D59](../../docs/decisions.md#D59): every rule's errors, the site URL's saying it was not checked.
+        // ADR-0059: every rule's errors, the site URL's saying it was not
+        // checked.
         this.errors = this.invalidFields();
         this.errors.set('url', 'unchecked');
         this.state = 'idle';
@@ -243,7 +245,8 @@ export class SignUpReference {
         if (event.kind === 'invalidName') this.errors.set('name', 'refused');
         break;
     }
-    // R4.2, [D23](../../docs/decisions.md#D23): the captcha is reset after every request, whatever its end.
+    // R4.2, ADR-0023: the captcha is reset after every request, whatever its
+    // end.
     if (was === 'submitting' && this.state !== 'submitting') {
       this.captcha = false;
     }
@@ -256,9 +259,9 @@ export class SignUpReference {
     this.errors.clear();
   }
 
-  /** R4.6, R5, [D58](../../docs/decisions.md#D58): judge the form, or wait for the host rule first. */
+  /** R4.6, R5, ADR-0058: judge the form, or wait for the host rule first. */
   private judge(): { sent: boolean } {
-    // [D58](../../docs/decisions.md#D58): an internationalised host needs the UTS #46 rule before any
+    // ADR-0058: an internationalised host needs the UTS #46 rule before any
     // verdict.
     if (isInternationalised(this.values.url) && !this.hostRuleLoaded) {
       this.errors.clear();
@@ -308,7 +311,7 @@ const VALID_URLS = new Set(['example.com', 'bücher.de']);
 /** The test model's site URLs that name the visitor's own computer (R5.7). */
 const LOCAL_URLS = new Set(['localhost:3000']);
 
-/** [D58](../../docs/decisions.md#D58): a host with a character outside ASCII, or an `xn--` label. */
+/** ADR-0058: a host with a character outside ASCII, or an `xn--` label. */
 const isInternationalised = (url: string) =>
   [...url].some((c) => c > '\x7f') || /(^|[./])xn--/i.test(url);
 
@@ -375,14 +378,14 @@ export const CONSENT_STATES: Record<ConsentState, ConsentStateRow> = {
 export interface ConsentExpectation {
   state: ConsentState;
   modalOpen: boolean;
-  /** [D73](../../docs/decisions.md#D73): the rejection that stands is the browser's signal's. */
+  /** ADR-0073: the rejection that stands is the browser's signal's. */
   bySignal: boolean;
 }
 
 /**
- * The reference consent: R4.7 to R4.11 with [D31](../../docs/decisions.md#D31), [D32](../../docs/decisions.md#D32), [D67](../../docs/decisions.md#D67) and [D73](../../docs/decisions.md#D73), for the
- * test model's starts and events (`consent.accept`, `consent.reject`,
- * `settings.open`, `modal.close`).
+ * The reference consent: R4.7 to R4.11 with ADR-0031, ADR-0032, ADR-0067 and
+ * ADR-0073, for the test model's starts and events (`consent.accept`,
+ * `consent.reject`, `settings.open`, `modal.close`).
  */
 export class ConsentReference {
   private state: ConsentState;
@@ -390,7 +393,7 @@ export class ConsentReference {
   private bySignal = false;
 
   constructor(input: ConsentInput) {
-    // [D67](../../docs/decisions.md#D67): a choice stored under an older revision is no choice. One
+    // ADR-0067: a choice stored under an older revision is no choice. One
     // stored without a revision was made before revisions were stored, so
     // under the policy as first published: revision 1.
     const current =
@@ -401,14 +404,14 @@ export class ConsentReference {
       this.state = input.storedChoice;
       this.modalOpen = false;
     } else if (input.gpcSignal) {
-      // [D73](../../docs/decisions.md#D73): the browser's signal rejects where no current choice stands.
+      // ADR-0073: the browser's signal rejects where no current choice stands.
       this.state = 'rejected';
       this.bySignal = true;
       this.modalOpen = false;
     } else {
       this.state = 'unset';
-      // R4.11, [D32](../../docs/decisions.md#D32): an ad's visitor is asked; [D67](../../docs/decisions.md#D67): an outdated choice is
-      // asked again.
+      // R4.11, ADR-0032: an ad's visitor is asked; ADR-0067: an outdated choice
+      // is asked again.
       const source = input.utmSource?.toLowerCase();
       this.modalOpen =
         outdated || source === 'google' || source === 'microsoft';
@@ -424,7 +427,7 @@ export class ConsentReference {
   }
 
   /**
-   * @returns the choice the step made, and where ([D68](../../docs/decisions.md#D68)): the modal a visit
+   * @returns the choice the step made, and where (ADR-0068): the modal a visit
    *   opened, or the settings link's
    */
   step(
@@ -445,7 +448,7 @@ export class ConsentReference {
         if (CONSENT_STATES[this.state].settingsLink) this.modalOpen = true;
         return null;
       case 'modal.close':
-        // [D32](../../docs/decisions.md#D32): closing keeps the choice, or leaves none.
+        // ADR-0032: closing keeps the choice, or leaves none.
         this.modalOpen = false;
         return null;
     }

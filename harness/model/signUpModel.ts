@@ -29,9 +29,9 @@ export type SubmitOutcome =
   | { type: 'xstate.error.actor.submitSignUp'; error: SignUpRejection };
 
 /**
- * What becomes of a fetch of a chunk the `checkForm` actor waits for ([D58](../../docs/decisions.md#D58),
- * [D59](../../docs/decisions.md#D59), [D71](../../docs/decisions.md#D71)): the submit chunk with the form's rules, or the UTS #46 host
- * rule's, arrives or cannot be fetched (offline). The machine hears only
+ * What becomes of a fetch of a chunk the `checkForm` actor waits for (ADR-0058,
+ * ADR-0059, ADR-0071): the submit chunk with the form's rules, or the UTS #46
+ * host rule's, arrives or cannot be fetched (offline). The machine hears only
  * the verdict these make (./planner.ts `ModelWorld`).
  */
 export type ChunkOutcome =
@@ -51,7 +51,7 @@ export const MODEL_SESSION: Session = {
 };
 
 /**
- * The failures a server reply can produce (R8.1 to R8.3, [D43](../../docs/decisions.md#D43),
+ * The failures a server reply can produce (R8.1 to R8.3, ADR-0043,
  * docs/contract.md).
  */
 export const MODEL_FAILURES: Failure[] = [
@@ -125,13 +125,13 @@ type CheckOutcome =
   | { type: 'xstate.done.actor.checkForm'; output: FormVerdict }
   | { type: 'xstate.error.actor.checkForm'; error: Error };
 
-/** [D71](../../docs/decisions.md#D71): without the form's rules, `checkForm` fails. */
+/** ADR-0071: without the form's rules, `checkForm` fails. */
 const NO_RULES: CheckOutcome = {
   type: 'xstate.error.actor.checkForm',
   error: new Error('the chunk could not be fetched'),
 };
 
-/** Which chunks have arrived ([D58](../../docs/decisions.md#D58), [D71](../../docs/decisions.md#D71)); one that failed is fetched again. */
+/** Which chunks have arrived (ADR-0058, ADR-0071); one that failed is fetched again. */
 export interface Chunks {
   rules: boolean;
   hostRule: boolean;
@@ -182,7 +182,7 @@ export const chunkWorld: ModelWorld<Chunks> = {
         send(NO_RULES);
         return chunks;
       case 'hostRule.offline':
-        // [D59](../../docs/decisions.md#D59): judged without it; the site URL says it was not checked.
+        // ADR-0059: judged without it; the site URL says it was not checked.
         send(verdictOn(from, false));
         return chunks;
       case 'rules.loaded':

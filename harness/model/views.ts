@@ -114,7 +114,7 @@ export function readSignUpView(): SignUpView {
   };
 }
 
-/** Each field's message for each reason (R5, R8.2, [D19](../../docs/decisions.md#D19), [D59](../../docs/decisions.md#D59)). */
+/** Each field's message for each reason (R5, R8.2, ADR-0019, ADR-0059). */
 const FIELD_MESSAGES: Record<
   FormField,
   Partial<Record<ErrorReason, string>>
@@ -160,13 +160,13 @@ export function expectedSignUpView(expected: SignUpExpectation): SignUpView {
     string
   >;
   const kind = failureKind(expected.state);
-  // R4.1, [D20](../../docs/decisions.md#D20): every control locked while the state says so.
+  // R4.1, ADR-0020: every control locked while the state says so.
   const { locked, button } = SIGN_UP_STATES[expected.state];
   return {
     values: { ...expected.values },
     errors: fieldErrors,
     captchaNotice: captcha ?? null,
-    // R8.3; [D43](../../docs/decisions.md#D43): an e-mail address in use shows in the general area too.
+    // R8.3; ADR-0043: an e-mail address in use shows in the general area too.
     general: kind === 'general' || kind === 'emailInUse',
     rateLimit: kind === 'rateLimited',
     disabled: Array<boolean>(6).fill(locked),
@@ -182,7 +182,7 @@ export function expectedSignUpView(expected: SignUpExpectation): SignUpView {
   };
 }
 
-/** The texts of the message areas (R8.1, R8.3, [D43](../../docs/decisions.md#D43)). */
+/** The texts of the message areas (R8.1, R8.3, ADR-0043). */
 const FAILURE_TEXT = {
   general:
     'Your account was not created: something went wrong on our side or on the way. Check your details and try again in a moment.',
@@ -201,7 +201,7 @@ export interface ConsentView {
   /** The `Vigil_COOKIE_CONSENT` cookie's value, or null. */
   cookie: string | null;
   /**
-   * The ad networks' consent now ([D66](../../docs/decisions.md#D66)): the last Consent Mode command on
+   * The ad networks' consent now (ADR-0066): the last Consent Mode command on
    * `dataLayer` (its four types, one value, or `mixed`) and the last UET
    * `ad_storage` on `uetq`, as `google/uet`; `none` for a queue without one.
    */
@@ -250,13 +250,13 @@ export function readConsentView(): ConsentView {
   };
 }
 
-/** What the modal says of a rejection the browser's signal made ([D73](../../docs/decisions.md#D73)). */
+/** What the modal says of a rejection the browser's signal made (ADR-0073). */
 const SIGNAL_HONOURED_TEXT =
   'Your browser sends a privacy signal (Global Privacy Control) asking sites not to share your data. We honour it: marketing cookies are rejected.';
 
 /**
- * The view the consent reference's state calls for (R4.7 to R4.11, [D66](../../docs/decisions.md#D66),
- * [D73](../../docs/decisions.md#D73)).
+ * The view the consent reference's state calls for (R4.7 to R4.11, ADR-0066,
+ * ADR-0073).
  *
  * @param storedCookie the consent cookie the visit started with
  */
@@ -276,7 +276,7 @@ export function expectedConsentView(
         : null,
     settingsLink: row.settingsLink,
     tag: row.tag,
-    // [D73](../../docs/decisions.md#D73): the browser's signal rejects without writing a cookie; no
+    // ADR-0073: the browser's signal rejects without writing a cookie; no
     // choice keeps the one the visit started with.
     cookie: bySignal ? storedCookie : (row.cookie ?? storedCookie),
     // Issue 23: denied by default, granted by a stored or a new accept,

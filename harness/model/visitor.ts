@@ -5,8 +5,8 @@
  * by the state atlas (scripts/atlas/drivers.ts, over Playwright). The
  * sign-up request is held until the path says how it ends: `pass` lets a
  * success go on, a failure gets its reply in the API's place; so is each
- * of the page's chunks ([D58](../../docs/decisions.md#D58), [D71](../../docs/decisions.md#D71)): it arrives, or the connection fails
- * ([D59](../../docs/decisions.md#D59)). Whoever holds the requests (the tests' proxy, Playwright's
+ * of the page's chunks (ADR-0058, ADR-0071): it arrives, or the connection
+ * fails (ADR-0059). Whoever holds the requests (the tests' proxy, Playwright's
  * routes) settles them.
  */
 import type { EventObject } from 'xstate';

@@ -1,6 +1,6 @@
 /**
- * A browser that sends Global Privacy Control ([D73](../../docs/decisions.md#D73), [D74](../../docs/decisions.md#D74)), for the browser
- * tests and the atlas: none of the engines here sends it by default.
+ * A browser that sends Global Privacy Control (ADR-0073, ADR-0074), for the
+ * browser tests and the atlas: none of the engines here sends it by default.
  */
 
 /**

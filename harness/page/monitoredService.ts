@@ -14,7 +14,7 @@
  *   an interval;
  * - the service's mail goes to an SMTP server of its own on loopback
  *   (harness/mail/smtpSink.ts): a site is checked every interval only once
- *   its owner has confirmed the address ([D120](../../docs/decisions.md#D120)), which the caller does in
+ *   its owner has confirmed the address (ADR-0120), which the caller does in
  *   a browser with the magic link, as the owner would.
  */
 import type { ParsedMail } from 'mailparser';
@@ -51,7 +51,7 @@ export interface MonitoredService {
   checksAfter(ms: number): Promise<number>;
   /**
    * The confirmation link mailed to an address, for a browser to open and
-   * press, as the owner would ([D98](../../docs/decisions.md#D98)).
+   * press, as the owner would (ADR-0098).
    *
    * @param email the address signed up with
    * @returns the link (`/link?token=…` on the service's origin)

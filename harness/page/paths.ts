@@ -15,11 +15,11 @@ export const TEST_PRODUCT_HOST = 'signup.vigil.test';
 /**
  * The test pages' `CONSENT_REVISION`: raised once, as a deployment that has
  * changed its policy, so that a choice stored under revision 1 is one made
- * under an older policy and is asked again ([D67](../../docs/decisions.md#D67)).
+ * under an older policy and is asked again (ADR-0067).
  */
 export const TEST_CONSENT_REVISION = 2;
 
-/** The configuration of the tests' main page ([D5](../../docs/decisions.md#D5)). */
+/** The configuration of the tests' main page (ADR-0005). */
 const TAGGED_ENV = {
   TRACKING_TAG_URL: TEST_TAG_URL,
   COOKIE_DOMAIN: TEST_COOKIE_DOMAIN,
@@ -30,11 +30,11 @@ const TAGGED_ENV = {
 /**
  * The page builds the browser tests drive: the configuration of
  * docs/contract.md with a tag, a cookie domain and an error-report DSN, and
- * the same without a tag or a DSN ([D5](../../docs/decisions.md#D5)); both built by
+ * the same without a tag or a DSN (ADR-0005); both built by
  * the browser project's global setup. `firstRevision` (`onDemand`) is the
  * tagged page as a deployment that never raised its policy's revision
  * serves it (`CONSENT_REVISION=1`, the default), built only by the file
- * that asks for it (`buildTestPage`): one test file needs it ([D67](../../docs/decisions.md#D67)).
+ * that asks for it (`buildTestPage`): one test file needs it (ADR-0067).
  */
 export const TEST_BUILDS = {
   tagged: {

@@ -27,12 +27,12 @@ export interface OpenOptions {
   /** A `Vigil_COOKIE_CONSENT` value stored before the visit. */
   storedConsent?: string;
   /**
-   * The `Vigil_CONSENT_REVISION` stored with it ([D67](../../docs/decisions.md#D67)): default the test
+   * The `Vigil_CONSENT_REVISION` stored with it (ADR-0067): default the test
    * page's `CONSENT_REVISION`; null for none (a choice stored before
    * revisions).
    */
   storedRevision?: string | null;
-  /** The browser sends Global Privacy Control, and how ([D73](../../docs/decisions.md#D73), [D74](../../docs/decisions.md#D74)). */
+  /** The browser sends Global Privacy Control, and how (ADR-0073, ADR-0074). */
   gpc?: GpcMode;
 }
 

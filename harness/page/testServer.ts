@@ -85,7 +85,7 @@ function selfSignedCertificate() {
  *   {@link TestServer.origin}, so that a browser can open the links in its mails.
  *   Default: no mail is sent (the outbox fills, and nothing sends it).
  *   Either way `PUBLIC_URL` is the server's own origin (the one host it
- *   answers, [D109](../../docs/decisions.md#D109)), so the port is picked before the server is built
+ *   answers, ADR-0109), so the port is picked before the server is built
  *   rather than left to `listen`.
  * @param options.monitor how the service checks sites; default: it checks
  *   none (the test's resolver and tripwire come with it when it does)
@@ -109,7 +109,7 @@ export async function startTestServer(
         ? `http://${TEST_PRODUCT_HOST}:${port}`
         : `http://localhost:${port}`;
   // PUBLIC_URL names the port (the only host the service answers, and
-  // whether its cookies are Secure: [D109](../../docs/decisions.md#D109)), so the port comes first.
+  // whether its cookies are Secure: ADR-0109), so the port comes first.
   const port = await freePort();
   const app = await buildServer({
     ...serverOptionsFrom(build.env, build.distDir),

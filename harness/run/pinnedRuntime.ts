@@ -1,5 +1,5 @@
 /**
- * The Node.js the project pins ([D118](../../docs/decisions.md#D118)): the
+ * The Node.js the project pins (ADR-0118): the
  * `node` package in package.json's devDependencies, which `npm install`
  * brings into node_modules/.bin, where every `npm` script finds it first.
  * `.node-version` names the same version for those who manage Node.js

@@ -141,7 +141,7 @@ export async function playMonitorStates(
     await submitButton(page).click();
     await page.waitForURL(`${origin}/`);
     // The owner confirms the address with the magic link: only then is
-    // the site checked after its first check (D120).
+    // the site checked after its first check (ADR-0120).
     await page.goto((await service.confirmationLink(entry.email)).href);
     await page.getByTestId('link-continue').click();
     await page.waitForURL(`${origin}/`);

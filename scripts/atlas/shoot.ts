@@ -9,7 +9,7 @@
  *
  * The schemes are switched on the page that shows the state (Playwright's
  * `emulateMedia`), so they cost a picture each and no replay of the path
- * ([D53](../../docs/decisions.md#D53)).
+ * (ADR-0053).
  *
  * {@link auditEveryState} plays the same runs without pictures, to run a
  * check (axe-core, in the tests) on every state in the dark scheme.
@@ -57,7 +57,7 @@ export const DEFAULT_WIDTHS: readonly Width[] = ['phone', 'desktop'];
 
 /**
  * The shots also pictured in forced colours: the form, the form with its
- * errors, and the consent dialog ([D53](../../docs/decisions.md#D53)), and `/` in each state of the site
+ * errors, and the consent dialog (ADR-0053), and `/` in each state of the site
  * monitor (issue 45: its chart must read in forced colours).
  */
 export const FORCED_COLOURS_SHOTS: readonly string[] = [

@@ -27,7 +27,7 @@
  * JavaScript's composition: the initial JS against the stack floor (what
  * the libraries the page is built on cost in this build,
  * scripts/bench/bundleBytes.ts) and its budget
- * ([D58](../../docs/decisions.md#D58)), and each chunk loaded later with
+ * (ADR-0058), and each chunk loaded later with
  * its trigger.
  *
  * Google's reCAPTCHA requests are blocked (Lighthouse's
@@ -444,7 +444,7 @@ function byteRows(sizes: Record<'ours' | 'baseline', Sizes>): string[][] {
   return rows;
 }
 
-/** The floor + 7.25 KiB of [D58](../../docs/decisions.md#D58), Brotli. */
+/** The floor + 7.25 KiB of ADR-0058, Brotli. */
 const ABOVE_FLOOR_BUDGET = 7.25 * 1024;
 
 /**

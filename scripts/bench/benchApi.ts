@@ -465,7 +465,7 @@ function targetRow({ engine, cells, rss, rounds }: EngineRun): string {
   const at32 = cells.find((cell) => cell.clients === 32);
   const ceiling = at32?.ceiling.rate ?? NaN;
   const share = (at32?.api.rate ?? NaN) / ceiling;
-  // [D50](../../docs/decisions.md#D50): both ratios are the targets at 32 clients; the table above
+  // ADR-0050: both ratios are the targets at 32 clients; the table above
   // gives them at every concurrency.
   const p99 = (at32?.api.p99 ?? NaN) / (at32?.ceiling.p99 ?? NaN);
   const embedded = engine.includes('PGlite');

@@ -36,7 +36,7 @@
  *   the VACUUM, on PostgreSQL with one standing in for autovacuum (see
  *   {@link Vacuum}); and the bytes of one incident.
  *
- * Every service keeps two canaries (`MONITOR_CANARY_URLS`, D122), two of
+ * Every service keeps two canaries (`MONITOR_CANARY_URLS`, ADR-0122), two of
  * the bench's own sites, as an operator keeps two URLs trusted to be up;
  * they are checked only when a check fails (the hostile mix).
  *
@@ -175,7 +175,7 @@ interface Observed {
   due: number;
   started: number;
   up: boolean;
-  /** Failed while most canaries failed too (D122): counted for nothing. */
+  /** Failed while most canaries failed too (ADR-0122): counted for nothing. */
   inconclusive: boolean;
 }
 
@@ -259,7 +259,7 @@ function newWatch(sites: Sites, intervalMs: number): Watch {
 }
 
 /**
- * The canaries every bench service keeps (D122), as an operator would:
+ * The canaries every bench service keeps (ADR-0122), as an operator would:
  * two URLs trusted to be up, here two of the bench's own sites.
  */
 function canariesOf(sites: Sites): string[] {
@@ -329,7 +329,7 @@ type Service = Awaited<ReturnType<typeof startService>>;
  * Adds `count` sites as accounts of {@link SITES_PER_ACCOUNT} sites each
  * (issue 59) in one statement (not through the API: 10,000 sign-ups would
  * take a minute), their addresses confirmed (a site is checked every
- * interval only then, D120), their monitors due evenly from `firstDue`
+ * interval only then, ADR-0120), their monitors due evenly from `firstDue`
  * over `spreadMs`. The first account is `bench-site-{RUN}-1@example.com`.
  *
  * @returns the highest monitor id: later ones are the load's sign-ups

@@ -33,8 +33,9 @@ export const SENTRY_CHUNK = /^sentry\.[0-9a-f]+\.js$/;
 /**
  * The chunks the page loads later than its first load, each named by a
  * source module it holds (a path as its source map writes it, after any
- * leading `../`; a package's anywhere in it) and by what makes the page fetch it ([D58](../../docs/decisions.md#D58), [D59](../../docs/decisions.md#D59), [D71](../../docs/decisions.md#D71)).
- * A chunk holding none of these counts as initial.
+ * leading `../`; a package's anywhere in it) and by what makes the page fetch
+ * it (ADR-0058, ADR-0059, ADR-0071). A chunk holding none of these counts as
+ * initial.
  */
 export const LAZY_CHUNKS = [
   {

@@ -3,7 +3,7 @@
  * staleness test (`tests/unit/diagrams.test.ts`) compares the same thing:
  * for each machine its Mermaid text (`docs/diagrams/<name>.mmd`) and the
  * README's block between `<!-- diagram:<name> -->` and `<!-- /diagram -->`.
- * The state atlas draws the same text as an SVG ({@link renderSvg}; [D79](../../docs/decisions.md#D79)).
+ * The state atlas draws the same text as an SVG ({@link renderSvg}; ADR-0079).
  */
 import { renderMermaidSVG } from 'beautiful-mermaid';
 import type { AnyStateMachine } from 'xstate';

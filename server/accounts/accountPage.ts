@@ -1,6 +1,6 @@
 /**
- * The first sign-in's page at `/` (docs/contract.md "HTTP"; [D45](../../docs/decisions.md#D45) to [D46](../../docs/decisions.md#D46)):
- * small, rendered on the server, in the sign-up page's
+ * The first sign-in's page at `/` (docs/contract.md "HTTP"; ADR-0045 to
+ * ADR-0046): small, rendered on the server, in the sign-up page's
  * visual language (its stylesheet is `ACCOUNT_STYLESHEET_PATH`, a file of
  * its own because the Content-Security-Policy allows no inline style). It
  * stands in for the product's app, whose monitoring is outside this
@@ -11,11 +11,11 @@ import { escapeHtml, layout } from '../http/html';
 
 /** Where the sign-out form posts. */
 export const SIGN_OUT_PATH = '/sign-out';
-/** Where "Sign out everywhere" posts: every session of the account ends ([D112](../../docs/decisions.md#D112)). */
+/** Where "Sign out everywhere" posts: every session of the account ends (ADR-0112). */
 export const SIGN_OUT_EVERYWHERE_PATH = '/sign-out-everywhere';
-/** Sign-in by e-mail: its form's page, where the form posts ([D97](../../docs/decisions.md#D97)). */
+/** Sign-in by e-mail: its form's page, where the form posts (ADR-0097). */
 export const SIGN_IN_PATH = '/signin';
-/** Where "Send the link again" posts ([D97](../../docs/decisions.md#D97)). */
+/** Where "Send the link again" posts (ADR-0097). */
 export const RESEND_PATH = '/resend-confirmation';
 
 /** What `/` shows; each kind has its own test selector (docs/contract.md). */
@@ -48,13 +48,14 @@ export type AccountPageView =
   | {
       kind: 'signedIn';
       account: AccountView;
-      /** `{product}_WELCOME_MESSAGE=1` was set: welcome, once ([D46](../../docs/decisions.md#D46)). */
+      /** `{product}_WELCOME_MESSAGE=1` was set: welcome, once (ADR-0046). */
       welcome: boolean;
-      /** This visit is the account's first sign-in ([D46](../../docs/decisions.md#D46)). */
+      /** This visit is the account's first sign-in (ADR-0046). */
       firstSignIn: boolean;
       /**
        * The answer to "Send the link again" (`/?resent=`): `sent`, or
-       * `limited` when the address had a mail in the last minute, or its 10 for the day ([D97](../../docs/decisions.md#D97)).
+       * `limited` when the address had a mail in the last minute, or its 10 for
+       * the day (ADR-0097).
        */
       resent?: 'sent' | 'limited' | undefined;
       /**

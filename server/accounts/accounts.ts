@@ -1,6 +1,6 @@
 /**
  * The accounts repository: every query about accounts, their one-time
- * sign-in tokens and the sessions that redeem them ([D44](../../docs/decisions.md#D44) to [D46](../../docs/decisions.md#D46)).
+ * sign-in tokens and the sessions that redeem them (ADR-0044 to ADR-0046).
  * Routes call these functions and never write SQL.
  *
  * Secrets (the one-time token, the session cookie) leave this module only
@@ -22,9 +22,9 @@ import type { AccountsTables } from './tables';
 import { newSecret, secretHash } from './secrets';
 import { UUID_PATTERN } from '../../contract/formats';
 
-/** A one-time token lives this long ([D45](../../docs/decisions.md#D45)), in seconds. */
+/** A one-time token lives this long (ADR-0045), in seconds. */
 export const ONE_TIME_TOKEN_LIFETIME_S = 10 * 60;
-/** A session lives this long, like the cookie that carries it ([D46](../../docs/decisions.md#D46)). */
+/** A session lives this long, like the cookie that carries it (ADR-0046). */
 export const SESSION_LIFETIME_DAYS = 365;
 
 /** What the sign-up stores: the API's rules have already passed it. */
@@ -49,11 +49,11 @@ export interface AccountView {
   name: string;
   email: string;
   siteUrl: string | null;
-  /** Whether a magic link has proved the address ([D98](../../docs/decisions.md#D98)). */
+  /** Whether a magic link has proved the address (ADR-0098). */
   confirmed: boolean;
   /**
    * When the account is deleted unless its address is confirmed by then
-   * ([D98](../../docs/decisions.md#D98)); null once confirmed, and for accounts made before confirmation
+   * (ADR-0098); null once confirmed, and for accounts made before confirmation
    * existed, which are kept.
    */
   deletedUnconfirmedAt: Date | null;
@@ -140,7 +140,7 @@ async function query<T>(run: () => Promise<T>): Promise<T> {
 
 /**
  * Locks an account's row (`SELECT … FOR UPDATE`) inside a transaction, so
- * that the statements about its sessions run one after the other ([D113](../../docs/decisions.md#D113)):
+ * that the statements about its sessions run one after the other (ADR-0113):
  * on PostgreSQL every CTE of a statement shares one snapshot, so a link's
  * "end every other session" could not see a session that a simultaneous
  * redeem inserts. Whoever locks second starts its next statement after
@@ -160,10 +160,10 @@ select id from accounts where id = (${accountId}) for update`.execute(trx);
 }
 
 /**
- * Whether an account's address is confirmed ([D98](../../docs/decisions.md#D98)), as an SQL
+ * Whether an account's address is confirmed (ADR-0098), as an SQL
  * expression for another feature's statement (the monitor checks only
- * confirmed owners' sites, D120), so that it never names this table
- * itself (D128). By the primary key: one index lookup per row.
+ * confirmed owners' sites, ADR-0120), so that it never names this table
+ * itself (ADR-0128). By the primary key: one index lookup per row.
  *
  * @param accountId an expression of the account's id (e.g.
  *   `sql.ref('monitors.account_id')`)
@@ -177,9 +177,9 @@ export function accountConfirmed(
 }
 
 /**
- * An account's address once it is proven (D98), as an SQL expression for
+ * An account's address once it is proven (ADR-0098), as an SQL expression for
  * another feature's statement (the alerts go only to a proven address,
- * D105, D129): the address, or null while it is unconfirmed.
+ * ADR-0105, ADR-0129): the address, or null while it is unconfirmed.
  *
  * @param accountId an expression of the account's id
  * @returns a text expression, null for an unconfirmed or unknown account
@@ -350,15 +350,15 @@ export function accountsRepository(db: Kysely<AccountsTables>) {
         );
       }
       // The write names its own feature's tables, which this feature's
-      // type of the statement does not know (D128); a query creator
+      // type of the statement does not know (ADR-0128); a query creator
       // carries no schema at run time, so the statement is the same.
       signUpWrites.push(write as unknown as SignUpWrite<AccountsTables>);
     },
 
     /**
      * Creates the account, its one-time token and what the features add
-     * with {@link onSignUp} (the mail that confirms its address, D95;
-     * with a site, its monitor, due at once, D103) in one statement: the
+     * with {@link onSignUp} (the mail that confirms its address, ADR-0095;
+     * with a site, its monitor, due at once, ADR-0103) in one statement: the
      * unique index on `lower(email)` decides between simultaneous sign-ups
      * with one address, so exactly one of them creates an account and
      * queues a mail.
@@ -407,7 +407,7 @@ export function accountsRepository(db: Kysely<AccountsTables>) {
       const tokenHash = secretHash(auth.token);
       const row = await query(() =>
         db.transaction().execute(async (trx) => {
-          // The account's row first ([D113](../../docs/decisions.md#D113)), as a magic link takes it: the
+          // The account's row first (ADR-0113), as a magic link takes it: the
           // link's "end the other sessions" then sees this one.
           const locked = await lockAccount(
             trx,
@@ -498,7 +498,7 @@ export function accountsRepository(db: Kysely<AccountsTables>) {
     },
 
     /**
-     * Deletes what can never sign anyone in again ([D89](../../docs/decisions.md#D89)): one-time tokens
+     * Deletes what can never sign anyone in again (ADR-0089): one-time tokens
      * past their 10 minutes (used or not), and sessions that expired or
      * were ended (the mail deletes its links' expired tokens).
      * Nothing that still works is touched, so any instance may run it at
@@ -531,7 +531,7 @@ export function accountsRepository(db: Kysely<AccountsTables>) {
 
     /**
      * Deletes the accounts still unconfirmed 7 days after their sign-up
-     * (`confirm_by`, [D98](../../docs/decisions.md#D98)), with everything that is theirs (sessions,
+     * (`confirm_by`, ADR-0098), with everything that is theirs (sessions,
      * tokens, mails: the foreign keys cascade), so that their address is
      * free again for its owner. Accounts made before confirmation existed
      * have no `confirm_by` and stay. In batches (server/db/batchedWrites.ts):
@@ -552,10 +552,10 @@ export function accountsRepository(db: Kysely<AccountsTables>) {
 
     /**
      * Ends every session of the account that `session` is signed in to,
-     * `session` included ("Sign out everywhere", [D112](../../docs/decisions.md#D112)), and spends what
+     * `session` included ("Sign out everywhere", ADR-0112), and spends what
      * could open another: its unused sign-in links and one-time tokens
      * (issue 58; a confirmation link opens no session and stays). The
-     * account's row is locked first ([D113](../../docs/decisions.md#D113), {@link lockAccount}), so a
+     * account's row is locked first (ADR-0113, {@link lockAccount}), so a
      * sign-in by link or a first sign-in running at the same moment
      * commits either before (and is ended) or after (and finds its token
      * spent). An ended, expired or unknown session ends nothing.

@@ -1,10 +1,10 @@
 /**
- * Accounts, sessions, the service's cookies and the first sign-in ([D44](../../docs/decisions.md#D44) to
- * [D46](../../docs/decisions.md#D46), [D110](../../docs/decisions.md#D110), [D112](../../docs/decisions.md#D112)), and the address proven and
- * sign-in by a magic link (D95 to D101): the link mails (the confirmation
- * a sign-up queues, the sign-in link, "Send the link again"), queued in
- * the outbox of notifications (server/outbox/) and worded here when they
- * are sent (./linkMails/), and the links' tokens and pages, `/signin`
+ * Accounts, sessions, the service's cookies and the first sign-in (ADR-0044 to
+ * ADR-0046, ADR-0110, ADR-0112), and the address proven and
+ * sign-in by a magic link (ADR-0095 to ADR-0101): the link mails (the
+ * confirmation a sign-up queues, the sign-in link, "Send the link again"),
+ * queued in the outbox of notifications (server/outbox/) and worded here when
+ * they are sent (./linkMails/), and the links' tokens and pages, `/signin`
  * (./links/). As a Fastify plugin: it decorates the service with
  * `accounts` (the repository, the cookies, the signed-in account of a
  * request, the list where other features add their parts of `/`: the
@@ -84,7 +84,7 @@ export interface AccountsFeature {
   /**
    * Adds a write to the statement that confirms an address, so that
    * another feature's part in a confirmation commits with it (the
-   * monitor's watch, D120). Register before the service is ready.
+   * monitor's watch, ADR-0120). Register before the service is ready.
    */
   whenConfirmed(write: ConfirmationWrite): void;
 }
@@ -157,7 +157,7 @@ async function accounts(
     },
   } satisfies AccountsFeature);
 
-  // The confirmation mail is queued by the sign-up's own statement (D95).
+  // The confirmation mail is queued by the sign-up's own statement (ADR-0095).
   repository.onSignUp(queueConfirmation);
   if (options.linkMails) {
     const render = linkMailRenderer(linkMails, {

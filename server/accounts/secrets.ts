@@ -1,5 +1,5 @@
 /**
- * The service's secrets ([D45](../../docs/decisions.md#D45), [D46](../../docs/decisions.md#D46), [D96](../../docs/decisions.md#D96)): one-time
+ * The service's secrets (ADR-0045, ADR-0046, ADR-0096): one-time
  * tokens, sessions and magic links' tokens are 32 random bytes, given to
  * the browser or the mail that owns them and stored only as their SHA-256.
  * One module, which the accounts and the mail both import.

@@ -1,16 +1,16 @@
 /**
- * The cookies the service sets and clears ([D28](../../docs/decisions.md#D28), [D46](../../docs/decisions.md#D46), [D91](../../docs/decisions.md#D91), [D109](../../docs/decisions.md#D109)):
- * the session cookie, the sign-up's login binding,
+ * The cookies the service sets and clears (ADR-0028, ADR-0046, ADR-0091,
+ * ADR-0109): the session cookie, the sign-up's login binding,
  * and the clearing of the page's own cookies at `/`.
  *
  * Whether they are `Secure` is decided by `PUBLIC_URL`, never by the
- * request's `Host` ([D109](../../docs/decisions.md#D109)): behind a proxy that sends its own `Host` (nginx's
- * default `proxy_pass http://localhost:1234`), a request-based rule would
- * drop `Secure` for every visitor. On an https `PUBLIC_URL` the cookies the
- * service sets are `Secure` and carry the `__Host-` prefix (RFC 6265bis
+ * request's `Host` (ADR-0109): behind a proxy that sends its own `Host`
+ * (nginx's default `proxy_pass http://localhost:1234`), a request-based rule
+ * would drop `Secure` for every visitor. On an https `PUBLIC_URL` the cookies
+ * the service sets are `Secure` and carry the `__Host-` prefix (RFC 6265bis
  * §4.1.3.2): browsers keep such a cookie only when it is Secure, host-only
  * and `Path=/`, so a sibling subdomain cannot plant one of its own choosing
- * (session fixation, [D91](../../docs/decisions.md#D91)).
+ * (session fixation, ADR-0091).
  */
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -23,7 +23,7 @@ import { ONE_TIME_TOKEN_LIFETIME_S } from './accounts';
 import { secretHash } from './secrets';
 
 /**
- * The value of the login binding for a one-time token ([D110](../../docs/decisions.md#D110)): its SHA-256,
+ * The value of the login binding for a one-time token (ADR-0110): its SHA-256,
  * base64url. The page never sees it (HttpOnly), and it names the token
  * only to a browser that already holds it.
  *
@@ -38,7 +38,7 @@ export function loginBindingOf(token: string): string {
  *
  * @param settings.publicUrl `PUBLIC_URL`; https makes every cookie the
  *   service sets `Secure`, and its own cookies `__Host-`-prefixed
- * @param settings.productName `PRODUCT_NAME`: the cookies' prefix ([D6](../../docs/decisions.md#D6))
+ * @param settings.productName `PRODUCT_NAME`: the cookies' prefix (ADR-0006)
  * @param settings.cookieDomain `COOKIE_DOMAIN` (e.g. `.vigil.example`), so
  *   that a cookie written with `Domain=` (by the page, or planted by a
  *   sibling subdomain) can be cleared too; undefined: host-only only
@@ -51,7 +51,7 @@ export function serviceCookies(settings: {
   const secure = new URL(settings.publicUrl).protocol === 'https:';
   const names = cookieNames(settings.productName);
   const own = (name: string) => (secure ? `__Host-${name}` : name);
-  /** `Path=/`, host-only ([D28](../../docs/decisions.md#D28)), `SameSite=Strict`, Secure on https (R9.4). */
+  /** `Path=/`, host-only (ADR-0028), `SameSite=Strict`, Secure on https (R9.4). */
   const base: CookieSerializeOptions = {
     path: '/',
     sameSite: 'strict',
@@ -65,7 +65,7 @@ export function serviceCookies(settings: {
     /** The session cookie's name: `__Host-{product}_SESSION` on https. */
     session: own(names.session),
     /**
-     * The login binding's name ([D110](../../docs/decisions.md#D110)): `__Host-{product}_LOGIN_BINDING` on
+     * The login binding's name (ADR-0110): `__Host-{product}_LOGIN_BINDING` on
      * https. HttpOnly, set by the sign-up's answer, read once at `/`.
      */
     loginBinding,
@@ -78,7 +78,7 @@ export function serviceCookies(settings: {
     /**
      * Clears a cookie host-only and, when the request's host lies within
      * `COOKIE_DOMAIN`, with `Domain=` too: a cookie planted with `Domain=`
-     * by a sibling subdomain survives a host-only clear ([D110](../../docs/decisions.md#D110)).
+     * by a sibling subdomain survives a host-only clear (ADR-0110).
      */
     clearEverywhere(
       request: FastifyRequest,
@@ -97,7 +97,7 @@ export function serviceCookies(settings: {
     },
 
     /**
-     * Sets the session cookie ([D46](../../docs/decisions.md#D46)): HttpOnly, for the session's 365 days.
+     * Sets the session cookie (ADR-0046): HttpOnly, for the session's 365 days.
      *
      * @param value the session's secret
      */
@@ -110,7 +110,7 @@ export function serviceCookies(settings: {
     },
 
     /**
-     * Sets the login binding of a sign-up ([D110](../../docs/decisions.md#D110)): HttpOnly, for the
+     * Sets the login binding of a sign-up (ADR-0110): HttpOnly, for the
      * one-time token's 10 minutes.
      *
      * @param token the one-time token the answer carries
@@ -119,7 +119,7 @@ export function serviceCookies(settings: {
       reply.setCookie(loginBinding, loginBindingOf(token), {
         ...base,
         httpOnly: true,
-        // As long as the token it binds ([D45](../../docs/decisions.md#D45)).
+        // As long as the token it binds (ADR-0045).
         maxAge: ONE_TIME_TOKEN_LIFETIME_S,
       });
     },

@@ -1,14 +1,14 @@
 /**
- * `/`, the first sign-in (docs/contract.md "HTTP"; [D45](../../docs/decisions.md#D45), [D46](../../docs/decisions.md#D46), [D110](../../docs/decisions.md#D110), [D112](../../docs/decisions.md#D112)):
- * a `GET /` carrying `{product}Login` and the
+ * `/`, the first sign-in (docs/contract.md "HTTP"; ADR-0045, ADR-0046,
+ * ADR-0110, ADR-0112): a `GET /` carrying `{product}Login` and the
  * sign-up's login binding redeems its one-time token once and replaces the
  * cookie with the session cookie `{product}_SESSION`; later visits show the
  * account from the session; `POST /sign-out` ends it, and
  * `POST /sign-out-everywhere` ends every session of the account.
  *
  * The cookies the sign-up page wrote are read here as it wrote them
- * (js-cookie's percent-encoding, [D30](../../docs/decisions.md#D30)), and cleared with the attributes they
- * were set with (host-only, `Path=/`), so the browser replaces them.
+ * (js-cookie's percent-encoding, ADR-0030), and cleared with the attributes
+ * they were set with (host-only, `Path=/`), so the browser replaces them.
  * The session cookie's name and attributes are server/accounts/sessionCookies.ts's.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -32,7 +32,7 @@ import { loginBindingOf, type ServiceCookies } from './sessionCookies';
 import { ACCOUNT_STYLESHEET } from '../stylesheets';
 
 /**
- * The token and sid in `{product}Login`'s value ([D6](../../docs/decisions.md#D6):
+ * The token and sid in `{product}Login`'s value (ADR-0006:
  * `{"{product}Token": …, "{product}SID": …}`), or undefined when the value
  * is not that JSON.
  *
@@ -95,7 +95,7 @@ export async function registerSignInRoutes(
 
   /**
    * Redeems `{product}Login` when the browser also holds the sign-up's
-   * login binding for its token ([D110](../../docs/decisions.md#D110)); spends the cookies either way.
+   * login binding for its token (ADR-0110); spends the cookies either way.
    *
    * @returns the account now signed in, or null when the login cookie was
    *   refused (garbage, planted, used, expired)
@@ -149,7 +149,7 @@ export async function registerSignInRoutes(
       }
     }
     // A refused login cookie falls through to the browser's own session
-    // ([D110](../../docs/decisions.md#D110)): a planted one can neither replace it nor lock it out.
+    // (ADR-0110): a planted one can neither replace it nor lock it out.
     const session = jar[cookies.session];
     const account = session ? await accounts.findBySession(session) : null;
     if (!account) {
@@ -211,7 +211,7 @@ export async function registerSignInRoutes(
       }
       return reply.code(303).header('location', '/').send();
     });
-    // [D112](../../docs/decisions.md#D112): every session of the account ends, this one included.
+    // ADR-0112: every session of the account ends, this one included.
     forms.post(SIGN_OUT_EVERYWHERE_PATH, async (request, reply) => {
       const session = request.cookies[cookies.session];
       if (session !== undefined) {

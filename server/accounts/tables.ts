@@ -16,24 +16,24 @@ export interface AccountsTable {
   /** With its protocol, ≤ 2,048 characters; null when none was given. */
   site_url: string | null;
   newsletter: boolean;
-  /** The kept campaign ([D10](../../docs/decisions.md#D10)), ≤ 200 characters; null when none. */
+  /** The kept campaign (ADR-0010), ≤ 200 characters; null when none. */
   campaign: string | null;
   created_at: CreatedAt;
-  /** When a magic link proved the address ([D98](../../docs/decisions.md#D98)); null until then. */
+  /** When a magic link proved the address (ADR-0098); null until then. */
   confirmed_at: Timestamp | null;
   /**
    * When the newsletter asked for took effect: the confirmation link's POST
-   * (double opt-in, [D99](../../docs/decisions.md#D99)); null while it has not, or none was asked for.
+   * (double opt-in, ADR-0099); null while it has not, or none was asked for.
    */
   newsletter_confirmed_at: Timestamp | null;
   /**
-   * An account still unconfirmed after this is deleted ([D98](../../docs/decisions.md#D98)); null for
+   * An account still unconfirmed after this is deleted (ADR-0098); null for
    * accounts made before confirmation existed, which are kept.
    */
   confirm_by: ColumnType<Date | null, never, Date | string | null>;
 }
 
-/** The one-time sign-in of a new account ([D45](../../docs/decisions.md#D45)): redeemed once at `/`. */
+/** The one-time sign-in of a new account (ADR-0045): redeemed once at `/`. */
 export interface OneTimeTokensTable {
   /** SHA-256 of the token; the token itself is never stored. */
   token_hash: Uint8Array;
@@ -44,7 +44,7 @@ export interface OneTimeTokensTable {
   used_at: Timestamp | null;
 }
 
-/** A signed-in browser (`{product}_SESSION`, [D46](../../docs/decisions.md#D46)). */
+/** A signed-in browser (`{product}_SESSION`, ADR-0046). */
 export interface SessionsTable {
   /** SHA-256 of the cookie's value. */
   session_hash: Uint8Array;
@@ -54,15 +54,15 @@ export interface SessionsTable {
   ended_at: Timestamp | null;
   /**
    * When a sign-in link opened it: its browser read the account's mail
-   * ([D112](../../docs/decisions.md#D112)). Null: unproven, ended by the account's next sign-in link.
+   * (ADR-0112). Null: unproven, ended by the account's next sign-in link.
    */
   proven_at: Timestamp | null;
 }
 
-/** Why a link mail is sent: to confirm the address, or to sign in ([D96](../../docs/decisions.md#D96)). */
+/** Why a link mail is sent: to confirm the address, or to sign in (ADR-0096). */
 export type MailKind = 'confirm' | 'signin';
 
-/** The token of a magic link, made when the mail is sent ([D96](../../docs/decisions.md#D96)). */
+/** The token of a magic link, made when the mail is sent (ADR-0096). */
 export interface LinkTokensTable {
   /** SHA-256 of the token; the token itself is never stored. */
   token_hash: Uint8Array;

@@ -1,5 +1,5 @@
 /**
- * The alert channels' own notices, in words (D129): the mail that tells an
+ * The alert channels' own notices, in words (ADR-0129): the mail that tells an
  * owner one of their channels fails, the mail that asks an added address
  * to confirm it wants the alerts, and the test alert of "Send a test
  * alert". Pure: notices from values.

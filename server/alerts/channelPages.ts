@@ -59,7 +59,7 @@ export interface ChannelSite {
 }
 
 /**
- * An address as the pages show it (D112's manner): the first character of
+ * An address as the pages show it (ADR-0112's manner): the first character of
  * its local part, three dots, and its domain (`a•••@example.com`).
  *
  * @param email an address with one `@` or more (the last one splits)
@@ -453,7 +453,7 @@ export function channelNotFoundPage(productName: string): string {
 
 /**
  * What adding a channel answers while the owner's address is unconfirmed
- * (D120's rule for sites: nothing is sent for an unproven owner, so no
+ * (ADR-0120's rule for sites: nothing is sent for an unproven owner, so no
  * channel either, and no confirmation mail to a stranger's address).
  */
 export function ownerUnconfirmedPage(productName: string): string {

@@ -1,6 +1,6 @@
 /**
  * The alert channels' pages and forms (issue 60), in the sites' manner
- * (server/monitor/siteRoutes.ts, D127): add a channel, its page, the
+ * (server/monitor/siteRoutes.ts, ADR-0127): add a channel, its page, the
  * sites it alerts for changed, "Send a test alert" and "Remove"; an added
  * address's confirmation link, and "Send the link again"; an alert mail's one-click unsubscribe link
  * (RFC 8058).

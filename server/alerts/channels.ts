@@ -1,5 +1,5 @@
 /**
- * The alert channels' repository (issue 60; D129): every statement about
+ * The alert channels' repository (issue 60; ADR-0129): every statement about
  * `alert_channels` and `alert_channel_sites`. Each statement about one
  * channel names its account as well as the channel, so that another
  * account's channel is "none" (a 404 on the pages), never touched. The
@@ -45,11 +45,11 @@ export const EMAIL_CHANNELS_PER_ACCOUNT = 5;
 /**
  * The most confirmation mails an account's added addresses are sent in
  * 24 hours, all together, adds and "Send the link again" alike: the day's
- * ceiling of the account's own link mails (D97), so that no account can
+ * ceiling of the account's own link mails (ADR-0097), so that no account can
  * make a stranger's inbox, or our sender's name, a channel of its own.
  */
 export const CONFIRM_MAILS_PER_DAY = 10;
-/** The least time between two confirmation mails to one address (s; D97's cooldown). */
+/** The least time between two confirmation mails to one address (s; ADR-0097's cooldown). */
 export const CONFIRM_RESEND_GAP_SECONDS = 60;
 /** The least time between two test alerts of one channel (s). */
 export const TEST_GAP_SECONDS = 10;
@@ -259,7 +259,7 @@ function sameToken(given: string, kept: string): boolean {
 
 /**
  * The repository over one database (typed by this feature's tables and
- * the outbox's, whose deliveries its statements queue and delete: D128).
+ * the outbox's, whose deliveries its statements queue and delete: ADR-0128).
  */
 export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
   /** A channel's row by its id and unsubscribe token, compared in constant time. */
@@ -365,7 +365,7 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
     /**
      * The account's channels, oldest first, each with the number of
      * sites it is narrowed to, and the account's own address once it is
-     * proven (the accounts' expression: D128).
+     * proven (the accounts' expression: ADR-0128).
      */
     async list(accountId: string): Promise<{
       owner: string | null;
@@ -772,7 +772,7 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
   };
 }
 
-/** The account's address once proven, as the accounts write it (D128). */
+/** The account's address once proven, as the accounts write it (ADR-0128). */
 function provenAddressOf(accountId: string) {
   return provenAddress(sql`${accountId}::uuid`);
 }

@@ -1,5 +1,5 @@
 /**
- * Where a site's events go (D129): the monitor queues each event once, in
+ * Where a site's events go (ADR-0129): the monitor queues each event once, in
  * the statement that moves the site's state; this feature fans it out, in
  * that statement, to the account's own address and to each of its
  * channels that alerts for the site, one delivery each, in the outbox
@@ -30,8 +30,8 @@ export const UNSUBSCRIBE_PATH = '/channels/unsubscribe';
  * The fan-out of a site's events (the monitor's `onSiteEvents` write):
  * the body of a data-modifying CTE over the monitor's CTE `owed`.
  *
- * - the account's own address, once proven (D105), unless its owner
- *   stopped the site's alert mail (D124: `owed.owner_mail`);
+ * - the account's own address, once proven (ADR-0105), unless its owner
+ *   stopped the site's alert mail (ADR-0124: `owed.owner_mail`);
  * - each channel of a proven account that is confirmed, not disabled, and
  *   alerts for every site or for this one; an e-mail channel's delivery
  *   carries its one-click unsubscribe link.

@@ -1,5 +1,5 @@
 /**
- * Alert channels (issue 60; D129): where an account's alerts go besides
+ * Alert channels (issue 60; ADR-0129): where an account's alerts go besides
  * its own address. A Fastify plugin: it fans each site event the monitor
  * queues out to the account's address and channels (in the monitor's
  * statement), marks a channel failing when its deliveries die and working

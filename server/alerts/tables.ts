@@ -1,6 +1,6 @@
 /**
  * The alert channels' tables as Kysely sees them (./migrations/ makes
- * them; D129).
+ * them; ADR-0129).
  */
 import type { ColumnType } from 'kysely';
 import type { CreatedAt, Timestamp } from '../db/columns';

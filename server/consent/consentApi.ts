@@ -1,5 +1,5 @@
 /**
- * Proof of consent, `POST /2/consent/` (docs/contract.md, "HTTP"; [D65](../../docs/decisions.md#D65)):
+ * Proof of consent, `POST /2/consent/` (docs/contract.md, "HTTP"; ADR-0065):
  * the page reports each choice a visitor makes, and the
  * service appends it to the consent records with what it knows itself (its
  * clock, the client's network, the user agent). Form encoding only, at most

@@ -1,8 +1,8 @@
 /**
- * `npm run consent:export -- <consent-id>`: one consent id's history ([D65](../../docs/decisions.md#D65)
- * in docs/decisions.md), oldest first, one JSON object per line on stdout,
- * for an auditor or a data-subject request. It runs where the service runs,
- * with plain Node: `npm run build` bundles it beside the service
+ * `npm run consent:export -- <consent-id>`: one consent id's history
+ * (ADR-0065), oldest first, one JSON object per line on stdout, for an auditor
+ * or a data-subject request. It runs where the service runs, with plain Node:
+ * `npm run build` bundles it beside the service
  * (`dist-server/consent-export.mjs`), so it needs no devDependency.
  *
  * It reads the database the service uses (`DATABASE_URL`, or the embedded

@@ -1,8 +1,8 @@
 /**
- * The consent records ([D65](../../docs/decisions.md#D65)): appended by
+ * The consent records (ADR-0065): appended by
  * `POST /2/consent/`, read by `npm run consent:export`. The repository has
  * no update: a record, once stored, is the proof; it is deleted only when
- * its retention ends (`CONSENT_RETENTION_DAYS`, [D89](../../docs/decisions.md#D89)).
+ * its retention ends (`CONSENT_RETENTION_DAYS`, ADR-0089).
  */
 import { sql, type Kysely } from 'kysely';
 import type { ConsentRecordRequest } from '../../contract/consentRecord';
@@ -12,7 +12,7 @@ import type { ConsentRecordsTable, ConsentTables } from './tables';
 
 /**
  * How long a record is kept by default, in days (`CONSENT_RETENTION_DAYS`,
- * [D89](../../docs/decisions.md#D89)): the year the consent cookie it proves may act, plus two for an
+ * ADR-0089): the year the consent cookie it proves may act, plus two for an
  * audit or a complaint about that year.
  */
 export const DEFAULT_CONSENT_RETENTION_DAYS = 3 * 365;

@@ -1,5 +1,5 @@
 /**
- * The rules of `POST /2/consent/` (docs/contract.md; [D65](../../docs/decisions.md#D65)).
+ * The rules of `POST /2/consent/` (docs/contract.md; ADR-0065).
  * Pure: reads one form body into a record, and
  * truncates the client's address to its network, so the service never
  * stores a full IP address (GDPR Art. 5(1)(c), data minimisation).

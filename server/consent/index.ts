@@ -1,7 +1,7 @@
 /**
- * The consent records ([D65](../../docs/decisions.md#D65), [D68](../../docs/decisions.md#D68)): `POST /2/consent/`
+ * The consent records (ADR-0065, ADR-0068): `POST /2/consent/`
  * appends the proof of a visitor's choice, and housekeeping deletes the
- * records past their retention ([D89](../../docs/decisions.md#D89)). A Fastify plugin; the rest of the
+ * records past their retention (ADR-0089). A Fastify plugin; the rest of the
  * service reaches consent through this file only. `npm run consent:export`
  * is ./consentExport.ts, an entry of its own.
  */

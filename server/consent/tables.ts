@@ -9,7 +9,7 @@ import type {
 } from '../../contract/consentRecord';
 
 /**
- * One choice a visitor made ([D65](../../docs/decisions.md#D65)): appended by `POST /2/consent/`, never
+ * One choice a visitor made (ADR-0065): appended by `POST /2/consent/`, never
  * updated or deleted by the service.
  */
 export interface ConsentRecordsTable {

@@ -1,7 +1,7 @@
 /**
  * One instance per embedded data directory. PGlite takes no lock of its
  * own (its `postmaster.pid` holds a fixed fake process id), and two
- * processes writing one directory corrupt it ([D48](../../docs/decisions.md#D48)).
+ * processes writing one directory corrupt it (ADR-0048).
  *
  * The lock is the operating system's: an exclusive POSIX record lock
  * (`fcntl(F_SETLK)`, through `os-lock`) on a file in the directory. The

@@ -1,6 +1,6 @@
 /**
  * Opens the sign-up service's database (docs/architecture.md, "The sign-up
- * service"; [D48](../../docs/decisions.md#D48)) and brings its schema up to date:
+ * service"; ADR-0048) and brings its schema up to date:
  *
  * - the embedded default, PGlite (PostgreSQL compiled to WebAssembly, in
  *   this process) in `DATA_DIR`, locked to one instance;
@@ -79,7 +79,7 @@ export const PGLITE_DIR = 'pglite';
 
 /**
  * How long a query to a PostgreSQL server may take, in milliseconds: well
- * under the page's 20 s deadline ([D25](../../docs/decisions.md#D25)), so a stuck server gives the page
+ * under the page's 20 s deadline (ADR-0025), so a stuck server gives the page
  * the API's own failure rather than a time-out.
  */
 export const STATEMENT_TIMEOUT_MS = 10_000;

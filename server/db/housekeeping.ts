@@ -1,5 +1,5 @@
 /**
- * Housekeeping ([D89](../../docs/decisions.md#D89)): every few minutes each instance deletes what has
+ * Housekeeping (ADR-0089): every few minutes each instance deletes what has
  * expired. Each feature registers its own deletes
  * (`app.housekeeping.add`), so that this list knows no table; the
  * embedded engine's VACUUM runs last, after the deletes.
@@ -9,7 +9,7 @@ import fastifyPlugin from 'fastify-plugin';
 
 /**
  * How often the service runs the features' deletes of what has expired
- * (D89), in milliseconds.
+ * (ADR-0089), in milliseconds.
  */
 export const HOUSEKEEPING_INTERVAL_MS = 5 * 60 * 1000;
 
@@ -41,10 +41,10 @@ async function housekeeping(
     },
   } satisfies Housekeeping);
   // Each instance deletes what has expired; the deletes touch nothing that
-  // still works, so instances on one database may overlap ([D89](../../docs/decisions.md#D89)). One after
+  // still works, so instances on one database may overlap (ADR-0089). One after
   // another, so that a delete's later batches do not queue behind the
   // VACUUM, and the embedded engine's one connection serves requests
-  // between the batches ([D111](../../docs/decisions.md#D111)). A pass still running when the next is due
+  // between the batches (ADR-0111). A pass still running when the next is due
   // is not doubled. A pass reads the list when it runs, so the deletes of
   // features registered after this plugin are in every pass.
   let running = false;

@@ -13,7 +13,7 @@
  *   a quarter of the slots are free: a claim per finished item would cost
  *   a statement per item under load, and waiting for half the slots kept
  *   claims too small to keep up behind items that hold their slot long
- *   (`npm run bench:monitor -- --hostile`, D121).
+ *   (`npm run bench:monitor -- --hostile`, ADR-0121).
  * - **Stop.** Claiming stops; what is in flight either finishes
  *   (`onStop: 'finish'`: a send half done is finished and marked) or is
  *   aborted and given back at once (`'abort'`: a check is simply run

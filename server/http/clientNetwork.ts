@@ -7,7 +7,7 @@ import ipaddr from 'ipaddr.js';
 
 /**
  * The network a client address belongs to, the part stored with a consent
- * record ([D65](../../docs/decisions.md#D65)): IPv4 truncated to /24, IPv6 to /48 (the prefix a site is
+ * record (ADR-0065): IPv4 truncated to /24, IPv6 to /48 (the prefix a site is
  * assigned, RFC 6177), an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`,
  * RFC 4291 §2.5.5.2) as the IPv4 address it is.
  *

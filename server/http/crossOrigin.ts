@@ -1,7 +1,7 @@
 /**
  * Cross-site request forgery: every state-changing request (a sign-up, a
  * consent record, a sign-out, and any later form) must come from the
- * service's own pages, [D88](../../docs/decisions.md#D88). The check reads what
+ * service's own pages, ADR-0088. The check reads what
  * browsers send with every request and no page can forge:
  *
  * - `Sec-Fetch-Site` (W3C Fetch Metadata Request Headers), sent by every
@@ -15,7 +15,7 @@
  *
  * This is the algorithm of Go's `net/http.CrossOriginProtection` (Go 1.25,
  * after Filippo Valsorda's analysis), without a list of other trusted
- * origins: the page and its APIs share one origin ([D87](../../docs/decisions.md#D87)). `SameSite=Strict`
+ * origins: the page and its APIs share one origin (ADR-0087). `SameSite=Strict`
  * on the session cookie stays as a second wall, not the only one.
  */
 import type { FastifyRequest } from 'fastify';

@@ -3,7 +3,7 @@
  * `application/x-www-form-urlencoded` only). `@fastify/formbody` reads them
  * (body limit, UTF-8 decoding) and the platform's WHATWG parser,
  * `URLSearchParams`, splits and decodes them. What stays ours is the
- * strictness those two lack ([D78](../../docs/decisions.md#D78)): the media type's
+ * strictness those two lack (ADR-0078): the media type's
  * charset, and a refusal of what they would silently repair with U+FFFD,
  * because a repaired body would create an account with a garbled name.
  */
@@ -139,7 +139,7 @@ export async function acceptFormBodies(
   api.removeAllContentTypeParsers();
   await api.register(fastifyFormbody, { bodyLimit, parser: parseFormBody });
   // The form's parameters, before its body is read (after the rate limit,
-  // which counts every request: [D39](../../docs/decisions.md#D39)).
+  // which counts every request: ADR-0039).
   api.addHook('preParsing', async (request) => {
     if (request.mediaType === FORM_MEDIA_TYPE) {
       checkFormContentType(request.headers['content-type']);

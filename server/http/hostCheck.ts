@@ -1,5 +1,5 @@
 /**
- * The hosts the service answers to ([D109](../../docs/decisions.md#D109)): only
+ * The hosts the service answers to (ADR-0109): only
  * `PUBLIC_URL`'s, as Django's `ALLOWED_HOSTS` and Rails' `config.hosts`
  * do. A request that names another host in `Host` (or, from a trusted
  * proxy, `X-Forwarded-Host`) is answered 421 Misdirected Request (RFC 9110

@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
  * The built page's copy for a request that carries `Sec-GPC: 1`: the same
  * page with `data-gpc` on `<html>` (scripts/build.ts writes it beside
  * index.html), so a browser that sends the header without
- * `navigator.globalPrivacyControl` is honoured too ([D74](../../docs/decisions.md#D74)).
+ * `navigator.globalPrivacyControl` is honoured too (ADR-0074).
  */
 export const GPC_PAGE_FILE = 'index-gpc.html';
 
@@ -54,9 +54,9 @@ export async function registerPageRoutes(
     },
   });
 
-  // [D74](../../docs/decisions.md#D74): the page a GPC request gets is marked so; caches keep one copy
+  // ADR-0074: the page a GPC request gets is marked so; caches keep one copy
   // per value of the header.
-  // [D117](../../docs/decisions.md#D117): the sign-up page's document is sent without
+  // ADR-0117: the sign-up page's document is sent without
   // Cross-Origin-Opener-Policy (every other answer has it): in a new tab, the
   // header's new browsing context group costs the first paint about 70 ms,
   // and this public page holds nothing an opener could use.

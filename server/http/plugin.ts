@@ -23,7 +23,7 @@ import {
 export interface HttpPluginOptions {
   /** The built page's folder (absolute), whose inline blocks are hashed. */
   distDir: string;
-  /** `PUBLIC_URL`: the one host served ([D109](../../docs/decisions.md#D109)). */
+  /** `PUBLIC_URL`: the one host served (ADR-0109). */
   publicUrl: string;
   /** `TRACKING_TAG_URL`: its origin may run script. */
   trackingTagUrl?: string | undefined;
@@ -67,7 +67,7 @@ async function http(
   );
   // After the headers (every answer carries them), before any route's own
   // hooks (the rate limit) and before any body is read: only PUBLIC_URL's
-  // host is served ([D109](../../docs/decisions.md#D109)), and only forms of its own pages ([D88](../../docs/decisions.md#D88)).
+  // host is served (ADR-0109), and only forms of its own pages (ADR-0088).
   app.addHook('onRequest', refuseOtherHosts(options.publicUrl));
   app.addHook('onRequest', refuseCrossOrigin);
 }

@@ -16,7 +16,7 @@ declare module 'fastify' {
     /**
      * `false`: this route's answers carry no `Cross-Origin-Opener-Policy`
      * (every other security header is sent). Only the sign-up page's own
-     * document sets it ([D117](../../docs/decisions.md#D117)).
+     * document sets it (ADR-0117).
      */
     crossOriginOpenerPolicy?: false;
   }
@@ -65,7 +65,7 @@ export const RECAPTCHA_FRAME_SOURCES = [
 /**
  * Only the origin leaves the site, and nothing is sent from HTTPS to HTTP;
  * the page's own requests keep the full URL (docs/security.md, "Security
- * headers"; [D42](../../docs/decisions.md#D42)).
+ * headers"; ADR-0042).
  */
 export const REFERRER_POLICY = 'strict-origin-when-cross-origin';
 
@@ -194,7 +194,7 @@ export function securityHeaderOptions(
  * A Fastify `onRequest` hook that sends {@link securityHeaderOptions}'s
  * headers on every response, through helmet; a route whose `config` says
  * `crossOriginOpenerPolicy: false` gets them all but
- * `Cross-Origin-Opener-Policy` ([D117](../../docs/decisions.md#D117)).
+ * `Cross-Origin-Opener-Policy` (ADR-0117).
  * The headers are worked out once, here; @fastify/helmet would call `helmet()` again, re-reading the
  * whole policy, on every request (about 2 % of a sign-up's time under
  * load: docs/performance.md).
@@ -207,7 +207,7 @@ export function securityHeadersHook(
 ): onRequestHookHandler {
   const options = securityHeaderOptions(origins);
   const setHeaders = helmet(options);
-  // D117: the sign-up page's document, which its route marks with
+  // ADR-0117: the sign-up page's document, which its route marks with
   // `config: { crossOriginOpenerPolicy: false }`.
   const setHeadersWithoutOpenerPolicy = helmet({
     ...options,

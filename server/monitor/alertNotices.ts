@@ -1,6 +1,6 @@
 /**
- * The monitor's alerts in words (D105, D125, D126, D129): what the
- * outbox's deliveries of a site's events say, on every channel. The
+ * The monitor's alerts in words (ADR-0105, ADR-0125, ADR-0126, ADR-0129): what
+ * the outbox's deliveries of a site's events say, on every channel. The
  * monitor queues each event with its data ({@link AlertDetails}); the
  * words are made here when a delivery is sent, so that a wording change
  * reaches the alerts not yet sent.
@@ -27,7 +27,7 @@ function hostOf(siteUrl: string): string | null {
   return URL.parse(siteUrl)?.host || null;
 }
 
-/** The site's name, or its host, or its URL as given (D127). */
+/** The site's name, or its host, or its URL as given (ADR-0127). */
 function nameOf(details: AlertDetails): string {
   return details.siteName ?? hostOf(details.siteUrl) ?? details.siteUrl;
 }
@@ -141,7 +141,7 @@ export interface AlertWordsContext {
  * @param kind the event
  * @param details what the monitor queued with it
  * @param to whom: the account's own address (with the greeting's name,
- *   null until it is proven, and the site's stop link, D124, as
+ *   null until it is proven, and the site's stop link, ADR-0124, as
  *   RFC 8058's one-click `List-Unsubscribe`), or another channel
  * @returns the notice: subject, paragraphs, the site's page as its link,
  *   the urgency and ntfy tags, and the webhook's body
@@ -195,7 +195,7 @@ export function alertNotice(
   if (!monitorId || !stopToken) {
     return { ...notice, mail: { greetingName: to.name, footer } };
   }
-  // The off switch (D124): the site's stop link, in the mail and as
+  // The off switch (ADR-0124): the site's stop link, in the mail and as
   // RFC 8058's one-click List-Unsubscribe, which mail providers POST.
   const stop = `${publicUrl}${ALERTS_STOP_PATH}?${new URLSearchParams({ m: monitorId, t: stopToken }).toString()}`;
   return {

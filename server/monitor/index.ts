@@ -1,5 +1,5 @@
 /**
- * The monitoring the welcome page promises (issue 45; [D103](../../docs/decisions.md#D103) to [D108](../../docs/decisions.md#D108)):
+ * The monitoring the welcome page promises (issue 45; ADR-0103 to ADR-0108):
  * every site checked every interval, safely (SSRF:
  * ./check/addressRule.ts, ./check/siteCheck.ts), its up/down machine moved by each
  * check (machines/monitorMachine.ts), and an alert mailed through the
@@ -8,7 +8,7 @@
  * A Fastify plugin of its own, started and closed like the outbox's worker: it
  * decorates the service with `monitor` (its repository, its scheduler on
  * an instance that checks), lists the account's sites on `/` (through
- * accounts), registers the sites' pages and forms (./siteRoutes.ts, D127)
+ * accounts), registers the sites' pages and forms (./siteRoutes.ts, ADR-0127)
  * and the alert mail's stop link, gives housekeeping its deletes, and
  * stops its checks when the service closes. The rest of the service
  * reaches it through this file only.
@@ -61,10 +61,10 @@ export { isSiteId } from './sites';
 export { MONITOR_MIGRATIONS } from './migrations/index';
 export type { MonitorTables } from './tables';
 
-/** The monitor's own health ([D122](../../docs/decisions.md#D122)): 503 while most canaries fail. */
+/** The monitor's own health (ADR-0122): 503 while most canaries fail. */
 export const MONITOR_HEALTH_PATH = '/healthz/monitor';
 
-/** "Check now": at most one per account in this long ([D106](../../docs/decisions.md#D106)). */
+/** "Check now": at most one per account in this long (ADR-0106). */
 export const CHECK_NOW_LIMIT_MS = 60_000;
 
 /** What the plugin needs of the service. */
@@ -91,7 +91,7 @@ export interface MonitorFeature {
   repository: MonitorRepository;
   /** This instance's scheduler; undefined with `MONITOR=off`. */
   scheduler: MonitorScheduler | undefined;
-  /** The checks' User-Agent ([D103](../../docs/decisions.md#D103)). */
+  /** The checks' User-Agent (ADR-0103). */
   userAgent: string;
   /**
    * What `/` shows of an account's sites.
@@ -106,7 +106,7 @@ export interface MonitorFeature {
   wake(): void;
   /**
    * Sets the write that fans a site's events out to its channels, in the
-   * statement that records the checks (the alerts', D129).
+   * statement that records the checks (the alerts', ADR-0129).
    */
   onSiteEvents(write: SiteEventsWrite): void;
   /**
@@ -226,7 +226,7 @@ async function monitor(
     },
   };
   app.decorate('monitor', feature);
-  // A site's events are worded here, on every channel (D129).
+  // A site's events are worded here, on every channel (ADR-0129).
   const render = alertRenderer(
     { productName: options.productName, publicUrl: options.publicUrl },
     (accountIds) => app.accounts.repository.provenNames(accountIds),
@@ -246,10 +246,10 @@ async function monitor(
       ...(settings?.postTimeouts && { timeouts: settings.postTimeouts }),
     }),
   );
-  // A confirmed address's site is due at once (D120), in the statement
+  // A confirmed address's site is due at once (ADR-0120), in the statement
   // that confirms it.
   app.accounts.whenConfirmed(resumeWatch);
-  // The sign-up's site is the account's first, due at once (D103), in the
+  // The sign-up's site is the account's first, due at once (ADR-0103), in the
   // statement that makes the account.
   app.accounts.onSignUp(watchTheSite);
   // `/` lists the sites, and says when one was removed (`?removed=`).
@@ -282,7 +282,7 @@ async function monitor(
     clock,
   });
 
-  // The alert mail's stop link (D124): a form with no body; its origin is
+  // The alert mail's stop link (ADR-0124): a form with no body; its origin is
   // checked by the service's cross-origin hook like every POST (a mail
   // provider's one-click POST sends no Origin, which passes).
   await app.register(async (forms) => {
@@ -291,7 +291,7 @@ async function monitor(
       done(null, undefined),
     );
 
-    // The off switch on alert mail (D124). A stop link's GET changes
+    // The off switch on alert mail (ADR-0124). A stop link's GET changes
     // nothing (mail scanners open every link); its POST, from the page's
     // form or a mail provider's one-click (RFC 8058: no cookie, no
     // Origin), stops the site's alerts: the token is the proof.
@@ -337,7 +337,7 @@ async function monitor(
     });
   });
 
-  // Whether this instance's verdicts count (D122), for an operator's probe;
+  // Whether this instance's verdicts count (ADR-0122), for an operator's probe;
   // `/healthz`, which a load balancer reads for the pages, is not moved by
   // it. An instance that checks nothing has no verdicts to doubt.
   app.get(MONITOR_HEALTH_PATH, async (_request, reply) => {

@@ -1,5 +1,5 @@
 /**
- * What `/` shows of the watched site (issue 45; [D106](../../docs/decisions.md#D106)),
+ * What `/` shows of the watched site (issue 45; ADR-0106),
  * rendered on the server, without script: the state in words, the latest
  * check, the certificate, the last 24 hours as an inline SVG with its text
  * alternative, and "Check now". Pure: HTML from values. Its stylesheet is
@@ -24,7 +24,7 @@ function msOf(ms: number): string {
   return `${Math.round(ms)}\u00a0ms`;
 }
 
-/** A site's page (D127): `/sites/{id}`. */
+/** A site's page (ADR-0127): `/sites/{id}`. */
 export function sitePath(siteId: string): string {
   return `/sites/${siteId}`;
 }
@@ -32,18 +32,18 @@ export function sitePath(siteId: string): string {
 export function checkNowPath(siteId: string): string {
   return `${sitePath(siteId)}/check-now`;
 }
-/** Where a site's "Send alerts again" posts ([D124](../../docs/decisions.md#D124)). */
+/** Where a site's "Send alerts again" posts (ADR-0124). */
 export function resumeAlertsPath(siteId: string): string {
   return `${sitePath(siteId)}/alerts/resume`;
 }
-/** Where an alert mail's stop link points (D124); served by the monitor. */
+/** Where an alert mail's stop link points (ADR-0124); served by the monitor. */
 export const ALERTS_STOP_PATH = '/alerts/stop';
 
-/** What a site page's `?check=` says after "Check now" ([D106](../../docs/decisions.md#D106)). */
+/** What a site page's `?check=` says after "Check now" (ADR-0106). */
 export type CheckNowNote =
   'checked' | 'limited' | 'running' | 'queued' | 'unconfirmed' | 'paused';
 
-/** What a site shows: its machine's state, or paused (D127). */
+/** What a site shows: its machine's state, or paused (ADR-0127). */
 export type ShownState = MonitorState | 'paused';
 
 /** A state in words, never by colour alone. */
@@ -99,7 +99,7 @@ function certificate(view: MonitorView): string {
 /**
  * The median of the hourly medians, each weighted by the checks that were
  * up in its hour: the exact median needs every raw check, which is kept
- * for a few hours only ([D107](../../docs/decisions.md#D107)).
+ * for a few hours only (ADR-0107).
  */
 function typicalMs(hours: readonly MonitorHour[]): number | null {
   const weighted = hours
@@ -261,7 +261,7 @@ function checkNowNote(note: CheckNowNote | undefined): string {
 
 /**
  * While the owner's address is unconfirmed, the site is checked once
- * ([D120](../../docs/decisions.md#D120)): the section says so, and what starts monitoring.
+ * (ADR-0120): the section says so, and what starts monitoring.
  */
 function waiting(view: MonitorView): string {
   if (view.confirmed) return '';
@@ -274,7 +274,7 @@ function waiting(view: MonitorView): string {
 }
 
 /**
- * Alert mail stopped from a mail's stop link ([D124](../../docs/decisions.md#D124)): since when, and a
+ * Alert mail stopped from a mail's stop link (ADR-0124): since when, and a
  * form to send it again.
  */
 function alertsStopped(view: MonitorView): string {
@@ -290,7 +290,7 @@ function alertsStopped(view: MonitorView): string {
 }
 
 /**
- * The page a stop link opens ([D124](../../docs/decisions.md#D124)): it changes nothing itself (mail
+ * The page a stop link opens (ADR-0124): it changes nothing itself (mail
  * scanners open every link), and holds one form whose POST stops the
  * site's alert mail, as a mail provider's one-click POST does.
  *
@@ -326,7 +326,7 @@ ${
 }
 
 /**
- * What a stop link's POST answers ([D124](../../docs/decisions.md#D124)): done, or a link that is not
+ * What a stop link's POST answers (ADR-0124): done, or a link that is not
  * a site's (404).
  *
  * @param siteUrl the site whose alerts stopped; undefined: the link is not
@@ -407,7 +407,7 @@ export function firstCheckStep(
   userAgent: string,
 ): string {
   const check = view?.lastCheck;
-  // Until the address is confirmed, the first check is the only one (D120).
+  // Until the address is confirmed, the first check is the only one (ADR-0120).
   const then =
     view && !view.confirmed
       ? 'every minute, around the clock, once you have confirmed your address'

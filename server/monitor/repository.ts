@@ -1,15 +1,15 @@
 /**
  * The monitor's repository: every statement about `monitors`, their checks,
  * hours and incidents, and the alerts they owe, which the mail's outbox
- * queues in the same statement (its `queueAlerts`, D128) ([D103](../../docs/decisions.md#D103)
- * to [D107](../../docs/decisions.md#D107)). The scheduler (./scheduler.ts) claims and
+ * queues in the same statement (its `queueAlerts`, ADR-0128) (ADR-0103
+ * to ADR-0107). The scheduler (./scheduler.ts) claims and
  * records here; `/` reads a monitor's view here; housekeeping rolls the raw
  * checks up and deletes what is past its retention here.
  *
  * Times come from the monitor's clock (`now`, a parameter of every
  * statement), not the database's, so that a test can hold the clock; the
  * instances on one database read their hosts' clocks, which NTP keeps
- * within far less than a lease ([D104](../../docs/decisions.md#D104)).
+ * within far less than a lease (ADR-0104).
  *
  * A result is written only by the claim that still holds its row (the
  * `claims` counter is a fencing token): a check that outlived its lease,
@@ -35,19 +35,19 @@ import type { AlertDetails, AlertKind } from './siteEvents';
 
 /**
  * A write of a site's events, added to the statement that records checks
- * (the alerts' fan-out to the site's channels, D129): the body of a
+ * (the alerts' fan-out to the site's channels, ADR-0129): the body of a
  * data-modifying CTE that reads the CTE `owed`, one row per event with
  * the columns `kind` (the delivery's kind, `site.down`, …), `account_id`,
  * `monitor_id` (bigint), `details` (jsonb: alertNotices.ts's AlertDetails)
  * and `owner_mail` (whether the account's own address gets it: its owner
- * has not stopped the site's alert mail, D124); it returns `account_id`
+ * has not stopped the site's alert mail, ADR-0124); it returns `account_id`
  * for each delivery queued.
  */
 export type SiteEventsWrite = (
   owed: RawBuilder<unknown>,
 ) => RawBuilder<unknown>;
 
-/** The monitor's tables (D128: it names no other feature's). */
+/** The monitor's tables (ADR-0128: it names no other feature's). */
 type MonitorDatabase = MonitorTables;
 import type { CheckResult } from './check/siteCheck';
 import { isSiteId } from './sites';
@@ -64,11 +64,11 @@ export interface ClaimedMonitor {
   dueAt: Date;
   /** The claim's number: the result is written only while it is the row's. */
   claim: number;
-  /** Since when the site is flapping ([D125](../../docs/decisions.md#D125)), ms; null: it is not. */
+  /** Since when the site is flapping (ADR-0125), ms; null: it is not. */
   flappingSince: number | null;
-  /** Checked every `intervalFactor` × the base interval (D127). */
+  /** Checked every `intervalFactor` × the base interval (ADR-0127). */
   intervalFactor: number;
-  /** What its owner calls it; null: its host (D127). */
+  /** What its owner calls it; null: its host (ADR-0127). */
   name: string | null;
 }
 
@@ -86,7 +86,7 @@ export interface RecordedCheck {
   /** When the next check is due. */
   nextCheckAt: Date;
   /**
-   * A failed check while most canaries failed too ([D122](../../docs/decisions.md#D122)): only its
+   * A failed check while most canaries failed too (ADR-0122): only its
    * next check is written (and its claim given back), not the check.
    */
   inconclusive?: boolean;
@@ -108,7 +108,7 @@ export interface MonitorView {
   /** The site's id (a bigint, as text). */
   id: string;
   siteUrl: string;
-  /** What its owner calls it; null: its host (D127). */
+  /** What its owner calls it; null: its host (ADR-0127). */
   name: string | null;
   /** Checked every `intervalFactor` × `MONITOR_INTERVAL_SECONDS`. */
   intervalFactor: number;
@@ -121,15 +121,15 @@ export interface MonitorView {
   checkedAt: Date | null;
   /**
    * When the next check is due; null while the site waits for its owner's
-   * address to be confirmed ([D120](../../docs/decisions.md#D120)).
+   * address to be confirmed (ADR-0120).
    */
   nextCheckAt: Date | null;
   /**
    * Whether the owner's address is confirmed: until it is, the site is
-   * checked once, at sign-up ([D120](../../docs/decisions.md#D120)).
+   * checked once, at sign-up (ADR-0120).
    */
   confirmed: boolean;
-  /** Since when its alert mail is stopped ([D124](../../docs/decisions.md#D124)); null: it is sent. */
+  /** Since when its alert mail is stopped (ADR-0124); null: it is sent. */
   alertsStoppedAt: Date | null;
   /** The last 24 hours, oldest first; hours without a check are absent. */
   hours: MonitorHour[];
@@ -137,7 +137,7 @@ export interface MonitorView {
   downMs: number;
 }
 
-/** Where a "check now" stands ([D106](../../docs/decisions.md#D106)). */
+/** Where a "check now" stands (ADR-0106). */
 export type CheckNowClaim =
   | { kind: 'claimed'; monitor: ClaimedMonitor }
   /** One ran less than a minute ago. */
@@ -146,19 +146,19 @@ export type CheckNowClaim =
   | { kind: 'running' }
   /** The account watches no site. */
   | { kind: 'none' }
-  /** The owner's address is not confirmed yet ([D120](../../docs/decisions.md#D120)). */
+  /** The owner's address is not confirmed yet (ADR-0120). */
   | { kind: 'unconfirmed' }
-  /** The site is paused (D127). */
+  /** The site is paused (ADR-0127). */
   | { kind: 'paused' };
 
 /** The raw checks of an hour are rolled up once the hour ended this long ago. */
 export const RAW_CHECKS_KEPT_MS = 60 * 60 * 1000;
-/** Hourly aggregates are kept this long ([D107](../../docs/decisions.md#D107)). */
+/** Hourly aggregates are kept this long (ADR-0107). */
 export const HOURS_KEPT_DAYS = 90;
-/** Incidents are kept this long after they ended ([D107](../../docs/decisions.md#D107)). */
+/** Incidents are kept this long after they ended (ADR-0107). */
 export const INCIDENTS_KEPT_DAYS = 365;
 /**
- * The ceiling on alert mail ([D125](../../docs/decisions.md#D125)): a site that opens its next incident
+ * The ceiling on alert mail (ADR-0125): a site that opens its next incident
  * after this many within an hour is flapping.
  */
 export const FLAP_INCIDENTS_PER_HOUR = 3;
@@ -210,7 +210,7 @@ function claimed(row: MonitorRow): ClaimedMonitor {
 
 /** A timestamp parameter. */
 const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
-/** Whether a monitor's owner has confirmed the address (accounts' rule, D120). */
+/** Whether a monitor's owner has confirmed the address (accounts' rule, ADR-0120). */
 const ownerConfirmed = accountConfirmed(sql.ref('monitors.account_id'));
 /** An interval parameter, from milliseconds. */
 const ms = (value: number) => sql`make_interval(secs => ${value / 1000})`;
@@ -242,7 +242,7 @@ function alertDetails(
 }
 
 /**
- * What a transition's alert writes ([D125](../../docs/decisions.md#D125)): the incident it opens,
+ * What a transition's alert writes (ADR-0125): the incident it opens,
  * merges into the flapping one, or closes (none for "steady"), and the
  * mail it queues, if any.
  */
@@ -265,7 +265,7 @@ interface FlapFacts {
 }
 
 /**
- * The token of a site's stop link ([D124](../../docs/decisions.md#D124)): HMAC-SHA256 of the monitor's
+ * The token of a site's stop link (ADR-0124): HMAC-SHA256 of the monitor's
  * id under the `alerts-off` key, base64url (43 characters). One per site,
  * so every alert mail of a site carries the same link, and no link can be
  * made without the key.
@@ -328,7 +328,7 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
     return keyRead;
   };
   /**
-   * The ceiling on alert mail ([D125](../../docs/decisions.md#D125)): turns each transition's alerts
+   * The ceiling on alert mail (ADR-0125): turns each transition's alerts
    * into what they write, after reading the incidents of the sites that
    * need it. The read is outside the write's statement, but only the
    * claim that holds a site writes its incidents, so what it read stands.
@@ -529,7 +529,7 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
         alerts (id, claim, action, mail, details, started_at, ended_at, reason)
           as (values ${alertRows}),
         -- A site whose owner has not confirmed the address waits, with no
-        -- next check, once its first check is written (D120).
+        -- next check, once its first check is written (ADR-0120).
         moved as (
           update monitors set state = results.state,
                  failing_since = results.failing_since,
@@ -537,7 +537,7 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
                  next_check_at = case when ${ownerConfirmed}
                    then results.next_check_at else null end,
                  lease_until = null,
-                 -- An inconclusive check (D122) leaves no trace of itself.
+                 -- An inconclusive check (ADR-0122) leaves no trace of itself.
                  last_check = case when results.counted
                    then results.last_check else monitors.last_check end,
                  checked_at = case when results.counted
@@ -549,7 +549,7 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
                     monitors.account_id, monitors.alerts_stopped_at),
         -- What else a result writes joins the claim that wrote it, not the
         -- monitor alone: of two results of one site in a batch, the one
-        -- whose claim no longer holds the row writes nothing (D120).
+        -- whose claim no longer holds the row writes nothing (ADR-0120).
         checks as (
           insert into monitor_checks (monitor_id, checked_at, up, status,
                                       total_ms)
@@ -566,7 +566,7 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
            where alerts.action = 'open'
           on conflict (monitor_id) where ended_at is null do nothing
           returning monitor_id, id),
-        -- A flapping site's next incident is its flapping one again (D125).
+        -- A flapping site's next incident is its flapping one again (ADR-0125).
         merged as (
           update monitor_incidents set ended_at = null,
                  flaps = monitor_incidents.flaps + 1
@@ -591,7 +591,7 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
           select 'site.' || alerts.mail, moved.account_id, alerts.id,
                  alerts.details || jsonb_build_object('incidentId',
                    coalesce(opened.id, latest.id)::text),
-                 -- Its owner stopped the site's alert mail (D124).
+                 -- Its owner stopped the site's alert mail (ADR-0124).
                  moved.alerts_stopped_at is null
             from alerts
             join moved on moved.id = alerts.id and moved.claim = alerts.claim
@@ -601,7 +601,7 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
                where monitor_incidents.monitor_id = alerts.id
                order by started_at desc limit 1) as latest on true
            where alerts.mail is not null),
-        -- Fanned out to the site's channels (the alerts' write, D129).
+        -- Fanned out to the site's channels (the alerts' write, ADR-0129).
         queued as (${siteEvents(sql`owed`)})
         select moved.id, exists (select 1 from queued) as queued
           from moved`.execute(db),
@@ -644,9 +644,9 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
     },
 
     /**
-     * Claims an account's monitor for a "check now" ([D106](../../docs/decisions.md#D106)): at most one a
+     * Claims an account's monitor for a "check now" (ADR-0106): at most one a
      * minute (`limitMs`), never while a check of it runs, and never while
-     * the site waits for its owner's address to be confirmed ([D120](../../docs/decisions.md#D120)).
+     * the site waits for its owner's address to be confirmed (ADR-0120).
      */
     async claimNow(
       accountId: string,
@@ -700,7 +700,7 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
      * Makes an account's monitor due now, for an instance that checks
      * nothing itself (`MONITOR=off`): another instance runs it within
      * seconds. Limited like {@link claimNow}; a site that waits for its
-     * owner's address to be confirmed stays waiting ([D120](../../docs/decisions.md#D120)).
+     * owner's address to be confirmed stays waiting (ADR-0120).
      *
      * @returns whether it was made due (false: limited, waiting, or no
      *   site)
@@ -732,7 +732,7 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
     /**
      * Writes finished checks, in one statement: each monitor's new state
      * and next check, its raw check, the incident it opens or closes and
-     * the alerts it queues (to confirmed addresses only, [D105](../../docs/decisions.md#D105)), for every
+     * the alerts it queues (to confirmed addresses only, ADR-0105), for every
      * check whose claim still holds its row.
      *
      * A value the database refuses (SQLSTATE class 22, "data exception":
@@ -791,8 +791,8 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
     },
 
     /**
-     * At the start of the embedded engine's one instance ([D48](../../docs/decisions.md#D48)): claims left
-     * by a process that died are released at once rather than after their
+     * At the start of the embedded engine's one instance (ADR-0048): claims
+     * left by a process that died are released at once rather than after their
      * lease.
      */
     async releaseOrphans(): Promise<void> {
@@ -807,7 +807,7 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
 
     /**
      * The site a stop link names, when its token is the site's
-     * ([D124](../../docs/decisions.md#D124)); reads only.
+     * (ADR-0124); reads only.
      *
      * @param monitorId the link's `m` (digits)
      * @param token the link's `t`
@@ -832,7 +832,7 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
     },
 
     /**
-     * Stops a site's alert mail, by its stop link ([D124](../../docs/decisions.md#D124), RFC 8058): no
+     * Stops a site's alert mail, by its stop link (ADR-0124, RFC 8058): no
      * session needed, the token is the proof. Stopping twice is stopping
      * once.
      *
@@ -857,7 +857,7 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
       return row?.site_url;
     },
 
-    /** Sends a site's alert mail again ([D124](../../docs/decisions.md#D124)), from its page. */
+    /** Sends a site's alert mail again (ADR-0124), from its page. */
     async resumeAlerts(accountId: string, siteId: string): Promise<void> {
       await unlessUnavailable(() =>
         db
@@ -978,7 +978,7 @@ export function monitorRepository(db: Kysely<MonitorDatabase>) {
      * {@link RAW_CHECKS_KEPT_MS} ago into one row per monitor and hour
      * (count, count up, median and slowest time of the checks that were
      * up), deleting them in the same statement, a batch of monitors at a
-     * time ([D107](../../docs/decisions.md#D107)). An hour is rolled up whole: no check arrives for it
+     * time (ADR-0107). An hour is rolled up whole: no check arrives for it
      * later.
      *
      * @returns how many raw checks it rolled up

@@ -1,5 +1,5 @@
 /**
- * The monitor's scheduler ([D104](../../docs/decisions.md#D104)): one per instance
+ * The monitor's scheduler (ADR-0104): one per instance
  * that checks (`MONITOR` is not `off`). It claims due monitors with a lease
  * (./repository.ts, the due-row claim the mail outbox shares) in the loop
  * of server/db/leasedWorker.ts, runs up to `concurrency` checks at once,
@@ -17,7 +17,7 @@
  *   no site delays another by more than `slotHoldMs`.
  * - "Check now" takes a free slot like a claim, or makes the site due at
  *   once when none is free.
- * - A failed check counts only while the canaries answer ([D122](../../docs/decisions.md#D122)): when
+ * - A failed check counts only while the canaries answer (ADR-0122): when
  *   most of `canaryUrls` fail too, this instance is the one cut off, and
  *   the check is inconclusive: the site keeps its state, queues no alert,
  *   and is checked again a third of the interval later.
@@ -34,7 +34,7 @@ import type {
 import { causeOf, type CheckResult } from './check/siteCheck';
 import { leasedWorker } from '../db/leasedWorker';
 
-/** How the scheduler runs; the defaults are `MONITOR_*`'s ([D104](../../docs/decisions.md#D104)). */
+/** How the scheduler runs; the defaults are `MONITOR_*`'s (ADR-0104). */
 export interface SchedulerSettings {
   /** Between two checks of a site, in ms (`MONITOR_INTERVAL_SECONDS`). */
   intervalMs: number;
@@ -52,7 +52,7 @@ export interface SchedulerSettings {
   leaseMs: number;
   /** How often an idle instance looks for due sites, in ms. */
   pollMs: number;
-  /** "Check now": at most one per account in this long, in ms ([D106](../../docs/decisions.md#D106)). */
+  /** "Check now": at most one per account in this long, in ms (ADR-0106). */
   checkNowLimitMs: number;
   /** The clock every due time and lease is read on (the test's, in tests). */
   clock: () => Date;
@@ -69,7 +69,7 @@ export interface SchedulerSettings {
   canaryUrls?: readonly string[];
 }
 
-/** Whether this instance's verdicts count ([D122](../../docs/decisions.md#D122)). */
+/** Whether this instance's verdicts count (ADR-0122). */
 export type MonitorHealth =
   | { status: 'ok'; canaries: number }
   | {
@@ -89,21 +89,21 @@ export interface CheckObservation {
   outcome: CheckResult['outcome'];
   /** The alerts its transition queued ("down", "up"). */
   alerts: readonly string[];
-  /** Failed while most canaries failed too: it counted for nothing (D122). */
+  /** Failed while most canaries failed too: it counted for nothing (ADR-0122). */
   inconclusive: boolean;
 }
 
-/** What a "check now" did ([D106](../../docs/decisions.md#D106)). */
+/** What a "check now" did (ADR-0106). */
 export type CheckNowOutcome =
   | 'checked'
-  /** No slot was free: the site is due at once ([D121](../../docs/decisions.md#D121)). */
+  /** No slot was free: the site is due at once (ADR-0121). */
   | 'queued'
   | 'limited'
   | 'running'
   | 'none'
-  /** The owner's address is not confirmed ([D120](../../docs/decisions.md#D120)). */
+  /** The owner's address is not confirmed (ADR-0120). */
   | 'unconfirmed'
-  /** The site is paused (D127). */
+  /** The site is paused (ADR-0127). */
   | 'paused';
 
 /** The scheduler's controls. */
@@ -140,7 +140,7 @@ const RECORD_BATCH = 200;
  * under a second to answer; a check still waiting after this waits
  * outside the slots, costing a socket and a timer, not CPU. 1 s, not 2:
  * with 1,000 sites that never answer among 10,000, the honest sites' lag
- * p99 was 18 s at 2 s (`npm run bench:monitor -- --hostile`, D121).
+ * p99 was 18 s at 2 s (`npm run bench:monitor -- --hostile`, ADR-0121).
  */
 export const DEFAULT_SLOT_HOLD_MS = 1_000;
 /**
@@ -295,7 +295,7 @@ export function monitorScheduler(
     const step = stepMonitor(monitor.state, monitor.context, event);
     const finished = clock().getTime();
     // The site's own interval; a retest comes after a third of the base
-    // one, so a failure is confirmed as soon on every schedule (D127).
+    // one, so a failure is confirmed as soon on every schedule (ADR-0127).
     const intervalMs = settings.intervalMs * monitor.intervalFactor;
     let next = step.retest
       ? finished + settings.intervalMs / 3

@@ -1,6 +1,6 @@
 /**
- * The monitor's configuration (docs/contract.md, "Configuration"; [D104](../../docs/decisions.md#D104) and
- * [D108](../../docs/decisions.md#D108)): `MONITOR`, `MONITOR_INTERVAL_SECONDS`,
+ * The monitor's configuration (docs/contract.md, "Configuration"; ADR-0104 and
+ * ADR-0108): `MONITOR`, `MONITOR_INTERVAL_SECONDS`,
  * `MONITOR_CONCURRENCY`, `MONITOR_ALLOWED_NETWORKS`,
  * `MONITOR_DENIED_NETWORKS`, `MONITOR_DNS_SERVERS`
  * and `MONITOR_RESOLVE`,
@@ -54,7 +54,7 @@ export interface MonitorOptions {
   /**
    * URLs the operator trusts to be up (`MONITOR_CANARY_URLS`, two or
    * more), checked with the same rules: when most fail, this instance's
-   * failed checks are inconclusive ([D122](../../docs/decisions.md#D122)). None by default.
+   * failed checks are inconclusive (ADR-0122). None by default.
    */
   canaryUrls?: readonly string[];
   /** The resolver, for tests in this process; wins over `pins`. */
@@ -225,7 +225,7 @@ export function monitorOptionsFrom(
 /** The default number of sites an account may have (`SITES_PER_ACCOUNT`). */
 export const DEFAULT_SITES_PER_ACCOUNT = 20;
 
-/** What every instance needs of an account's sites, checking or not (D127). */
+/** What every instance needs of an account's sites, checking or not (ADR-0127). */
 export interface SitesOptions {
   /** `SITES_PER_ACCOUNT`: the most sites an account may have. */
   perAccount: number;
@@ -265,7 +265,7 @@ export function sitesOptionsFrom(env: Environment): SitesOptions {
 /**
  * `MONITOR_CANARY_URLS`: absolute `http:` or `https:` URLs, separated by
  * commas or white space, at least two (one canary that fails cannot be
- * told from the instance cut off, [D122](../../docs/decisions.md#D122)).
+ * told from the instance cut off, ADR-0122).
  *
  * @param raw the variable's value; unset or empty: none
  * @returns the URLs, as the WHATWG URL parser serialises them

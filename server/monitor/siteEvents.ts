@@ -1,12 +1,12 @@
 /**
- * A site's events as the monitor queues them (D105, D125, D129): their
- * kinds and the data each carries, which ./alertNotices.ts words.
+ * A site's events as the monitor queues them (ADR-0105, ADR-0125, ADR-0129):
+ * their kinds and the data each carries, which ./alertNotices.ts words.
  */
 import type { DownCause } from '../../machines/monitorMachine';
 
 /**
- * A site's event: it went down, or came back up (D105); it is flapping,
- * or steady again after flapping (D125).
+ * A site's event: it went down, or came back up (ADR-0105); it is flapping,
+ * or steady again after flapping (ADR-0125).
  */
 export type AlertKind = 'down' | 'up' | 'flapping' | 'steady';
 
@@ -23,7 +23,7 @@ export const SITE_EVENT_KINDS: Readonly<Record<AlertKind, string>> = {
  * times are ISO 8601.
  */
 export interface AlertDetails {
-  /** What the owner calls the site; absent: its host (D127). */
+  /** What the owner calls the site; absent: its host (ADR-0127). */
   siteName?: string;
   siteUrl: string;
   /** When the first failed check of the incident ran. */
@@ -35,14 +35,14 @@ export interface AlertDetails {
   /** "flapping": its incidents within the hour; "steady": the times it went down while flapping. */
   incidents?: number;
   /**
-   * The monitor (a bigint, as text) and its stop link's token (D124);
+   * The monitor (a bigint, as text) and its stop link's token (ADR-0124);
    * absent in alerts queued before them.
    */
   monitorId?: string;
   stopToken?: string;
-  /** The incident the event is about (a bigint, as text); absent before D129. */
+  /** The incident the event is about (a bigint, as text); absent before ADR-0129. */
   incidentId?: string;
-  /** When the check that caused the event ran; absent before D129. */
+  /** When the check that caused the event ran; absent before ADR-0129. */
   occurredAt?: string;
   /**
    * An e-mail channel's one-click unsubscribe link (RFC 8058), which its

@@ -1,5 +1,5 @@
 /**
- * The site form's rules (issue 59; D127): what `POST /sites` and
+ * The site form's rules (issue 59; ADR-0127): what `POST /sites` and
  * `POST /sites/:id` accept. The URL obeys the sign-up's rule (one
  * verdict: common/validation.ts's `checkSiteUrl` with the UTS #46 host
  * rule, and the sign-up's length), and then the monitor's address rule: a

@@ -1,5 +1,5 @@
 /**
- * An account's sites as the pages show them (issue 59; D127): the list on
+ * An account's sites as the pages show them (issue 59; ADR-0127): the list on
  * `/`, a site's page, the form that adds or edits one, the step that
  * confirms a removal. Server-rendered, without script: every action is a
  * form that posts and is answered with a redirect (post/redirect/get); a
@@ -428,7 +428,7 @@ export function siteNotFoundPage(productName: string): string {
 
 /**
  * What adding a site answers while the owner's address is unconfirmed
- * (D120: nothing is checked for an unproven address but the sign-up's
+ * (ADR-0120: nothing is checked for an unproven address but the sign-up's
  * first check).
  */
 export function confirmFirstPage(productName: string): string {

@@ -1,5 +1,5 @@
 /**
- * The sites' pages and forms (issue 59; D127): add, edit, pause, resume
+ * The sites' pages and forms (issue 59; ADR-0127): add, edit, pause, resume
  * and remove a site, its page, and its "Check now" and "Send alerts
  * again". Every page needs a session (without one: 303 to `/`, which
  * signs in), every POST is origin-checked by the service's cross-origin
@@ -57,7 +57,7 @@ export interface SiteRoutesOptions {
   baseIntervalMs: number;
   /** `SITES_PER_ACCOUNT`. */
   limit: number;
-  /** "Check now": one per site in this long, ms (D106). */
+  /** "Check now": one per site in this long, ms (ADR-0106). */
   checkNowLimitMs: number;
   /** The monitor's resolver and address rule, which judge a saved URL. */
   resolve: Resolver;
@@ -354,7 +354,7 @@ export async function registerSiteRoutes(
       let note: CheckNowNote | undefined;
       if (!account.confirmed) {
         // Nothing is checked for an unproven address but its first check
-        // (D120): not on request either.
+        // (ADR-0120): not on request either.
         note = 'unconfirmed';
       } else if (scheduler) {
         const outcome = await scheduler.checkNow(account.id, id);

@@ -1,5 +1,5 @@
 /**
- * An account's sites (issue 59; D127): every statement that adds, edits,
+ * An account's sites (issue 59; ADR-0127): every statement that adds, edits,
  * pauses, resumes or removes one, and what `/` and a site's page read of
  * them. A site is a row of `monitors`, the monitor's own table; every
  * statement here names the account as well as the site, so that another
@@ -15,7 +15,7 @@ import { unsentDeliveries, type OutboxTables } from '../outbox/index';
 import type { MonitorTables } from './tables';
 import type { CheckResult } from './check/siteCheck';
 
-/** The factors of the base interval a site may be checked at (D127). */
+/** The factors of the base interval a site may be checked at (ADR-0127). */
 export const INTERVAL_FACTORS = [1, 2, 5, 10, 30, 60] as const;
 export type IntervalFactor = (typeof INTERVAL_FACTORS)[number];
 
@@ -63,7 +63,7 @@ export interface SiteIncident {
   /** Null while it goes on. */
   endedAt: Date | null;
   reason: DownCause;
-  /** Times it went down in it: more than one while it flapped (D125). */
+  /** Times it went down in it: more than one while it flapped (ADR-0125). */
   flaps: number;
 }
 
@@ -184,7 +184,7 @@ export function sitesRepository(db: Kysely<MonitorTables & OutboxTables>) {
      * cannot pass the limit together.
      *
      * @param confirmed whether the owner's address is confirmed: until it
-     *   is, the site waits with no next check (D120)
+     *   is, the site waits with no next check (ADR-0120)
      * @returns the new site's id, or `limit`
      */
     async add(
@@ -305,7 +305,7 @@ export function sitesRepository(db: Kysely<MonitorTables & OutboxTables>) {
 
     /**
      * Resumes a paused site: pending, checked at once (or, while the
-     * owner's address is unconfirmed, waiting for it, D120).
+     * owner's address is unconfirmed, waiting for it, ADR-0120).
      *
      * @returns whether the account has the site
      */

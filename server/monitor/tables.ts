@@ -6,7 +6,7 @@ import type { ColumnType } from 'kysely';
 import type { CreatedAt, Timestamp } from '../db/columns';
 import type { DownCause } from '../../machines/monitorMachine';
 
-/** The watched site of an account ([D103](../../docs/decisions.md#D103)): its state and next check. */
+/** The watched site of an account (ADR-0103): its state and next check. */
 export interface MonitorsTable {
   /** An identity column; a bigint, read as text. */
   id: ColumnType<string, never, never>;
@@ -25,7 +25,7 @@ export interface MonitorsTable {
   reason: DownCause | null;
   /**
    * When the next check is due; null while the site waits for its owner's
-   * address to be confirmed ([D120](../../docs/decisions.md#D120)).
+   * address to be confirmed (ADR-0120).
    */
   next_check_at: ColumnType<
     Date | null,
@@ -39,17 +39,17 @@ export interface MonitorsTable {
   /** The latest check's result (server/monitor/check/siteCheck.ts's CheckResult). */
   last_check: ColumnType<unknown, never, string | null>;
   checked_at: Timestamp | null;
-  /** The latest "check now" (one a minute, [D106](../../docs/decisions.md#D106)). */
+  /** The latest "check now" (one a minute, ADR-0106). */
   check_now_at: Timestamp | null;
-  /** Since when its alert mail is stopped ([D124](../../docs/decisions.md#D124)); null: it is sent. */
+  /** Since when its alert mail is stopped (ADR-0124); null: it is sent. */
   alerts_stopped_at: Timestamp | null;
-  /** Since when it is flapping ([D125](../../docs/decisions.md#D125)); null: it is not. */
+  /** Since when it is flapping (ADR-0125); null: it is not. */
   flapping_since: Timestamp | null;
-  /** What its owner calls it, ≤ 100 characters; null: its host (D127). */
+  /** What its owner calls it, ≤ 100 characters; null: its host (ADR-0127). */
   name: string | null;
   /** Checked every `interval_factor` × `MONITOR_INTERVAL_SECONDS`: 1, 2, 5, 10, 30 or 60. */
   interval_factor: ColumnType<number, number | undefined, number>;
-  /** Since when it is paused: not checked, no alert, no next check (D127). */
+  /** Since when it is paused: not checked, no alert, no next check (ADR-0127). */
   paused_at: Timestamp | null;
   created_at: CreatedAt;
 }
@@ -57,7 +57,7 @@ export interface MonitorsTable {
 /** The state names of machines/monitorMachine.ts, as the table stores them. */
 export type MonitorStateName = 'pending' | 'up' | 'suspect' | 'down';
 
-/** One check, kept for a few hours ([D107](../../docs/decisions.md#D107)). */
+/** One check, kept for a few hours (ADR-0107). */
 export interface MonitorChecksTable {
   monitor_id: string;
   checked_at: Timestamp;
@@ -66,7 +66,7 @@ export interface MonitorChecksTable {
   total_ms: number;
 }
 
-/** One monitor's checks of one hour, rolled up ([D107](../../docs/decisions.md#D107)). */
+/** One monitor's checks of one hour, rolled up (ADR-0107). */
 export interface MonitorHoursTable {
   monitor_id: string;
   hour: Timestamp;
@@ -76,7 +76,7 @@ export interface MonitorHoursTable {
   slowest_ms: number | null;
 }
 
-/** From the first failed check to the check that found the site up ([D104](../../docs/decisions.md#D104)). */
+/** From the first failed check to the check that found the site up (ADR-0104). */
 export interface MonitorIncidentsTable {
   id: ColumnType<string, never, never>;
   monitor_id: string;
@@ -84,11 +84,11 @@ export interface MonitorIncidentsTable {
   ended_at: Timestamp | null;
   /** jsonb: the DownCause that made the site down. */
   reason: DownCause;
-  /** How many times the site went down in it: more than 1 while flapping ([D125](../../docs/decisions.md#D125)). */
+  /** How many times the site went down in it: more than 1 while flapping (ADR-0125). */
   flaps: ColumnType<number, number | undefined, number>;
 }
 
-/** The monitor's keys ([D124](../../docs/decisions.md#D124)): `alerts-off` signs the alert mails' stop links. */
+/** The monitor's keys (ADR-0124): `alerts-off` signs the alert mails' stop links. */
 export interface MonitorSecretsTable {
   name: string;
   value: Buffer;

@@ -1,5 +1,5 @@
 /**
- * The monitor's part of a confirmation ([D120](../../docs/decisions.md#D120)): a site whose owner has
+ * The monitor's part of a confirmation (ADR-0120): a site whose owner has
  * not proven the address is checked once, at sign-up, then waits with no
  * next check (./repository.ts parks it as it writes that check). The
  * statement that confirms the address (server/accounts/links/links.ts)
@@ -32,7 +32,7 @@ export function resumeWatch(
 /**
  * The monitor's part of a sign-up (`app.accounts.onSignUp`): the site the
  * visitor gave is the account's first, its first check due at once
- * (D103). A data-modifying CTE of the sign-up's one statement, reading
+ * (ADR-0103). A data-modifying CTE of the sign-up's one statement, reading
  * the account it makes.
  *
  * @param statement the sign-up's statement so far

@@ -11,7 +11,7 @@ import type { DownCause } from '../../machines/monitorMachine';
 import { causeOf, type CheckResult } from './check/siteCheck';
 
 /**
- * The checks' User-Agent (D103): the product, the monitor's version, and
+ * The checks' User-Agent (ADR-0103): the product, the monitor's version, and
  * where to read about it, so that a site's owner can allow or refuse it.
  *
  * @param productName `PRODUCT_NAME`; characters a token (RFC 9110 §5.6.2)

@@ -1,7 +1,7 @@
 /**
- * The outbox's worker (D129): one per instance. It claims due deliveries
+ * The outbox's worker (ADR-0129): one per instance. It claims due deliveries
  * (./deliveries.ts) in two lanes, mails and POSTs, each a loop of
- * server/db/leasedWorker.ts (D130), has each
+ * server/db/leasedWorker.ts (ADR-0130), has each
  * worded by the feature that queued its kind (a renderer), sends it over
  * its channel (a mail through ./channels/mailTransport.ts, a POST through
  * ./channels/http.ts), and marks it sent, to be retried, or dead.
@@ -61,7 +61,7 @@ export type Renderer = (
 export const DEFAULT_RETRY = { firstDelayMs: 1_000, maxDelayMs: 5 * 60_000 };
 
 /**
- * The lanes' loops (D130). POSTs: 50 slots; a POST waiting for its
+ * The lanes' loops (ADR-0130). POSTs: 50 slots; a POST waiting for its
  * receiver longer than 100 ms gives its slot up (its words, signature
  * and connection are done by then; what is left is a wait): at 1 s,
  * receivers answering after 5 s let 20 start a second, and 1,000 sites'

@@ -1,5 +1,5 @@
 /**
- * The outbox's repository (D129): every statement about `deliveries`.
+ * The outbox's repository (ADR-0129): every statement about `deliveries`.
  * Features queue deliveries through {@link insertDeliveries} inside the
  * statement that causes them; the worker (./deliverer.ts) claims, sends
  * and marks them.
@@ -25,7 +25,7 @@ import type { ChannelKind } from './notice';
 import type { OutboxTables } from './tables';
 
 /**
- * Days a delivery's row is kept after it was sent or died (D89): the
+ * Days a delivery's row is kept after it was sent or died (ADR-0089): the
  * record that a notice went out, for a customer who asks "did you alert
  * me?", long after its copy is dropped (7 days).
  */
@@ -143,7 +143,7 @@ export function unsentDeliveries(
 }
 
 /**
- * The outbox's lanes (D130): mails, sent through our own SMTP pool, and
+ * The outbox's lanes (ADR-0130): mails, sent through our own SMTP pool, and
  * POSTs, each a wait on someone else's receiver. Each is claimed apart,
  * so that neither waits behind the other.
  */
@@ -223,7 +223,7 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
      * statement: each is marked `sending` with one more attempt and a
      * lease. Rows another worker holds are skipped, not waited for.
      *
-     * The earliest deadline first (D130): an alert, which must arrive
+     * The earliest deadline first (ADR-0130): an alert, which must arrive
      * within the hour, goes before the link mails queued ahead of it
      * (three days), so that an incident is not queued behind a sign-up
      * rush; among equal deadlines, the first queued first.
@@ -453,7 +453,7 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
      * Refreshes the planner's statistics of `deliveries` (`ANALYZE`), for
      * the embedded engine, which has no autovacuum to do it: a claim's
      * window is read in its index's order only once the planner knows
-     * that many rows are pending (D130).
+     * that many rows are pending (ADR-0130).
      */
     async refreshStatistics(): Promise<void> {
       await unlessUnavailable(() => sql`analyze deliveries`.execute(db));
@@ -463,7 +463,7 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
      * At a worker's start: deliveries waiting for their next attempt are
      * due now (a restart retries what waits). With `orphaned`, those left
      * `sending` are due too: on the embedded engine one process holds the
-     * data directory (D48), so their worker is dead.
+     * data directory (ADR-0048), so their worker is dead.
      */
     async retryNow(orphaned: boolean): Promise<void> {
       await unlessUnavailable(() =>
@@ -489,7 +489,7 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
 
     /**
      * Drops the target, the secret and the copy of deliveries ended more
-     * than 7 days ago (D89); the row stays, as the record that a notice of
+     * than 7 days ago (ADR-0089); the row stays, as the record that a notice of
      * its kind went to its account. In batches (server/db/batchedWrites.ts).
      *
      * @returns how many rows it cleared
@@ -507,7 +507,7 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
 
     /**
      * Deletes the rows of deliveries ended more than
-     * {@link DELIVERY_ROWS_KEPT_DAYS} days ago (D89); rows still to send
+     * {@link DELIVERY_ROWS_KEPT_DAYS} days ago (ADR-0089); rows still to send
      * are never touched. In batches.
      *
      * @returns how many rows it deleted

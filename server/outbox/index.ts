@@ -1,5 +1,5 @@
 /**
- * The outbox of notifications (D129), a layer under the features: one
+ * The outbox of notifications (ADR-0129), a layer under the features: one
  * table of deliveries, one worker, and one adapter per channel (mail
  * through nodemailer; webhook, Slack, Discord and ntfy through the POST
  * the monitor gives it, under its SSRF rules). It imports no
@@ -179,7 +179,7 @@ async function outbox(
     `deliveries ended past ${DELIVERY_ROWS_KEPT_DAYS} days`,
     () => repository.deleteOld(),
   );
-  // Without SMTP_URL, the mail files under DATA_DIR (D89, D100).
+  // Without SMTP_URL, the mail files under DATA_DIR (ADR-0089, ADR-0100).
   for (const [what, run] of mailTransport?.housekeeping ?? []) {
     app.housekeeping.add(what, run);
   }

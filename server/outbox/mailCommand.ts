@@ -1,6 +1,6 @@
 /**
  * `npm run mail`: the mail a service without `SMTP_URL` wrote instead of
- * sending it ([D100](../../docs/decisions.md#D100)), for the person running it on their own machine:
+ * sending it (ADR-0100), for the person running it on their own machine:
  * the newest mail's recipient, subject and text, links included, so that
  * they can follow them. `npm run mail -- --all` prints every mail, oldest
  * first.
@@ -8,7 +8,7 @@
  * It reads the files in `$DATA_DIR/mail` (default `./data/mail`), never the
  * database, so it runs beside the service (whose embedded database allows
  * one process). The service's housekeeping deletes them 7 days after they
- * were written, as it drops the outbox's copies ([D89](../../docs/decisions.md#D89);
+ * were written, as it drops the outbox's copies (ADR-0089;
  * `deleteOldMailFiles` in ./channels/mailTransport.ts).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * How the outbox sends mail: the service's mail options, and where mail
- * is written without `SMTP_URL` ([D100](../../docs/decisions.md#D100)), read from the environment as the
+ * is written without `SMTP_URL` (ADR-0100), read from the environment as the
  * service reads it, for `npm run mail` (./mailCommand.ts) and the
  * service's mail options (server/environment.ts).
  */

@@ -1,6 +1,6 @@
 /**
  * The outbox's table as Kysely sees it (./migrations/ makes it): one row
- * per delivery of a notice to one destination (D129).
+ * per delivery of a notice to one destination (ADR-0129).
  */
 import type { ColumnType } from 'kysely';
 import type { CreatedAt, Timestamp } from '../db/columns';
@@ -18,7 +18,7 @@ export interface DeliveriesTable {
   account_id: string;
   /** The channel (a bigint, as text) of its owner feature; null: none (the account's own address). */
   channel_id: string | null;
-  /** The address or URL; null once dropped (D89). */
+  /** The address or URL; null once dropped (ADR-0089). */
   target: string | null;
   /** A webhook's signing secret (`whsec_…`); null otherwise and once dropped. */
   secret: string | null;

@@ -1,6 +1,6 @@
 /**
- * The rate limit (D39, D47): `@fastify/rate-limit` for the routes that
- * set a limit of their own, counted in the database, so every instance on
+ * The rate limit (ADR-0039, ADR-0047): `@fastify/rate-limit` for the routes
+ * that set a limit of their own, counted in the database, so every instance on
  * it shares one limit. The rest of the service reaches it through this
  * file only.
  */

@@ -1,6 +1,6 @@
 /**
  * The counter behind `SIGNUP_RATE_LIMIT` (docs/contract.md
- * "Configuration"; [D39](../../docs/decisions.md#D39), [D47](../../docs/decisions.md#D47)): a store for
+ * "Configuration"; ADR-0039, ADR-0047): a store for
  * @fastify/rate-limit that keeps its fixed windows in the database, so
  * every instance on one database counts against one limit.
  *

@@ -3,7 +3,7 @@
  */
 import type { Timestamp } from '../db/columns';
 
-/** One fixed window of the sign-up rate limit per client key ([D39](../../docs/decisions.md#D39)). */
+/** One fixed window of the sign-up rate limit per client key (ADR-0039). */
 export interface RateLimitWindowsTable {
   key: string;
   hits: number;

@@ -1,5 +1,5 @@
 /**
- * The captcha's verification (issue 35; [D90](../../docs/decisions.md#D90)): a
+ * The captcha's verification (issue 35; ADR-0090): a
  * sign-up's `g-recaptcha-response` token is sent to reCAPTCHA's
  * `siteverify` endpoint with the site's secret, and passes only when the
  * answer says `success: true` for the site's own host name. Google's
@@ -14,7 +14,7 @@ import { PartUnavailableError } from '../http/errorAnswer';
 export const GOOGLE_SITEVERIFY_URL =
   'https://www.google.com/recaptcha/api/siteverify';
 
-/** How long the verifier may take, in ms: well within the page's 20 s ([D25](../../docs/decisions.md#D25)). */
+/** How long the verifier may take, in ms: well within the page's 20 s (ADR-0025). */
 export const SITEVERIFY_TIMEOUT_MS = 5_000;
 
 /** How the service verifies tokens: with a secret, at an endpoint. */

@@ -30,7 +30,7 @@ export const BODY_LIMIT_BYTES = 16 * 1024;
 export interface SignUpApiOptions {
   /** Where accounts are created. */
   accounts: AccountsRepository;
-  /** The service's cookies: the answer sets the login binding ([D110](../../docs/decisions.md#D110)). */
+  /** The service's cookies: the answer sets the login binding (ADR-0110). */
   cookies: ServiceCookies;
   /**
    * Tells the outbox a confirmation mail was queued, and the monitor
@@ -97,7 +97,7 @@ export async function registerSignUpApi(
         let auth;
         try {
           // Committed before the answer: an acknowledged sign-up is never
-          // lost ([D45](../../docs/decisions.md#D45)). A database failure is raised to the error handler.
+          // lost (ADR-0045). A database failure is raised to the error handler.
           auth = await options.accounts.create({
             name: account.name,
             email: account.email,
@@ -111,15 +111,15 @@ export async function registerSignUpApi(
           return refusal(API_CODES.invalidParameter, error.field);
         }
         if (!auth) {
-          // [D43](../../docs/decisions.md#D43): the address is taken; nothing else about the account.
+          // ADR-0043: the address is taken; nothing else about the account.
           reply.code(409);
           return refusal(API_CODES.emailInUse, SIGN_UP_FIELDS.email);
         }
         // Its confirmation mail and its monitor were made by the same
-        // statement ([D95](../../docs/decisions.md#D95), [D103](../../docs/decisions.md#D103)).
+        // statement (ADR-0095, ADR-0103).
         options.wake();
         // `/` redeems the token only beside this HttpOnly cookie, which a
-        // sibling subdomain cannot plant ([D110](../../docs/decisions.md#D110)).
+        // sibling subdomain cannot plant (ADR-0110).
         options.cookies.setLoginBinding(reply, auth.token);
         return { success: true, data: { one_time_auth: auth } };
       },

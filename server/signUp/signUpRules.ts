@@ -1,6 +1,6 @@
 /**
  * The sign-up API's rules for one form body (docs/contract.md "HTTP",
- * `POST /2/account/signup/`; [D38](../../docs/decisions.md#D38) to [D40](../../docs/decisions.md#D40)). Pure: reads
+ * `POST /2/account/signup/`; ADR-0038 to ADR-0040). Pure: reads
  * the body into the account to create, or into the refusal the API answers
  * with. Whether the address is already in use is the accounts repository's
  * to say (server/accounts/accounts.ts), in the same transaction that creates it.
@@ -15,7 +15,7 @@ import { isValidEmail } from '../../common/emailAddress';
 import { checkSiteUrl } from '../../common/validation';
 import { FIELD_LIMITS, fitsFieldLimit } from '../../common/fieldLimits';
 
-/** The most characters (code points) of a name, trimmed ([D38](../../docs/decisions.md#D38), [D44](../../docs/decisions.md#D44)). */
+/** The most characters (code points) of a name, trimmed (ADR-0038, ADR-0044). */
 export const NAME_MAX_LENGTH = FIELD_LIMITS.name;
 
 // A name that carries a link or markup is how sign-up spam looks: scheme,
@@ -58,10 +58,10 @@ export interface NewAccount {
  *   string (repeated, or not a string at all) are refused, bar `utm_campaign`
  * @returns the account to create, or the refusal to answer with
  *   (`CSAPI_INVALID_PARAMETER` with the field as `info`, a name, e-mail
- *   address or URL over its limit of common/fieldLimits.ts included ([D44](../../docs/decisions.md#D44)),
+ *   address or URL over its limit of common/fieldLimits.ts included (ADR-0044),
  *   or `CSAPI_CAPTCHA_MISSING` for a missing captcha token); `utm_campaign`
  *   is never refused: the campaign rule ({@link keptCampaign}) keeps it or
- *   ignores it, a campaign over its limit too ([D10](../../docs/decisions.md#D10))
+ *   ignores it, a campaign over its limit too (ADR-0010)
  */
 export function readSignUp(body: UntrustedBody): NewAccount | SignUpAnswer {
   const single = (key: string): string | undefined | null => {
@@ -101,7 +101,7 @@ export function readSignUp(body: UntrustedBody): NewAccount | SignUpAnswer {
     return refusal(API_CODES.invalidParameter, SIGN_UP_FIELDS.url);
   }
   // The page's campaign rule: a campaign it would not keep (over its limit,
-  // unprintable, repeated, not a string) is ignored, never refused ([D10](../../docs/decisions.md#D10)).
+  // unprintable, repeated, not a string) is ignored, never refused (ADR-0010).
   const utmCampaign = keptCampaign(
     Object.hasOwn(body, SIGN_UP_FIELDS.utmCampaign)
       ? body[SIGN_UP_FIELDS.utmCampaign]
@@ -117,8 +117,8 @@ export function readSignUp(body: UntrustedBody): NewAccount | SignUpAnswer {
   };
 }
 
-// R3.3 (docs/requirements.md): a URL is always sent with its protocol; [D44](../../docs/decisions.md#D44):
-// it fits its limit as sent, trimmed. [D58](../../docs/decisions.md#D58): the API judges an
+// R3.3 (docs/requirements.md): a URL is always sent with its protocol;
+// ADR-0044: it fits its limit as sent, trimmed. ADR-0058: the API judges an
 // internationalised host with the page's UTS #46 rule, imported directly.
 function checkUrlWithProtocol(url: string): boolean {
   const check = checkSiteUrl(url, checkHostName);

@@ -1,7 +1,7 @@
 /**
- * The ad networks' consent default ([D66](../../docs/decisions.md#D66)):
+ * The ad networks' consent default (ADR-0066):
  * granted only for an accept stored under the current policy
- * ([D67](../../docs/decisions.md#D67)), denied otherwise. One rule for the
+ * (ADR-0067), denied otherwise. One rule for the
  * built page's inline script (src/inputCapture/inlineScript.ts), which pushes the
  * default before any other script runs, and for the app, which pushes it
  * where there is no inline script (`npm run dev`). Small and free of the

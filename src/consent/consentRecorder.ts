@@ -1,6 +1,6 @@
 /**
  * Keeps and sends the proof of each consent choice (`POST /2/consent/`,
- * contract/consentRecord.ts; [D68](../../docs/decisions.md#D68)) without ever holding
+ * contract/consentRecord.ts; ADR-0068) without ever holding
  * the visitor up: the record is kept in the browser's `localStorage` first,
  * then sent by src/consent/consentSender.ts, a chunk fetched when there is
  * something to send, and forgotten once the service has stored it (or

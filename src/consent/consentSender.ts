@@ -1,6 +1,6 @@
 /**
  * Sends consent records (`POST /2/consent/` on the page's own origin,
- * contract/consentRecord.ts; [D68](../../docs/decisions.md#D68)) with `fetch` and
+ * contract/consentRecord.ts; ADR-0068) with `fetch` and
  * `keepalive`, and reads the service's answer: a record is done with only
  * once the service has stored it (2xx), or has refused it for good. A
  * chunk of its own, which the page's recorder (src/consent/consentRecorder.ts)

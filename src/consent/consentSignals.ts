@@ -1,6 +1,6 @@
 /**
  * The consent signals of the ad networks whose campaigns open the consent
- * modal ([D66](../../docs/decisions.md#D66)): Google's Consent Mode v2 on
+ * modal (ADR-0066): Google's Consent Mode v2 on
  * `window.dataLayer`, as `gtag('consent', …)` pushes it, and Microsoft
  * UET's consent mode on `window.uetq`, as its documentation pushes it. The
  * defaults are pushed by the page's inline script, before any other
@@ -31,12 +31,13 @@ declare global {
 
 /**
  * The attribute the sign-up service puts on `<html>` when the request
- * carried `Sec-GPC: 1` (scripts/build.ts writes that copy of the page; [D74](../../docs/decisions.md#D74)).
+ * carried `Sec-GPC: 1` (scripts/build.ts writes that copy of the page;
+ * ADR-0074).
  */
 export const GPC_ATTRIBUTE = 'data-gpc';
 
 /**
- * Whether the browser sends Global Privacy Control ([D73](../../docs/decisions.md#D73)):
+ * Whether the browser sends Global Privacy Control (ADR-0073):
  * `navigator.globalPrivacyControl` is true, or the service marked the page
  * because the request carried `Sec-GPC: 1` (a browser or an extension may
  * send the header without the property).

@@ -1,5 +1,5 @@
 /**
- * The consent machine's wiring ([D116](../../docs/decisions.md#D116)):
+ * The consent machine's wiring (ADR-0116):
  * starts the consent actor with the visit's stored choice, its Global
  * Privacy Control and its `utm_source`, and provides the machine's named
  * effects (store the choice, signal it to the ad networks, record its
@@ -47,7 +47,7 @@ export interface ConsentEnvironment {
  *
  * @param cookies the page's cookie jar (src/platform/cookies.ts)
  * @param cookieScope the options it was made with
- * @param utmSource the address's `utm_source` (R4.11, [D31](../../docs/decisions.md#D31))
+ * @param utmSource the address's `utm_source` (R4.11, ADR-0031)
  */
 export function startConsent(
   env: ConsentEnvironment,
@@ -56,9 +56,9 @@ export function startConsent(
   utmSource: string | undefined,
 ): ConsentActor {
   const { config } = env;
-  // [D76](../../docs/decisions.md#D76): the tag's effects are a chunk, fetched when a choice is stored or
+  // ADR-0076: the tag's effects are a chunk, fetched when a choice is stored or
   // made; their order is kept (one module, callbacks in turn). Offline, the
-  // tag does not load, and its cookies go on the next visit ([D33](../../docs/decisions.md#D33)).
+  // tag does not load, and its cookies go on the next visit (ADR-0033).
   const tagEffects = chunkLoader(() => import('./tagEffects'));
   const tag = (effect: (effects: typeof TagEffects) => void) => {
     tagEffects().then(effect, () => {});
@@ -69,15 +69,15 @@ export function startConsent(
     revision: config.consentRevision,
   };
   const win = env.document.defaultView;
-  // [D66](../../docs/decisions.md#D66): the built page's inline script pushed the ad networks' consent
+  // ADR-0066: the built page's inline script pushed the ad networks' consent
   // defaults before any other script; the development server serves no
   // inline script, so the app pushes them there. A window-less document
   // (the prerender) has no queues.
   if (process.env.NODE_ENV !== 'production' && win) {
     signalConsentDefault(win, consentDefaultFrom(stored));
   }
-  // [D68](../../docs/decisions.md#D68): each choice's proof goes to the service; one an earlier page could
-  // not send goes now.
+  // ADR-0068: each choice's proof goes to the service; one an earlier page
+  // could not send goes now.
   const recorder = createConsentRecorder({
     pendingKey: `${config.productName}_CONSENT_PENDING`,
     ...(win && { storage: () => win.localStorage }),
@@ -115,7 +115,7 @@ export function startConsent(
       input: {
         ...stored,
         utmSource,
-        // [D73](../../docs/decisions.md#D73): the prerender has no window, and renders no choice anyway.
+        // ADR-0073: the prerender has no window, and renders no choice anyway.
         gpcSignal: !!win && sendsGpc(win),
       },
       inspect: env.inspect,

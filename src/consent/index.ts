@@ -1,6 +1,6 @@
 /**
  * What the rest of the page and the build may use of consent/
- * ([D116](../../docs/decisions.md#D116)): the attribute that marks a page
+ * (ADR-0116): the attribute that marks a page
  * for Global Privacy Control. Never a chunk's module (./tagEffects.ts,
  * ./consentSender.ts, ./views/ConsentDialog.tsx): re-exported here, it
  * would join the first load. The inline script takes ./consentDefault.ts

@@ -1,5 +1,5 @@
 /**
- * The marketing tag's effects, as one chunk ([D76](../../docs/decisions.md#D76)):
+ * The marketing tag's effects, as one chunk (ADR-0076):
  * loading and removing its script (src/consent/trackingTag.ts) and deleting its
  * cookies (src/consent/trackerCookies.ts). The page fetches it only when a choice
  * is stored or made; a first visit without one never does.

@@ -1,5 +1,5 @@
 /**
- * The marketing tag's cookies, which a reject deletes (R4.9; [D33](../../docs/decisions.md#D33)).
+ * The marketing tag's cookies, which a reject deletes (R4.9; ADR-0033).
  * Not the page's own cookies (src/platform/cookies.ts): the page
  * loads this module with the tag's other effects, as a chunk, only when a
  * choice is stored or made (src/consent/tagEffects.ts).

@@ -1,5 +1,5 @@
 /**
- * The sign-up draft (issue 22; [D55](../../docs/decisions.md#D55)): the form's
+ * The sign-up draft (issue 22; ADR-0055): the form's
  * values kept in the tab's `sessionStorage` as they are typed, so that a
  * reload, or a tab the browser discarded, brings the form back as it was.
  * Tab-scoped and gone when the tab closes (HTML standard, "The
@@ -88,8 +88,8 @@ export function deleteDraft(place: DraftPlace): void {
 
 /**
  * Whether the address names a text field (a new link: its prefill wins
- * over the draft, [D55](../../docs/decisions.md#D55)), as src/signUp/prefill.ts reads it: a parameter that is
- * not blank once trimmed, whether or not its value passes the field's
+ * over the draft, ADR-0055), as src/signUp/prefill.ts reads it: a parameter
+ * that is not blank once trimmed, whether or not its value passes the field's
  * rule (a link's refused value leaves the field empty, not the draft's).
  *
  * @param search `location.search`, e.g. `?email=ada%40example.com`

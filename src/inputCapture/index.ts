@@ -1,6 +1,6 @@
 /**
  * What the rest of the page may use of inputCapture/
- * ([D116](../../docs/decisions.md#D116)): the sign-up form's id, the
+ * (ADR-0116): the sign-up form's id, the
  * hand-over of a held submit, and the draft's storage. The inline script
  * itself is the entry ./inlineScript.ts, which the build bundles on its
  * own.

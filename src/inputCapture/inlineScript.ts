@@ -1,12 +1,12 @@
 /**
- * The inline script's entry ([D116](../../docs/decisions.md#D116)):
+ * The inline script's entry (ADR-0116):
  * scripts/build.ts bundles this module with esbuild into one minified
  * classic script, with the build's values for {@link BUILD} (esbuild's
  * `define`), and inlines it in the prerendered index.html. It starts the
  * input capture (./inputCapture.ts) on the sign-up form; the work that waits
  * for the first paint but must run before any other script is the ad
- * networks' consent default ([D66](../../docs/decisions.md#D66),
- * [D102](../../docs/decisions.md#D102)), read from the consent cookies as
+ * networks' consent default (ADR-0066,
+ * ADR-0102), read from the consent cookies as
  * the consent machine reads them.
  */
 import { decodeChoice } from '../../contract/consentChoice';

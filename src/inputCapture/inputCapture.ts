@@ -11,16 +11,16 @@
  *   (src/signUp/views/capturedInput.ts).
  * - The app's module script is started after the first contentful paint,
  *   so its download and evaluation never compete with it.
- * - With a draft key ([D55](../../docs/decisions.md#D55), src/inputCapture/draft.ts): once the first paint is
- *   recorded, the stored draft fills the prerendered inputs the visitor has not typed
- *   into and the address does not prefill; until the app takes over, every
- *   edit of the form is saved as the draft.
+ * - With a draft key (ADR-0055, src/inputCapture/draft.ts): once the first
+ *   paint is recorded, the stored draft fills the prerendered inputs the
+ *   visitor has not typed into and the address does not prefill; until the app
+ *   takes over, every edit of the form is saved as the draft.
  *
  * Before the first paint it does only what cannot wait: it installs the
  * submit hold, the draft's saving and the paint observer. Whatever reads
  * storage (the draft, the consent cookies its entry's `beforeApp` reads)
  * runs once the first paint is recorded, just before the app's script is
- * added, so no other script runs before it (issue 38, [D102](../../docs/decisions.md#D102)).
+ * added, so no other script runs before it (issue 38, ADR-0102).
  */
 import {
   addressNames,
@@ -71,7 +71,7 @@ export const APP_START_FALLBACK_MS = 1000;
  * @param appScript the URL of the app's module script
  * @param draftKey the draft's `sessionStorage` key (src/inputCapture/draft.ts `draftKey`)
  * @param beforeApp work that may wait for the first paint but must run
- *   before any other script (the consent defaults, [D66](../../docs/decisions.md#D66))
+ *   before any other script (the consent defaults, ADR-0066)
  */
 export function startInputCapture(
   win: Window,
@@ -153,7 +153,7 @@ export interface KeptDraft {
 }
 
 /**
- * The draft before the app runs ([D55](../../docs/decisions.md#D55)): saves the form's five values as the
+ * The draft before the app runs (ADR-0055): saves the form's five values as the
  * draft on every `input` or `change` event inside the form, from now on,
  * and restores the draft when asked (the inline script asks once the first
  * paint is recorded, so reading `sessionStorage` never delays it). Storage

@@ -1,10 +1,10 @@
 /**
  * How the page loads its seven lazy chunks, one way for all
- * ([D116](../../docs/decisions.md#D116)): one load shared by every caller,
+ * (ADR-0116): one load shared by every caller,
  * and a new load after a failed one. Parcel evaluates each `import()` once
  * and keeps its promise, failed or not, so a new load can succeed only
  * where the chunk's file is fetched before its import
- * ([D71](../../docs/decisions.md#D71)): the submit chunk and the host
+ * (ADR-0071): the submit chunk and the host
  * rule's, without which nothing can be sent. The other five (the form's
  * help, the consent modal, the records' sender, the tag's effects,
  * Sentry) are asked again by their callers, but a failed import of theirs

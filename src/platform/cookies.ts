@@ -1,7 +1,7 @@
 /**
  * The one module that knows every cookie of the page: names (R3.7 to R3.11
- * in docs/requirements.md, `{product}` = `PRODUCT_NAME`: [D6](../../docs/decisions.md#D6))
- * and attributes (R9.1 to R9.5, [D27](../../docs/decisions.md#D27) to [D29](../../docs/decisions.md#D29)):
+ * in docs/requirements.md, `{product}` = `PRODUCT_NAME`: ADR-0006)
+ * and attributes (R9.1 to R9.5, ADR-0027 to ADR-0029):
  * `SameSite=Strict`, `Secure` except on localhost, 365 days by default and
  * 30 for the campaign, and the `COOKIE_DOMAIN` for the cookies required
  * "across all subdomains" (consent and campaign). Reads and writes go
@@ -55,7 +55,7 @@ export interface CookieJarOptions {
  * §5.3 step 6: a browser ignores a cookie whose Domain does not
  * domain-match the host); otherwise undefined, so that a page served on
  * another host (localhost in development) still keeps host-only cookies
- * ([D29](../../docs/decisions.md#D29)).
+ * (ADR-0029).
  */
 export function cookieDomainFor(options: CookieJarOptions): string | undefined {
   return cookieDomainWithin(options.cookieDomain, options.hostname);
@@ -116,7 +116,7 @@ export function createCookieJar(options: CookieJarOptions) {
     },
     /**
      * The policy revision the stored choice was made under
-     * (`{product}_CONSENT_REVISION`, [D67](../../docs/decisions.md#D67)): a positive integer; undefined
+     * (`{product}_CONSENT_REVISION`, ADR-0067): a positive integer; undefined
      * when there is none (a choice stored before revisions were: the
      * machine counts it as revision 1); 0, older than every revision, when
      * the cookie holds anything else, so that such a choice is asked again.
@@ -125,7 +125,7 @@ export function createCookieJar(options: CookieJarOptions) {
       return storedRevisionOf(Cookies.get(names.consentRevision));
     },
     /**
-     * The browser's consent id (`{product}_CONSENT_ID`, [D68](../../docs/decisions.md#D68)): the stored
+     * The browser's consent id (`{product}_CONSENT_ID`, ADR-0068): the stored
      * one when it is a UUID, else a new random one ({@link randomUuid}:
      * outside a secure context too), stored with the consent cookie's
      * attributes. Called only for a choice the visitor makes.
@@ -149,7 +149,7 @@ export function createCookieJar(options: CookieJarOptions) {
     /**
      * `{product}_COOKIE_CONSENT`, 365 days, across all subdomains (R9.3),
      * and beside it, with the same attributes, `{product}_CONSENT_REVISION`:
-     * the policy revision the choice was made under ([D67](../../docs/decisions.md#D67)).
+     * the policy revision the choice was made under (ADR-0067).
      */
     writeConsent(choice: 'accepted' | 'rejected', revision: number): void {
       const attributes = cookieAttributes(options, {
@@ -167,7 +167,7 @@ export function createCookieJar(options: CookieJarOptions) {
       return keptCampaign(Cookies.get(names.campaign));
     },
     /**
-     * `{product}_CAMPAIGN`, 30 days, across all subdomains (R9.1; [D10](../../docs/decisions.md#D10)):
+     * `{product}_CAMPAIGN`, 30 days, across all subdomains (R9.1; ADR-0010):
      * the value as the campaign rule keeps it (trimmed); a value it ignores
      * leaves the stored campaign as it was.
      */

@@ -1,6 +1,6 @@
 /**
  * Error reporting (R7.4 in docs/requirements.md: events also go to an
- * error-reporting service; [D37](../../docs/decisions.md#D37)): unexpected failures
+ * error-reporting service; ADR-0037): unexpected failures
  * go to Sentry's browser SDK when `SENTRY_DSN` is configured. The SDK is a
  * separate chunk fetched only when the first report is made, so a page
  * without a DSN, or without an error, never downloads it. Events carry
@@ -18,7 +18,7 @@ export interface ErrorReporter {
    * non-JSON, 5xx, a refusal the page has no message of its own for). The
    * API's expected answers (the rate limit, a refused name, an e-mail
    * address in use) are the product working, not errors: they are dropped
-   * ([D37](../../docs/decisions.md#D37), [D43](../../docs/decisions.md#D43)).
+   * (ADR-0037, ADR-0043).
    */
   reportFailure(failure: Failure): void;
   /** An exception nobody handled (a view, a promise). */
@@ -37,7 +37,7 @@ export function createErrorReporter(
   if (!dsn) {
     return { reportFailure: () => {}, reportException: () => {} };
   }
-  // Started once, on the first report ([D116](../../docs/decisions.md#D116)).
+  // Started once, on the first report (ADR-0116).
   const loaded = chunkLoader(() =>
     import('./sentry').then(({ startSentry }) =>
       startSentry({ dsn, ownOrigin }),

@@ -1,5 +1,5 @@
 /**
- * The e-mail typo suggestion (issue 22; [D54](../../docs/decisions.md#D54)): a likely
+ * The e-mail typo suggestion (issue 22; ADR-0054): a likely
  * misspelling of a common mail domain (`ada@gmial.com`) gets the address
  * with that domain (`ada@gmail.com`). The page loads this module, and the
  * spell checker with it, as a chunk of its own after the first paint

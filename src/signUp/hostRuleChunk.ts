@@ -1,5 +1,5 @@
 /**
- * The host rule's chunk ([D58](../../docs/decisions.md#D58), [D59](../../docs/decisions.md#D59)): the UTS #46 rule
+ * The host rule's chunk (ADR-0058, ADR-0059): the UTS #46 rule
  * of common/domainName.ts, with `tr46`, which the page imports only when
  * the site URL's host needs it (src/app.tsx).
  */

@@ -4,7 +4,7 @@
  * `utm_source` and `utm_campaign` are read for consent and the payload.
  * The e-mail and the site URL are judged by the form's rules, which the
  * page's first load does not carry: the page fetches them when the address
- * holds either ([D71](../../docs/decisions.md#D71)), and prefills what they accept.
+ * holds either (ADR-0071), and prefills what they accept.
  */
 import type { SignUpValues } from '../../machines/signUpMachine';
 import { keptCampaign } from '../../common/campaign';

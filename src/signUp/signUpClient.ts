@@ -53,8 +53,8 @@ function nonEmptyString(value: unknown): value is string {
 }
 
 /**
- * Decides on a parsed answer (R8.1 to R8.3 in docs/requirements.md, [D43](../../docs/decisions.md#D43)
- * , docs/contract.md "HTTP"): on `success`, `code` and
+ * Decides on a parsed answer (R8.1 to R8.3 in docs/requirements.md, ADR-0043,
+ * docs/contract.md "HTTP"): on `success`, `code` and
  * `info`, never on the HTTP status. `CSAPI_EMAIL_IN_USE` is decided on its
  * code alone, which names one refusal, whatever its `info`.
  *

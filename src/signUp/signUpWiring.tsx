@@ -1,5 +1,5 @@
 /**
- * The sign-up machine's wiring ([D116](../../docs/decisions.md#D116)):
+ * The sign-up machine's wiring (ADR-0116):
  * provides the machine with the page's effects (the rules' and the host
  * rule's chunks, the API client, the login cookies, the navigation, the
  * error reports) and renders the form with the address's prefill, the
@@ -29,7 +29,7 @@ export interface SignUpEnvironment {
   /** A full navigation (`location.assign`). */
   navigate: (path: string) => void;
   /**
-   * The tab's storage for the sign-up draft ([D55](../../docs/decisions.md#D55)): `() =>
+   * The tab's storage for the sign-up draft (ADR-0055): `() =>
    * window.sessionStorage`, whose getter may throw. Absent (the prerender,
    * tests that keep no draft): no draft is written.
    */
@@ -37,11 +37,11 @@ export interface SignUpEnvironment {
   /** The network; default the global `fetch`. */
   fetch?: typeof fetch;
   /**
-   * Loads the submit chunk ([D71](../../docs/decisions.md#D71)); default: its file fetched, then imported
+   * Loads the submit chunk (ADR-0071); default: its file fetched, then imported
    * (src/platform/chunkLoader.ts).
    */
   importSubmitChunk?: () => Promise<typeof SubmitChunk>;
-  /** Loads the UTS #46 host rule's chunk ([D58](../../docs/decisions.md#D58)); default as the submit chunk. */
+  /** Loads the UTS #46 host rule's chunk (ADR-0058); default as the submit chunk. */
   importHostRule?: () => Promise<typeof HostRuleChunk>;
   /** Receives the actor's inspection events. */
   inspect?: (event: InspectionEvent) => void;
@@ -50,7 +50,7 @@ export interface SignUpEnvironment {
 /**
  * @param cookies the page's cookie jar (src/platform/cookies.ts)
  * @param address the address's parameters (./prefill.ts), read once
- * @param reporter where unexpected failures go (R7.4; [D37](../../docs/decisions.md#D37))
+ * @param reporter where unexpected failures go (R7.4; ADR-0037)
  * @returns the sign-up form, to hydrate over the prerendered one
  */
 export function wireSignUp(
@@ -60,7 +60,7 @@ export function wireSignUp(
   reporter: ErrorReporter,
 ): ReactElement {
   const { config } = env;
-  // [D9](../../docs/decisions.md#D9) (docs/decisions.md): the address's campaign is written on load (last
+  // ADR-0009: the address's campaign is written on load (last
   // touch wins); the payload carries the cookie's value, or the address's where
   // cookies are blocked. Both pass the campaign rule (keptCampaign, in the
   // prefill and the cookie jar), the API's too, so no campaign blocks a
@@ -68,7 +68,7 @@ export function wireSignUp(
   if (address.utmCampaign) cookies.writeCampaign(address.utmCampaign);
   const utmCampaign = cookies.readCampaign() ?? address.utmCampaign;
 
-  // [D55](../../docs/decisions.md#D55): the form writes its values to the tab's draft. The inline script
+  // ADR-0055: the form writes its values to the tab's draft. The inline script
   // (src/inputCapture/inputCapture.ts) fills the prerendered form from it, and what the
   // form holds at hydration reaches the machine as typing before it would
   // (src/signUp/views/capturedInput.ts): the draft, under any prefill of the address.
@@ -77,10 +77,11 @@ export function wireSignUp(
     key: draftKey(config.productName),
   };
 
-  // [D71](../../docs/decisions.md#D71): the form's rules and the API client are a chunk, fetched once the
+  // ADR-0071: the form's rules and the API client are a chunk, fetched once the
   // visitor starts typing (or the address prefills an e-mail or a site
-  // URL); [D58](../../docs/decisions.md#D58): the UTS #46 host rule is one, fetched when the site URL
-  // first needs it. A failed fetch is tried again by the next submit ([D59](../../docs/decisions.md#D59)).
+  // URL); ADR-0058: the UTS #46 host rule is one, fetched when the site URL
+  // first needs it. A failed fetch is tried again by the next submit
+  // (ADR-0059).
   const loadSubmitChunk = env.importSubmitChunk
     ? chunkLoader(env.importSubmitChunk)
     : chunkLoader(
@@ -126,12 +127,12 @@ export function wireSignUp(
               : undefined,
           )
           .catch(() => {
-            // Nothing to say yet: a submit tries again and says it ([D59](../../docs/decisions.md#D59)).
+            // Nothing to say yet: a submit tries again and says it (ADR-0059).
           });
       },
       setLoginCookies: (_, session: Session) =>
         cookies.setLoginCookies(session),
-      // [D7](../../docs/decisions.md#D7) (docs/decisions.md): `/` is the product's app, outside this page.
+      // ADR-0007: `/` is the product's app, outside this page.
       navigateHome: () => env.navigate('/'),
       reportFailure: (_, failure: Failure) => reporter.reportFailure(failure),
     },

@@ -1,5 +1,5 @@
 /**
- * The submit chunk ([D71](../../docs/decisions.md#D71)): what a submit needs and the
+ * The submit chunk (ADR-0071): what a submit needs and the
  * page's first load does not, the form's rules (common/signUpRules.ts, with
  * yup) and the API client (src/signUp/signUpClient.ts). The page imports it once
  * the visitor starts typing, or the address prefills an e-mail or a site

@@ -1,6 +1,6 @@
 /**
- * The page in every setting a visitor may have (issue 22; [D51](../../docs/decisions.md#D51) to [D53](../../docs/decisions.md#D53)
- * ; docs/accessibility.md), in Chromium with Playwright's
+ * The page in every setting a visitor may have (issue 22; ADR-0051 to ADR-0053;
+ * docs/accessibility.md), in Chromium with Playwright's
  * media emulation (`emulateMedia`: `forcedColors`, `colorScheme`,
  * `reducedMotion`):
  *
@@ -12,7 +12,7 @@
  *   layout, dark from the first paint (the prerendered page before any
  *   script), the account page at `/` too; axe-core's check of every state
  *   of both machines in the dark scheme is tests/browser/darkAudit.test.ts's
- *   (in `npm run test:engines`, [D86](../../docs/decisions.md#D86));
+ *   (in `npm run test:engines`, ADR-0086);
  * - reduced motion: nothing transitions;
  * - reflow at 400 % zoom (a 1280 × 1024 window is 320 × 256 CSS px; WCAG
  *   1.4.10) and with WCAG 1.4.12's text spacing: no sideways scrolling,

@@ -14,7 +14,7 @@
  * reaches every state node and every failure kind is
  * tests/machines/atlasPlan.test.ts's; axe-core's check of every state in
  * the dark scheme is tests/browser/darkAudit.test.ts's. The sweeps of every
- * state run in `npm run test:engines` ([D86](../../docs/decisions.md#D86)).
+ * state run in `npm run test:engines` (ADR-0086).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

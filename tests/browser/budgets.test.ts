@@ -7,7 +7,7 @@
  * the page is built on (scripts/bench/bundleBytes.ts, `STACK_PACKAGES`, with
  * their dependencies) cost in this very build. Everything else `/signup`
  * loads before the visitor's first interaction (our code, the bundler's
- * runtime) may add at most 7.25 KiB of Brotli to it ([D58](../../docs/decisions.md#D58)).
+ * runtime) may add at most 7.25 KiB of Brotli to it (ADR-0058).
  * The chunks loaded later (`LAZY_CHUNKS`: the submit
  * chunk with the form's rules, the UTS #46 host rule with tr46, the e-mail
  * typo suggestions, the consent modal and its records' sender, Sentry) are
@@ -31,7 +31,7 @@ import {
 /** The budgets, in bytes (KiB = 1024 bytes). */
 export const BUDGETS = {
   /**
-   * [D58](../../docs/decisions.md#D58): the initial JS beyond the stack floor, Brotli. 7 KiB
+   * ADR-0058: the initial JS beyond the stack floor, Brotli. 7 KiB
    * until issue 57, whose two changes to the first load (a consent id made
    * from `crypto.getRandomValues` outside a secure context, and `engines`
    * `>=24`, which Parcel hashes into every module's id and name) took it
@@ -42,10 +42,10 @@ export const BUDGETS = {
   /**
    * The HTML with its inline stylesheet and inline script, gzip: 5 KiB
    * until the inline script read a consent cookie without a revision as
-   * the machine does ([D67](../../docs/decisions.md#D67): revision 1), measured at 74 B of gzip more
+   * the machine does (ADR-0067: revision 1), measured at 74 B of gzip more
    * (1,318 → 1,392 B for the script alone), which put it at 5,171 B; then
    * 5,200 until the inline script left its storage reads until after the
-   * first paint ([D102](../../docs/decisions.md#D102)), which put it at 5,211 B.
+   * first paint (ADR-0102), which put it at 5,211 B.
    */
   htmlGzip: 5_250,
 } as const;
@@ -82,7 +82,7 @@ describe('byte budgets', () => {
     }
   });
 
-  it('loads each rarely needed part in a chunk of its own (D58, D71)', () => {
+  it('loads each rarely needed part in a chunk of its own (ADR-0058, ADR-0071)', () => {
     for (const { name } of LAZY_CHUNKS) {
       expect(js.lazy.filter((chunk) => chunk.name === name)).toHaveLength(1);
     }
@@ -96,7 +96,7 @@ describe('byte budgets', () => {
   it(`initial JS ≤ the stack floor + ${BUDGETS.aboveStackFloorBrotli} bytes, Brotli`, () => {
     const above = js.wire.brotli - js.parts.stack.brotli;
     console.log(
-      `initial JS: ${js.wire.brotli} B brotli, ${js.wire.gzip} B gzip; stack floor ${js.parts.stack.brotli} B brotli; above it ${above} B (D58 budget ${BUDGETS.aboveStackFloorBrotli} B); our code alone ${js.parts.ours.brotli} B brotli (${js.scripts.join(', ')})`,
+      `initial JS: ${js.wire.brotli} B brotli, ${js.wire.gzip} B gzip; stack floor ${js.parts.stack.brotli} B brotli; above it ${above} B (ADR-0058 budget ${BUDGETS.aboveStackFloorBrotli} B); our code alone ${js.parts.ours.brotli} B brotli (${js.scripts.join(', ')})`,
     );
     expect(js.parts.stack.raw).toBeGreaterThan(0);
     expect(js.parts.ours.raw).toBeGreaterThan(0);
@@ -149,9 +149,10 @@ describe('delivery', () => {
     // Parcel names the entry's bundles after the project's folder, which is
     // not always `main` (a CI clone): take the page's hashed JS.
     const assets = [...files(/^(?!sentry\.).+\.[0-9a-f]{8}\.js$/)];
-    // The page's script, the submit chunk ([D71](../../docs/decisions.md#D71)), the host rule's chunk
-    // ([D58](../../docs/decisions.md#D58)), the typo suggestions' chunk ([D54](../../docs/decisions.md#D54)), the consent modal's ([D64](../../docs/decisions.md#D64)),
-    // the consent records' sender ([D68](../../docs/decisions.md#D68)) and the tag's effects ([D76](../../docs/decisions.md#D76)).
+    // The page's script, the submit chunk (ADR-0071), the host rule's chunk
+    // (ADR-0058), the typo suggestions' chunk (ADR-0054), the consent modal's
+    // (ADR-0064), the consent records' sender (ADR-0068) and the tag's effects
+    // (ADR-0076).
     expect(assets.length).toBe(7);
     for (const asset of assets) {
       for (const encoding of ['br', 'gzip']) {

@@ -196,7 +196,8 @@ describe('before the script runs', () => {
     // The prerendered form is empty: the prefill comes with the script.
     await typeLikeAVisitor(page, 'name', 'Grace Hopper');
     await visit.releaseApp();
-    // The e-mail and URL come once the form's rules have judged them ([D71](../../docs/decisions.md#D71)).
+    // The e-mail and URL come once the form's rules have judged them
+    // (ADR-0071).
     await expect
       .poll(() => fieldValues(page))
       .toEqual({

@@ -93,7 +93,7 @@ describe('the modal opens on arrival only from google or microsoft', () => {
   );
 });
 
-describe('a policy revision (issue 23, D67)', () => {
+describe('a policy revision (issue 23, ADR-0067)', () => {
   it('an accept stored without the current revision is asked again; the tag waits for a new accept', async () => {
     const { context, page, tagRequests } = await openSignUpPage(
       browser,
@@ -123,7 +123,7 @@ describe('a policy revision (issue 23, D67)', () => {
   });
 });
 
-describe('proof of consent (issue 23, D68)', () => {
+describe('proof of consent (issue 23, ADR-0068)', () => {
   it('each choice is sent to POST /2/consent/ with the consent id, and the service stores it', async () => {
     const { context, page } = await openSignUpPage(browser, server.origin, {
       query: '?utm_source=google&utm_campaign=spring',

@@ -3,19 +3,19 @@
  * browser, in Chromium, Firefox and WebKit (one definition, run per engine
  * as tests/browser/engines.test.ts runs it):
  *
- * - Global Privacy Control ([D73](../../docs/decisions.md#D73), [D74](../../docs/decisions.md#D74)), sent as `navigator.globalPrivacyControl`
- *   (an init script) and as `Sec-GPC: 1` (a request header, without the
- *   property): the tag stays out and the modal closed, even for
- *   `utm_source=google`; nothing is stored or recorded; the settings link
- *   shows and opens a modal that says the signal is honoured; an explicit
- *   Accept then loads the tag and is stored and recorded as usual. A choice
- *   stored under the current revision wins over the signal; an outdated one
- *   does not make the signal ask again.
- * - A revision bump ([D67](../../docs/decisions.md#D67)): a choice stored under an older revision is asked
- *   again, and the tag stays out until a new Accept. A choice stored without
- *   a revision (before revisions were stored) was made under revision 1: on
- *   a page built with `CONSENT_REVISION=1` (the default, built here once for
- *   the file) it stands, even from `utm_source=google`; on the tests' page
+ * - Global Privacy Control (ADR-0073, ADR-0074), sent as
+ *   `navigator.globalPrivacyControl` (an init script) and as `Sec-GPC: 1` (a
+ *   request header, without the property): the tag stays out and the modal
+ *   closed, even for `utm_source=google`; nothing is stored or recorded; the
+ *   settings link shows and opens a modal that says the signal is honoured; an
+ *   explicit Accept then loads the tag and is stored and recorded as usual. A
+ *   choice stored under the current revision wins over the signal; an outdated
+ *   one does not make the signal ask again.
+ * - A revision bump (ADR-0067): a choice stored under an older revision is
+ *   asked again, and the tag stays out until a new Accept. A choice stored
+ *   without a revision (before revisions were stored) was made under revision
+ *   1: on a page built with `CONSENT_REVISION=1` (the default, built here once
+ *   for the file) it stands, even from `utm_source=google`; on the tests' page
  *   (revision 2) it is asked again.
  *
  * The consent signals' order (default before the tag, then each update) is
@@ -102,7 +102,7 @@ const SIGNAL_HONOURED =
 
 /**
  * The tag out of the page, and the ad networks' defaults denied with no
- * update after them: no choice has granted anything ([D66](../../docs/decisions.md#D66)).
+ * update after them: no choice has granted anything (ADR-0066).
  */
 const TAG_KEPT_OUT = {
   tag: false,
@@ -115,7 +115,7 @@ let firstRevisionServer: Promise<TestServer> | undefined;
 
 /**
  * The origin of the page built with `CONSENT_REVISION=1` (the default; the
- * tests' main pages have 2, [D5](../../docs/decisions.md#D5)), built the first time a test asks for it,
+ * tests' main pages have 2, ADR-0005), built the first time a test asks for it,
  * then served until the file ends.
  */
 function firstRevisionOrigin(): Promise<string> {
@@ -137,9 +137,9 @@ describe.each(enginesUnderTest())('%s', (engine) => {
 
   /**
    * Accepts in the open modal, which is the visitor's own choice: the tag
-   * loads once, after the update granting consent was queued ([D66](../../docs/decisions.md#D66)), and
+   * loads once, after the update granting consent was queued (ADR-0066), and
    * the choice is stored under the page's revision with a consent id
-   * ([D67](../../docs/decisions.md#D67), [D68](../../docs/decisions.md#D68)).
+   * (ADR-0067, ADR-0068).
    */
   async function acceptLoadsTheTag(
     page: EnginePage,
@@ -189,7 +189,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
 
   /**
    * A stored accept that stands: the tag loads once and the settings link
-   * shows, and the inline script's default already granted ([D66](../../docs/decisions.md#D66)), before
+   * shows, and the inline script's default already granted (ADR-0066), before
    * the tag ran, with no update after it.
    */
   async function expectStoredAcceptStands(page: EnginePage) {
@@ -202,7 +202,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
     });
   }
 
-  /** Proof-of-consent records that reached the service ([D68](../../docs/decisions.md#D68)). */
+  /** Proof-of-consent records that reached the service (ADR-0068). */
   const recordsSent = () =>
     suite.network.exchanges.filter(
       (exchange) =>
@@ -210,7 +210,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
         new URL(exchange.url).pathname === CONSENT_RECORD_PATH,
     ).length;
 
-  describe('Global Privacy Control (issue 23, D73, D74)', () => {
+  describe('Global Privacy Control (issue 23, ADR-0073, ADR-0074)', () => {
     it.each(['property', 'header'] as const)(
       'sent as the %s: from google the modal stays closed and the tag out, nothing is stored; the settings link says the signal is honoured; an explicit Accept loads the tag',
       async (gpc) => {
@@ -298,7 +298,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
     });
   });
 
-  describe('a policy revision (issue 23, D67)', () => {
+  describe('a policy revision (issue 23, ADR-0067)', () => {
     /** A reject stored before revisions were: no revision cookie. */
     const rejectedWithoutRevision: VisitOptions = {
       query: '?utm_source=google',

@@ -256,7 +256,7 @@ describe('a full visit raises no policy violation', () => {
 describe("the page's inline blocks", () => {
   it.each([
     ['the page', {}],
-    // [D74](../../docs/decisions.md#D74): the copy marked for Global Privacy Control has the same blocks.
+    // ADR-0074: the copy marked for Global Privacy Control has the same blocks.
     ['the page for Sec-GPC: 1', { 'sec-gpc': '1' }],
   ])(
     'are allowed each by its hash, never by unsafe-inline: %s',

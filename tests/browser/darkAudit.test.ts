@@ -2,9 +2,9 @@
  * axe-core in the dark scheme (prefers-color-scheme: dark) on every state
  * of both machines, at the phone and the desktop width, each reached along
  * the model's paths as the state atlas reaches it (scripts/atlas/shoot.ts,
- * without its pictures): no WCAG 2.2 AA violation (issue 22, [D52](../../docs/decisions.md#D52),
+ * without its pictures): no WCAG 2.2 AA violation (issue 22, ADR-0052,
  * docs/accessibility.md). A sweep of every state, in Chromium: it runs in
- * `npm run test:engines` with the other sweeps, not in `npm test` ([D86](../../docs/decisions.md#D86)).
+ * `npm run test:engines` with the other sweeps, not in `npm test` (ADR-0086).
  * The page's other settings are tests/browser/appearance.test.ts's.
  */
 import { describe, expect, it } from 'vitest';

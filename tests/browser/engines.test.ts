@@ -126,7 +126,7 @@ function horizontalOverflow() {
 describe.each(enginesUnderTest())('%s', (engine) => {
   const suite = useEngine(engine);
 
-  describe('the ad networks’ consent signals (issue 23, D66)', () => {
+  describe('the ad networks’ consent signals (issue 23, ADR-0066)', () => {
     const google = googleConsentCommand;
     const uet = uetConsentCommand;
     /** The queues as plain JSON: dataLayer's Arguments objects as arrays. */
@@ -454,7 +454,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
     });
   });
 
-  describe('before the app script runs (D34)', () => {
+  describe('before the app script runs (ADR-0034)', () => {
     it('what is typed and ticked survives hydration, and a submit made before it is carried out', async () => {
       // An origin no other test loads, so the app script is not in the
       // engine's cache and must come over the held network.
@@ -610,7 +610,8 @@ describe.each(enginesUnderTest())('%s', (engine) => {
           query: '?utm_source=google&utm_campaign=autumn',
         });
         await using(page, async () => {
-          // The modal's chunk arrives once it opens ([D64](../../docs/decisions.md#D64)): click what shows.
+          // The modal's chunk arrives once it opens (ADR-0064): click what
+          // shows.
           await waitFor(
             page,
             () =>
@@ -654,7 +655,8 @@ describe.each(enginesUnderTest())('%s', (engine) => {
             )
             .toEqual([
               `Vigil_CAMPAIGN@${TEST_COOKIE_DOMAIN}`,
-              // Issue 23 ([D67](../../docs/decisions.md#D67), [D68](../../docs/decisions.md#D68)): with the consent cookie's attributes.
+              // Issue 23 (ADR-0067, ADR-0068): with the consent cookie's
+              // attributes.
               `Vigil_CONSENT_ID@${TEST_COOKIE_DOMAIN}`,
               `Vigil_CONSENT_REVISION@${TEST_COOKIE_DOMAIN}`,
               `Vigil_COOKIE_CONSENT@${TEST_COOKIE_DOMAIN}`,

@@ -1,5 +1,5 @@
 /**
- * Error reporting in Chromium (R7.4, [D37](../../docs/decisions.md#D37)): with SENTRY_DSN pointed at a
+ * Error reporting in Chromium (R7.4, ADR-0037): with SENTRY_DSN pointed at a
  * local recorder (Playwright `route` on the DSN's host), an unexpected
  * failure arrives as a Sentry envelope carrying nothing the visitor typed;
  * without a DSN, or before any error, the SDK's chunk is never fetched.

@@ -3,14 +3,14 @@
  * (tests/browser/support/engines/: one definition run per engine, against
  * the built page and the local service):
  *
- * - the e-mail typo suggestion ([D54](../../docs/decisions.md#D54)): a misspelt common domain shows "Did
+ * - the e-mail typo suggestion (ADR-0054): a misspelt common domain shows "Did
  *   you mean …?" in a polite live region after the field loses focus and
  *   on submit (axe-core finds nothing while it shows); its button applies it; ignored, the sign-up goes through
  *   with the address as typed;
- * - the draft ([D55](../../docs/decisions.md#D55)): name, e-mail, URL and both boxes come back after a
+ * - the draft (ADR-0055): name, e-mail, URL and both boxes come back after a
  *   reload, the captcha does not (its token is never stored); a new link's
  *   prefill wins over the draft; the draft is gone after the sign-up;
- * - the mobile keyboard attributes ([D56](../../docs/decisions.md#D56)): `enterkeyhint` (`next`, then
+ * - the mobile keyboard attributes (ADR-0056): `enterkeyhint` (`next`, then
  *   `go` on the last input), `autocomplete`, `autocapitalize`,
  *   `spellcheck` and `inputmode`.
  *
@@ -39,7 +39,7 @@ const DRAFT_KEY = 'Vigil_SIGNUP_DRAFT';
  */
 const POLL = { timeout: 15_000 };
 
-/** An address no earlier run has signed up with ([D43](../../docs/decisions.md#D43): one account each). */
+/** An address no earlier run has signed up with (ADR-0043: one account each). */
 function freshAddress(engine: Engine, domain: string): string {
   return `ada.${engine}.${Date.now().toString(36)}@${domain}`;
 }
@@ -78,7 +78,7 @@ const storedDraft = (page: EnginePage) =>
 describe.each(enginesUnderTest())('%s', (engine) => {
   const suite = useEngine(engine);
 
-  describe('the e-mail typo suggestion (D54)', () => {
+  describe('the e-mail typo suggestion (ADR-0054)', () => {
     it('shows after the field loses focus, in a polite live region, and applies', async () => {
       const page = await openSignUpPage(suite, suite.server.origin);
       await using(page, async () => {
@@ -145,7 +145,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
     });
   });
 
-  describe('one press of "Create account" while the suggestion appears (D54)', () => {
+  describe('one press of "Create account" while the suggestion appears (ADR-0054)', () => {
     /** What the form shows after a submit with errors (R4.4, R8.1). */
     const errorsShown = (page: EnginePage) =>
       page.evaluate(() => {
@@ -190,7 +190,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
     );
   });
 
-  describe('the draft (D55)', () => {
+  describe('the draft (ADR-0055)', () => {
     it('comes back after a reload without the captcha, and is gone after the sign-up', async () => {
       const { origin } = suite.server;
       const page = await openSignUpPage(suite, origin);
@@ -274,7 +274,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
     });
   });
 
-  it('the inputs tell mobile keyboards what they take (D56)', async () => {
+  it('the inputs tell mobile keyboards what they take (ADR-0056)', async () => {
     const page = await openSignUpPage(suite, suite.server.origin);
     await using(page, async () => {
       await expect(

@@ -1,5 +1,5 @@
 /**
- * The UTS #46 host rule as a chunk of its own ([D58](../../docs/decisions.md#D58), [D59](../../docs/decisions.md#D59)),
+ * The UTS #46 host rule as a chunk of its own (ADR-0058, ADR-0059),
  * in Chromium against the built page: an ASCII-only
  * sign-up never fetches it; an internationalised host fetches it as soon as
  * it is typed and signs up with it; when the chunk cannot be fetched the
@@ -23,7 +23,7 @@ const suite = useChromiumAndServer();
 /** The chunk, named after its entry. */
 const HOST_RULE_CHUNK = /\/hostRuleChunk\.[0-9a-f]+\.js$/;
 
-describe('the host rule chunk (D58, D59)', () => {
+describe('the host rule chunk (ADR-0058, ADR-0059)', () => {
   it('is not fetched for an ASCII-only sign-up', async () => {
     const { context, page, signUpRequests, pageErrors } = await openSignUpPage(
       suite.browser,

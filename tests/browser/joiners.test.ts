@@ -5,7 +5,7 @@
  * IDNA allows one (RFC 5892 Appendix A) signs up. The Sinhala `ශ්‍රී.com`
  * (a joiner after the virama) and the Persian `نامه‌ای.com` (a non-joiner
  * between letters) are typed as a visitor types them; the page sends each
- * with `https://` and otherwise as typed ([D14](../../docs/decisions.md#D14)), and `/`, which shows the
+ * with `https://` and otherwise as typed (ADR-0014), and `/`, which shows the
  * account the service stored, shows that URL.
  *
  * The expectations are the issue's words, not the page's output.
@@ -25,7 +25,7 @@ const SITES = [
   ['Persian, a non-joiner between letters', 'نامه\u200cای.com'],
 ] as const;
 
-/** An address no earlier run has signed up with ([D43](../../docs/decisions.md#D43): one account each). */
+/** An address no earlier run has signed up with (ADR-0043: one account each). */
 function freshAddress(engine: Engine, site: number): string {
   return `ada.${engine}.${site}.${Date.now().toString(36)}@example.com`;
 }

@@ -52,7 +52,7 @@ const LOGIN = 'VigilLogin';
 const WELCOME_MESSAGE = 'Vigil_WELCOME_MESSAGE';
 const FIRST_SIGNIN = 'Vigil_FIRST_SIGNIN';
 /**
- * The session cookie's name ([D91](../../docs/decisions.md#D91)): with the `__Host-` prefix where it is
+ * The session cookie's name (ADR-0091): with the `__Host-` prefix where it is
  * Secure (the product host over HTTPS), so that no sibling subdomain can
  * plant one; without it on localhost.
  */

@@ -1,5 +1,5 @@
 /**
- * The magic links end to end ([D96](../../docs/decisions.md#D96), [D97](../../docs/decisions.md#D97)): the built
+ * The magic links end to end (ADR-0096, ADR-0097): the built
  * page in headless Chromium, the real local service sending its mail to a
  * real SMTP server of the test's own (harness/mail/smtpSink.ts),
  * with `PUBLIC_URL` the service's own origin so that the browser opens the

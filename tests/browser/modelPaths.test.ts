@@ -9,7 +9,7 @@
  * (replayed with xstate's inspection events), counted once the page has
  * shown the model's state after every one of those events.
  *
- * It walks every state, so it runs where the sweeps run ([D86](../../docs/decisions.md#D86)): in
+ * It walks every state, so it runs where the sweeps run (ADR-0086): in
  * `npm run test:engines`, in Chromium, Firefox and WebKit. `npm test` judges
  * the same paths at machine and UI level (tests/machines/).
  */
@@ -126,7 +126,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
               if (!expected) throw new Error('no expectation for a step');
               if (expected.state === 'success') {
                 // R4.3: the login cookies are set, then the browser goes to
-                // `/`, which they reach (and which spends them: [D45](../../docs/decisions.md#D45)).
+                // `/`, which they reach (and which spends them: ADR-0045).
                 await expect.poll(() => page.url()).toBe(`${api.origin}/`);
                 const arrival = suite.network.exchanges.find(
                   (exchange) =>

@@ -1,6 +1,6 @@
 /**
- * The monitoring the welcome page promises, in the browser (issue 45; [D106](../../docs/decisions.md#D106)):
- * the built page in headless Chromium, the engine
+ * The monitoring the welcome page promises, in the browser (issue 45;
+ * ADR-0106): the built page in headless Chromium, the engine
  * `npm test` runs (the `browser` project), against the real local service
  * with its site monitor on. The light and dark schemes and forced colours
  * are Playwright's `emulateMedia`, which drives Chromium alone, as in
@@ -301,7 +301,7 @@ describe("a site's page", () => {
         expect(await audit('Up'), 'up').toEqual([]);
 
         // Until the owner confirms the address, that first check is the
-        // only one (D120), and `/` says what starts monitoring.
+        // only one (ADR-0120), and `/` says what starts monitoring.
         expect(await service.checksAfter(TEST_INTERVAL_MS)).toBe(0);
         expect(service.site.hits(SITE)).toBe(1);
         await load();

@@ -6,8 +6,8 @@
  * prerendered node), with address parameters or a stored consent too; no
  * visit logs an error or a warning or shifts the layout; the app's script
  * starts from the first paint (with the page's timers held, so that no
- * test here races the wall clock: [D86](../../docs/decisions.md#D86)); Google's reCAPTCHA script waits for the
- * first interaction or an idle browser.
+ * test here races the wall clock: ADR-0086); Google's reCAPTCHA script waits
+ * for the first interaction or an idle browser.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,7 +78,7 @@ async function visit(
         value: options.storedConsent,
         url: origin,
       },
-      // Made under the test page's CONSENT_REVISION ([D67](../../docs/decisions.md#D67)).
+      // Made under the test page's CONSENT_REVISION (ADR-0067).
       {
         name: 'Vigil_CONSENT_REVISION',
         value: String(TEST_CONSENT_REVISION),
@@ -244,7 +244,7 @@ describe('the prerendered page', () => {
     await expect(page.locator('input[name=name]').inputValue()).resolves.toBe(
       'Ada',
     );
-    // The e-mail comes once the form's rules have judged it ([D71](../../docs/decisions.md#D71)).
+    // The e-mail comes once the form's rules have judged it (ADR-0071).
     await expect
       .poll(() => page.locator('input[name=email]').inputValue())
       .toBe('a@example.com');

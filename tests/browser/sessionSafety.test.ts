@@ -1,6 +1,6 @@
 /**
- * Sessions an attacker cannot borrow (issue 46; [D110](../../docs/decisions.md#D110), [D112](../../docs/decisions.md#D112)), in headless
- * Chromium against the built page and the real local service, on the
+ * Sessions an attacker cannot borrow (issue 46; ADR-0110, ADR-0112), in
+ * headless Chromium against the built page and the real local service, on the
  * product host over HTTPS (`signup.vigil.test`, `COOKIE_DOMAIN`
  * `.vigil.test`), its mail sent to a real SMTP server of the test's own:
  *
@@ -69,7 +69,7 @@ async function signUpInBrowser(
 
 /**
  * The attacker's own sign-up, posted to the API from a browser of its own:
- * a fresh token and sid, as `{product}Login`'s value ([D6](../../docs/decisions.md#D6)), which the
+ * a fresh token and sid, as `{product}Login`'s value (ADR-0006), which the
  * attacker's browser never redeems.
  */
 async function attackerLogin(): Promise<string> {

@@ -58,7 +58,7 @@ describe('a visitor signs up', () => {
       await route.fulfill({ response });
     });
     // The cookies as the navigation to / carries them: / spends the login
-    // cookie and clears the flags ([D45](../../docs/decisions.md#D45)), so the browser keeps them only
+    // cookie and clears the flags (ADR-0045), so the browser keeps them only
     // until it gets there.
     let arrival: Record<string, string> = {};
     await page.route(`${suite.server.origin}/`, async (route) => {
@@ -143,7 +143,7 @@ describe('a visitor signs up', () => {
       'Ada L',
     );
     // The e-mail and URL come once the form's rules have judged them
-    // (their chunk follows the first paint, [D71](../../docs/decisions.md#D71)).
+    // (their chunk follows the first paint, ADR-0071).
     await expect
       .poll(() => typedValues(page))
       .toEqual(['Ada L', email, 'example.net']);
@@ -158,7 +158,7 @@ describe('a visitor signs up', () => {
 
   it('does not prefill an invalid e-mail address or URL', async () => {
     // The e-mail and URL are judged together, once the form's rules have
-    // arrived ([D71](../../docs/decisions.md#D71)): the valid one showing up says the invalid one was
+    // arrived (ADR-0071): the valid one showing up says the invalid one was
     // judged, and refused.
     const visits: [string, string[]][] = [
       [
@@ -200,7 +200,7 @@ describe('client-side errors block the request (R4.6, R8.4 to R8.7)', () => {
       messages.urlLocal,
     ],
     ['an IP address', { url: 'http://127.1/' }, '#url-error', messages.urlIp],
-    // [D44](../../docs/decisions.md#D44): over the limit, counted as sent (the URL with https:// added).
+    // ADR-0044: over the limit, counted as sent (the URL with https:// added).
     [
       'a name of 201 characters',
       { name: 'x'.repeat(201) },
@@ -324,7 +324,7 @@ describe('server errors (R8.1 to R8.3) against the local API', () => {
     await context.close();
   });
 
-  it('an e-mail address signed up before, against the real service, shows that it is in use in the general area (D43)', async () => {
+  it('an e-mail address signed up before, against the real service, shows that it is in use in the general area (ADR-0043)', async () => {
     const entry = validEntry();
     const first = await openSignUpPage(suite.browser, suite.server.origin);
     await fillSignUpForm(first.page, entry);
@@ -354,7 +354,7 @@ describe('server errors (R8.1 to R8.3) against the local API', () => {
     await context.close();
   });
 
-  it('an e-mail address in use shows its own message in the general area, and keeps the form (D43)', async () => {
+  it('an e-mail address in use shows its own message in the general area, and keeps the form (ADR-0043)', async () => {
     const { context, page, signUpRequests } = await openSignUpPage(
       suite.browser,
       suite.server.origin,

@@ -1,5 +1,5 @@
 /**
- * The submit chunk ([D71](../../docs/decisions.md#D71)), in Chromium against the
+ * The submit chunk (ADR-0071), in Chromium against the
  * built page: the form's rules and the API client are not part of the
  * page's first load; the first edit of a field fetches them, and the
  * sign-up goes on with them; a submit that finds them missing waits for
@@ -30,7 +30,7 @@ function firstLoad(page: Page): Promise<string[]> {
   );
 }
 
-describe('the submit chunk (D71)', () => {
+describe('the submit chunk (ADR-0071)', () => {
   it('is not in the first load; the first edit fetches it, and the sign-up uses it', async () => {
     const { context, page, signUpRequests, pageErrors } = await openSignUpPage(
       suite.browser,

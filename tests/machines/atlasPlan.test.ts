@@ -107,15 +107,16 @@ describe('the atlas plan of consentMachine', () => {
       .map((shot) => `${shot.stateId} ⟨${shot.variant ?? ''}⟩`);
     expect(looks.sort()).toEqual(
       [
-        // [D73](../../docs/decisions.md#D73): the browser's signal rejects; the modal says it is honoured.
+        // ADR-0073: the browser's signal rejects; the modal says it is
+        // honoured.
         'consent.rejected.closed ⟨rejected by GPC⟩',
         'consent.rejected.open ⟨rejected by GPC⟩',
-        // [D67](../../docs/decisions.md#D67): an outdated choice is asked again.
+        // ADR-0067: an outdated choice is asked again.
         'consent.unset.open ⟨asked again⟩',
-        // [D73](../../docs/decisions.md#D73): an explicit choice wins over the signal.
+        // ADR-0073: an explicit choice wins over the signal.
         'consent.accepted.closed ⟨chosen over GPC⟩',
         'consent.rejected.closed ⟨chosen over GPC⟩',
-        // [D73](../../docs/decisions.md#D73): so does a choice stored under the current revision.
+        // ADR-0073: so does a choice stored under the current revision.
         'consent.accepted.closed ⟨stored choice over GPC⟩',
         'consent.rejected.closed ⟨stored choice over GPC⟩',
       ].sort(),

@@ -1,10 +1,10 @@
 /**
- * The consent machine's effects, in order ([D66](../../docs/decisions.md#D66): the ad networks hear a
- * choice before the tag loads or goes; [D68](../../docs/decisions.md#D68): each choice recorded with where
- * it was made), and the starts and events the model-based tests
+ * The consent machine's effects, in order (ADR-0066: the ad networks hear a
+ * choice before the tag loads or goes; ADR-0068: each choice recorded with
+ * where it was made), and the starts and events the model-based tests
  * (tests/machines/model.test.ts) do not walk: other `utm_source` values
  * and revisions, events the machine ignores, and the browser's Global
- * Privacy Control signal ([D73](../../docs/decisions.md#D73)) from other starts.
+ * Privacy Control signal (ADR-0073) from other starts.
  */
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
@@ -72,7 +72,7 @@ function startConsent(
   return { actor, effects, view };
 }
 
-describe('consentMachine: where a visitor starts (R4.11, D31)', () => {
+describe('consentMachine: where a visitor starts (R4.11, ADR-0031)', () => {
   // The model tests start from google, microsoft, newsletter and none.
   it.each([
     ['Google', true],
@@ -86,7 +86,7 @@ describe('consentMachine: where a visitor starts (R4.11, D31)', () => {
     expect(effects).toEqual([]);
   });
 
-  // [D67](../../docs/decisions.md#D67): a revision the same as the policy's or later still stands; a
+  // ADR-0067: a revision the same as the policy's or later still stands; a
   // choice stored without one was made under revision 1, the first policy.
   it.each([
     ['accepted', 1, 1, 'google', ['load tag']],
@@ -114,7 +114,7 @@ describe('consentMachine: where a visitor starts (R4.11, D31)', () => {
   );
 });
 
-describe('consentMachine: a policy revision (issue 23, D67)', () => {
+describe('consentMachine: a policy revision (issue 23, ADR-0067)', () => {
   // No revision stored is revision 1: older than 2. A revision cookie that
   // holds no positive integer reads as 0 (src/platform/cookies.ts): older than any.
   it.each([
@@ -154,7 +154,7 @@ describe('consentMachine: choosing', () => {
       open: false,
       settingsLink: true,
     });
-    // [D66](../../docs/decisions.md#D66): the ad networks hear "granted" before the tag loads.
+    // ADR-0066: the ad networks hear "granted" before the tag loads.
     expect(effects).toEqual([
       'store accepted',
       'signal granted',
@@ -174,7 +174,7 @@ describe('consentMachine: choosing', () => {
       open: false,
       settingsLink: true,
     });
-    // [D66](../../docs/decisions.md#D66): "denied" before the tag is removed.
+    // ADR-0066: "denied" before the tag is removed.
     expect(effects).toEqual([
       'store rejected',
       'signal denied',
@@ -293,7 +293,7 @@ describe('consentMachine: the settings link reopens the modal', () => {
   );
 });
 
-describe('consentMachine: Global Privacy Control (issue 23, D73)', () => {
+describe('consentMachine: Global Privacy Control (issue 23, ADR-0073)', () => {
   const rejectionOnEntry = ['remove tag', 'delete tag cookies'];
   /** A choice stands: the settings link shows while the modal is closed. */
   const standing = (
@@ -325,7 +325,7 @@ describe('consentMachine: Global Privacy Control (issue 23, D73)', () => {
   it.each([
     ['unset', undefined, 'microsoft'],
     ['unset', undefined, 'newsletter'],
-    // Outdated ([D67](../../docs/decisions.md#D67)): the signal answers instead of asking again.
+    // Outdated (ADR-0067): the signal answers instead of asking again.
     ['accepted', 1, 'google'],
     ['rejected', undefined, undefined],
   ] as const)(

@@ -3,7 +3,7 @@
  * (harness/model/planner.ts) run on a live actor of each machine with
  * its effects recorded; after every step the actor's state must be the one
  * the hand-written reference (harness/model/reference.ts, from
- * docs/requirements.md and docs/decisions.md, never from the machines)
+ * docs/requirements.md and docs/adr/, never from the machines)
  * expects, and the effects must be the ones its tables name. Every
  * transition the machines define must be covered.
  */
@@ -136,7 +136,8 @@ describe('signUpMachine, machine level', () => {
         // a client-side error exists; a submit that waited for a chunk
         // sends when it arrives.
         expect(requests.length - before).toBe(sent ? 1 : 0);
-        // R4.1, [D20](../../docs/decisions.md#D20), [D58](../../docs/decisions.md#D58), [D71](../../docs/decisions.md#D71): the controls locked, as the table says.
+        // R4.1, ADR-0020, ADR-0058, ADR-0071: the controls locked, as the table
+        // says.
         expect(snapshot.hasTag('locked')).toBe(row.locked);
         // R4.2: the captcha is reset whatever the outcome.
         expect(harness.captchaResets).toBe(outcomes);
@@ -173,12 +174,12 @@ describe('consentMachine, machine level', () => {
       let tagLoaded = false;
       let tagLoads = 0;
       let cookieDeletions = 0;
-      // [D66](../../docs/decisions.md#D66): the last consent update the ad networks heard; none at start
+      // ADR-0066: the last consent update the ad networks heard; none at start
       // (the page pushed the default before the machine ran).
       let signal: ConsentSignal | undefined;
       let choices = 0;
       let signalledBeforeLoad = true;
-      // [D68](../../docs/decisions.md#D68): one record per choice, naming where it was made.
+      // ADR-0068: one record per choice, naming where it was made.
       const records: RecordedChoice[] = [];
       const expectedRecords: RecordedChoice[] = [];
       const actor = createActor(
@@ -215,7 +216,7 @@ describe('consentMachine, machine level', () => {
         expect(consentView(actor.getSnapshot()), step).toEqual(expected);
         const row = CONSENT_STATES[expected.state];
         // R4.8, R4.9: accept → cookie 1 and the tag; reject → cookie 0,
-        // no tag, and its cookies deleted ([D33](../../docs/decisions.md#D33)). [D73](../../docs/decisions.md#D73): a rejection the
+        // no tag, and its cookies deleted (ADR-0033). ADR-0073: a rejection the
         // browser's signal made writes no cookie; a start keeps the stored
         // one.
         expect(tagLoaded).toBe(row.tag);
@@ -224,7 +225,7 @@ describe('consentMachine, machine level', () => {
         if (expected.state === 'rejected') {
           expect(cookieDeletions).toBeGreaterThan(0);
         }
-        // [D66](../../docs/decisions.md#D66): after a choice, the networks' last update says it; with
+        // ADR-0066: after a choice, the networks' last update says it; with
         // none made on this page, nothing was updated.
         if (choices > 0) {
           expect(signal).toBe(
@@ -241,7 +242,7 @@ describe('consentMachine, machine level', () => {
           choices += 1;
           expectedRecords.push({ choice: made.choice, source: made.where });
         }
-        // [D68](../../docs/decisions.md#D68): one record per choice, naming where it was made.
+        // ADR-0068: one record per choice, naming where it was made.
         expect(records).toEqual(expectedRecords);
         check(`after step ${index + 1}`);
       });

@@ -69,7 +69,7 @@ afterEach(() => {
   delete window.dataLayer;
   delete window.uetq;
   localStorage.clear();
-  // The browser's Global Privacy Control, as a visit set it ([D73](../../docs/decisions.md#D73)).
+  // The browser's Global Privacy Control, as a visit set it (ADR-0073).
   Reflect.deleteProperty(navigator, 'globalPrivacyControl');
 });
 
@@ -85,7 +85,7 @@ async function renderPage(search: string) {
   const consent = recordTransitions(consentMachine.id);
   const network = heldNetwork();
   // The chunks are held like the network, until the path says whether
-  // they arrived ([D58](../../docs/decisions.md#D58), [D71](../../docs/decisions.md#D71)) or not ([D59](../../docs/decisions.md#D59)).
+  // they arrived (ADR-0058, ADR-0071) or not (ADR-0059).
   const chunkLoads: ChunkLoads = { submit: [], hostRule: [] };
   const navigations: string[] = [];
   const addresses: string[] = [];
@@ -323,7 +323,7 @@ describe('consentMachine, UI level (React in jsdom)', () => {
         path.input,
         path.events as ConsentEvent[],
       );
-      // The modal's component arrives as a chunk of its own ([D64](../../docs/decisions.md#D64)).
+      // The modal's component arrives as a chunk of its own (ADR-0064).
       await waitFor(() =>
         expect(readConsentView()).toEqual(
           expectedConsentView(model.initial, storedCookie),

@@ -33,7 +33,7 @@ import {
 } from '../../machines/signUpSelectors';
 import { fillValidForm, startSignUp } from './support/signUpHarness';
 
-describe('sign-up selectors (R4.1, R8.1 to R8.3, D43)', () => {
+describe('sign-up selectors (R4.1, R8.1 to R8.3, ADR-0043)', () => {
   it('editing: unlocked, no failure area', () => {
     const { actor } = startSignUp();
     const snapshot = actor.getSnapshot();

@@ -1,9 +1,9 @@
 /**
- * The sign-up machine's guard on leaving `failure` ([D22](../../docs/decisions.md#D22)): only typing in the
- * name ends a refused-name failure; typing anywhere else, or typing in the
+ * The sign-up machine's guard on leaving `failure` (ADR-0022): only typing in
+ * the name ends a refused-name failure; typing anywhere else, or typing in the
  * name after any other failure, leaves the failure shown until the next
  * submit (R4.4). Each case changes one of the guard's two conditions. And
- * how a rejection reads where it is logged ([D37](../../docs/decisions.md#D37)).
+ * how a rejection reads where it is logged (ADR-0037).
  */
 import { describe, expect, it } from 'vitest';
 import { SignUpRejection, type Failure } from '../../contract/signUp';
@@ -20,7 +20,7 @@ async function failWith(failure: Failure) {
   return harness;
 }
 
-describe('signUpMachine: what ends a failure (D22)', () => {
+describe('signUpMachine: what ends a failure (ADR-0022)', () => {
   it.each(['email', 'url'] as const)(
     'typing in the %s keeps a refused name refused',
     async (field) => {
@@ -48,7 +48,7 @@ describe('signUpMachine: what ends a failure (D22)', () => {
 });
 
 describe('SignUpRejection', () => {
-  it('reads as its class and failure kind where it is logged or reported (D37)', () => {
+  it('reads as its class and failure kind where it is logged or reported (ADR-0037)', () => {
     const error = new SignUpRejection({ kind: 'rateLimited' });
     expect(error).toBeInstanceOf(Error);
     expect(String(error)).toBe('SignUpRejection: sign-up failed: rateLimited');

@@ -50,7 +50,7 @@ describe('signUpMachine: editing (R4.5, R4.6)', () => {
     expect(actor.getSnapshot().context.errors).toEqual(others);
   });
 
-  it('values over their limits (D44) show each field’s message, send nothing and stay as typed', async () => {
+  it('values over their limits (ADR-0044) show each field’s message, send nothing and stay as typed', async () => {
     const harness = startSignUp();
     harness.fillValidForm();
     const typed = {
@@ -157,7 +157,7 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', async () => {
 
   // The model tests (tests/machines/model.test.ts) check what each failure
   // shows and keeps; here, which failure an error stands for, and that it is
-  // reported (R7.4, [D37](../../docs/decisions.md#D37)).
+  // reported (R7.4, ADR-0037).
   it.each([
     [new SignUpRejection({ kind: 'rateLimited' }), { kind: 'rateLimited' }],
     [new SignUpRejection({ kind: 'invalidName' }), { kind: 'invalidName' }],
@@ -203,10 +203,10 @@ describe('signUpMachine: failures (R4.4, R8.1 to R8.3)', async () => {
   });
 });
 
-// The model tests walk the waits for the chunks ([D58](../../docs/decisions.md#D58), [D71](../../docs/decisions.md#D71)): a submit
+// The model tests walk the waits for the chunks (ADR-0058, ADR-0071): a submit
 // locked until they arrive, then judged; a general failure when the rules
 // cannot be fetched, the site URL's message when the host rule cannot.
-describe('signUpMachine: the form’s rules arrive as chunks (D58, D71)', () => {
+describe('signUpMachine: the form’s rules arrive as chunks (ADR-0058, ADR-0071)', () => {
   it('when they cannot be fetched, nothing is sent and the captcha stays solved; the next submit fetches them again', async () => {
     const harness = startSignUp({}, undefined, { rules: 'held' });
     harness.fillValidForm();
@@ -221,7 +221,7 @@ describe('signUpMachine: the form’s rules arrive as chunks (D58, D71)', () => 
     expect(snapshot.context.captchaToken).toBe('captcha-token');
     expect(harness.captchaResets).toBe(0);
     expect(harness.requests).toHaveLength(0);
-    // Nothing was sent, so there is nothing to report ([D71](../../docs/decisions.md#D71)).
+    // Nothing was sent, so there is nothing to report (ADR-0071).
     expect(harness.reports).toEqual([]);
 
     await harness.submit();
@@ -251,7 +251,7 @@ describe('signUpMachine: the form’s rules arrive as chunks (D58, D71)', () => 
     expect(harness.requests[0]?.request.url).toBe('https://bücher.de');
   });
 
-  it('without the host rule, the site URL says it could not be checked (D59), with the other fields’ errors; the next submit fetches it again', async () => {
+  it('without the host rule, the site URL says it could not be checked (ADR-0059), with the other fields’ errors; the next submit fetches it again', async () => {
     const harness = startSignUp();
     harness.actor.send({
       type: 'field.change',

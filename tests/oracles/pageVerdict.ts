@@ -3,7 +3,7 @@
  * runs in Node (tests/oracles/verdicts.ts) and, bundled, in every browser
  * engine. It must stay free of Node and DOM APIs.
  *
- * As in the page, a site URL whose host needs the UTS #46 rule ([D58](../../docs/decisions.md#D58)) is
+ * As in the page, a site URL whose host needs the UTS #46 rule (ADR-0058) is
  * judged with that rule (common/domainName.ts, the chunk the page loads),
  * and any other input without it.
  */

@@ -1,6 +1,6 @@
 /**
  * Independent oracles for the sign-up form's site-URL and e-mail rules
- * (R5.2 to R5.7 in docs/requirements.md; [D13](../../docs/decisions.md#D13), [D15](../../docs/decisions.md#D15) and [D16](../../docs/decisions.md#D16)).
+ * (R5.2 to R5.7 in docs/requirements.md; ADR-0013, ADR-0015 and ADR-0016).
  *
  * They are built only from well-kept code — `validator` (`isURL`, `isFQDN`,
  * `isIP`, `isEmail`), the WHATWG URL Standard's reference parser
@@ -464,7 +464,7 @@ export function isHtmlEmailByGrammar(value: string): boolean {
 /**
  * The oracle for the e-mail field: trimmed (R5.2), then the HTML
  * standard's valid e-mail address (what `<input type=email>` accepts) with
- * a dot in the domain ([D15](../../docs/decisions.md#D15)).
+ * a dot in the domain (ADR-0015).
  */
 export function oracleEmail(raw: string): OracleVerdict {
   // Kept: String#trim, as R5.2 says "trimmed", not HTML's sanitization
@@ -474,7 +474,7 @@ export function oracleEmail(raw: string): OracleVerdict {
   if (!HTML_VALID_EMAIL.test(email)) {
     return reject('format: not an HTML valid e-mail address');
   }
-  // Kept: [D15](../../docs/decisions.md#D15) wants a dot in the domain (name@localhost is
+  // Kept: ADR-0015 wants a dot in the domain (name@localhost is
   // HTML-valid but cannot receive our mail).
   if (!email.slice(email.indexOf('@')).includes('.')) {
     return reject('format: no dot in the domain');

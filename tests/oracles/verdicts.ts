@@ -63,8 +63,8 @@ const unique = (inputs: string[]) => [...new Set(inputs)];
 /**
  * Site URLs beyond the WPT data whose verdict turns on Unicode data that an
  * engine's own tables may lack: a letter newer than Unicode 15.0 (U+088F,
- * Unicode 17.0; [D61](../../docs/decisions.md#D61)) and joiners in and out of the contexts of RFC 5892
- * Appendix A ([D62](../../docs/decisions.md#D62)), with an emoji's variation selector ([D63](../../docs/decisions.md#D63)).
+ * Unicode 17.0; ADR-0061) and joiners in and out of the contexts of RFC 5892
+ * Appendix A (ADR-0062), with an emoji's variation selector (ADR-0063).
  */
 export const UNICODE_EDGE_URLS: readonly string[] = [
   'ب\u088fب.com',

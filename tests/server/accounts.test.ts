@@ -1,8 +1,8 @@
 /**
- * The accounts repository on the run's engine (server/accounts/accounts.ts; [D43](../../docs/decisions.md#D43) to
- * [D46](../../docs/decisions.md#D46)): one account per address in any case, decided by the database even
- * when sign-ups arrive together; the one-time token stored only as its
- * SHA-256, good once and for 10 minutes, with its sid; sessions; and the
+ * The accounts repository on the run's engine (server/accounts/accounts.ts;
+ * ADR-0043 to ADR-0046): one account per address in any case, decided by the
+ * database even when sign-ups arrive together; the one-time token stored only
+ * as its SHA-256, good once and for 10 minutes, with its sid; sessions; and the
  * field limits as CHECK constraints of the table itself.
  */
 import { createHash } from 'node:crypto';
@@ -152,7 +152,7 @@ describe('what the features add to a sign-up (app.accounts.onSignUp)', () => {
   });
 });
 
-describe('the limits, enforced by the table (D44)', () => {
+describe('the limits, enforced by the table (ADR-0044)', () => {
   it('are the API’s own', () => {
     // The table's constraints below are written from these numbers.
     expect(FIELD_LIMITS).toEqual({ name: 200, email: 254, url: 2048 });
@@ -214,7 +214,7 @@ describe('the limits, enforced by the table (D44)', () => {
   });
 });
 
-describe('the one-time token (D45)', () => {
+describe('the one-time token (ADR-0045)', () => {
   it('is 32 random bytes in base64url, stored only as its SHA-256, next to its sid', async () => {
     const auth = await created();
     expect(auth?.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -265,7 +265,7 @@ describe('the one-time token (D45)', () => {
       name: record.name,
       email: record.email,
       siteUrl: record.siteUrl,
-      // A new account's address is proved only by its magic link ([D98](../../docs/decisions.md#D98)),
+      // A new account's address is proved only by its magic link (ADR-0098),
       // and it is deleted if not proved within 7 days.
       confirmed: false,
       deletedUnconfirmedAt: expect.any(Date) as Date,
@@ -315,7 +315,7 @@ describe('the one-time token (D45)', () => {
   });
 });
 
-describe('a session (D46)', () => {
+describe('a session (ADR-0046)', () => {
   it('is stored only as its SHA-256, lasts 365 days, and ends on sign-out', async () => {
     const record = account();
     const auth = await created(record);
@@ -351,7 +351,7 @@ describe('a session (D46)', () => {
   });
 });
 
-describe('the confirmation mail of a sign-up (D95)', () => {
+describe('the confirmation mail of a sign-up (ADR-0095)', () => {
   const queuedFor = (email: string) =>
     database.db
       .selectFrom('deliveries')
@@ -398,7 +398,7 @@ describe('the confirmation mail of a sign-up (D95)', () => {
     expect(await queuedFor(record.email)).toHaveLength(1);
   });
 
-  it('leaves the account unconfirmed, to be deleted 7 days after the sign-up unless confirmed (D98)', async () => {
+  it('leaves the account unconfirmed, to be deleted 7 days after the sign-up unless confirmed (ADR-0098)', async () => {
     const record = account();
     await created(record);
     const row = await database.db

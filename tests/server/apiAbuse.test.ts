@@ -386,7 +386,7 @@ describe('the rate limit', () => {
     expect(statuses).toEqual([200, 200, 429, 429]);
   });
 
-  it('counts refused and malformed requests too (D39: every request counts)', async () => {
+  it('counts refused and malformed requests too (ADR-0039: every request counts)', async () => {
     const junk = await limited.inject({
       method: 'POST',
       url: SIGN_UP_PATH,

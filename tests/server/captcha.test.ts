@@ -1,6 +1,6 @@
 /**
- * The captcha's verification (issue 35; [D90](../../docs/decisions.md#D90)): with a secret, each sign-up's
- * token goes to the verifier, here a local stand-in for reCAPTCHA's
+ * The captcha's verification (issue 35; ADR-0090): with a secret, each
+ * sign-up's token goes to the verifier, here a local stand-in for reCAPTCHA's
  * `siteverify` on loopback (Google's own cannot be reached from tests),
  * answering as Google documents ("Verifying the user's response"). A token
  * passes only with `success: true` for the site's host name; a verifier

@@ -1,5 +1,5 @@
 /**
- * Proof of consent on the run's engine ([D65](../../docs/decisions.md#D65); docs/contract.md
+ * Proof of consent on the run's engine (ADR-0065; docs/contract.md
  * "`POST /2/consent/`"): a record stored for each choice, with the
  * server's timestamp, the client's network instead of its address and the
  * page's path without its query; bad bodies refused with 400 and nothing

@@ -1,6 +1,6 @@
 /**
- * The rules of `POST /2/consent/` (server/consent/consentRules.ts; [D65](../../docs/decisions.md#D65)): the
- * client's network kept instead of its address (/24 for IPv4, /48 for
+ * The rules of `POST /2/consent/` (server/consent/consentRules.ts; ADR-0065):
+ * the client's network kept instead of its address (/24 for IPv4, /48 for
  * IPv6, written as RFC 5952 says), and a record's body read field by
  * field, refusing anything the record does not hold.
  */

@@ -1,6 +1,6 @@
 /**
- * Cross-site request forgery (issue 35; [D88](../../docs/decisions.md#D88)): a state-changing request that
- * another site's page sent is refused with 403 before it changes anything,
+ * Cross-site request forgery (issue 35; ADR-0088): a state-changing request
+ * that another site's page sent is refused with 403 before it changes anything,
  * by `Sec-Fetch-Site` (W3C Fetch Metadata) or, where a browser sends none,
  * by `Origin` (RFC 6454) against the request's own `Host`. Programs that
  * send neither header (no browser) pass, as same-origin pages do. The

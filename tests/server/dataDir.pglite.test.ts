@@ -1,5 +1,5 @@
 /**
- * The embedded data directory (`DATA_DIR`; [D48](../../docs/decisions.md#D48)): created on the first
+ * The embedded data directory (`DATA_DIR`; ADR-0048): created on the first
  * start with nothing installed but the npm packages, and held by one
  * instance. A second instance on it exits non-zero within 10 s, naming the
  * directory and the way out (`DATABASE_URL`), and neither it nor the

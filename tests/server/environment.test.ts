@@ -1,8 +1,8 @@
 /**
- * Defaults that are safe to deploy (issue 35; [D90](../../docs/decisions.md#D90), [D89](../../docs/decisions.md#D89); docs/contract.md
- * "Configuration"): a configuration that would run unsafely stops the
- * service with a message naming its variables, one that runs but unsafely
- * says so at start, and the settings the service reads (PUBLIC_URL,
+ * Defaults that are safe to deploy (issue 35; ADR-0090, ADR-0089;
+ * docs/contract.md "Configuration"): a configuration that would run unsafely
+ * stops the service with a message naming its variables, one that runs but
+ * unsafely says so at start, and the settings the service reads (PUBLIC_URL,
  * CONSENT_RETENTION_DAYS) are checked like every other.
  */
 import { generateKeyPairSync } from 'node:crypto';
@@ -518,7 +518,7 @@ describe('redactedUrl (what start prints of DATABASE_URL and SMTP_URL; issue 46)
   });
 });
 
-describe('PUBLIC_URL and the cookies (D109)', () => {
+describe('PUBLIC_URL and the cookies (ADR-0109)', () => {
   it('says loudly at start when a public PUBLIC_URL is plain http, and not for https or localhost', () => {
     const warned = (PUBLIC_URL: string) =>
       startupWarnings(options({ PUBLIC_URL, RECAPTCHA_SECRET: 's' })).filter(

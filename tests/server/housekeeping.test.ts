@@ -1,5 +1,5 @@
 /**
- * What the service deletes once it has expired (issue 35; [D89](../../docs/decisions.md#D89)): one-time
+ * What the service deletes once it has expired (issue 35; ADR-0089): one-time
  * tokens past their 10 minutes, sessions that expired or were ended, and
  * consent records older than `CONSENT_RETENTION_DAYS`; never anything that
  * still signs someone in or still proves a choice in force. Ages are set in
@@ -65,7 +65,7 @@ async function newAccount(server: FastifyInstance = app) {
 async function newAccountWithAddress() {
   const { repository, auth } = await newAccount();
   const email = `housekeeping.${process.pid}.${accounts}@example.com`;
-  // Its one-time token, used, is kept for its 10 minutes ([D89](../../docs/decisions.md#D89)): it must
+  // Its one-time token, used, is kept for its 10 minutes (ADR-0089): it must
   // go with the account too.
   const session = newSecret();
   expect(await repository.redeem(auth, session)).not.toBeNull();
@@ -193,7 +193,7 @@ describe('magic links', () => {
   });
 });
 
-describe('accounts never confirmed (D98)', () => {
+describe('accounts never confirmed (ADR-0098)', () => {
   const accountCount = async (email: string) =>
     (
       await app.database.db

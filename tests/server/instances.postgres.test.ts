@@ -1,6 +1,6 @@
 /**
  * Several instances of the service on one PostgreSQL server
- * (docs/contract.md "Configuration": `DATABASE_URL`; [D47](../../docs/decisions.md#D47)): they start
+ * (docs/contract.md "Configuration": `DATABASE_URL`; ADR-0047): they start
  * together and apply each migration once, count one rate limit, make one
  * account of simultaneous sign-ups with one address, and survive the
  * database failing under them, even when a killed connection's socket
@@ -154,7 +154,7 @@ async function lingeringRelay(
   };
 }
 
-describe('two instances sending mail from one database (D95)', () => {
+describe('two instances sending mail from one database (ADR-0095)', () => {
   let settings: DatabaseSettings;
   let sink: SmtpSink;
   let a: FastifyInstance;
@@ -172,7 +172,7 @@ describe('two instances sending mail from one database (D95)', () => {
       apiServer({ database: settings, mail }),
       apiServer({ database: settings, mail }),
     ]);
-    // Requests come as visitors at PUBLIC_URL send them ([D109](../../docs/decisions.md#D109)).
+    // Requests come as visitors at PUBLIC_URL send them (ADR-0109).
     for (const app of [a, b]) app.inject = atPublicHost(app);
   });
 
@@ -229,7 +229,7 @@ describe('two instances sending mail from one database (D95)', () => {
       a.outbox.deliverer?.drain(),
       b.outbox.deliverer?.drain(),
     ]);
-    // One mail a minute per address ([D97](../../docs/decisions.md#D97)), whichever instance is asked.
+    // One mail a minute per address (ADR-0097), whichever instance is asked.
     expect(sink.messages.length - before).toBe(1);
   });
 

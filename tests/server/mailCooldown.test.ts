@@ -1,5 +1,5 @@
 /**
- * The limits on mails someone can ask for, as issue 46 asks ([D97](../../docs/decisions.md#D97)):
+ * The limits on mails someone can ask for, as issue 46 asks (ADR-0097):
  *
  * - an address has a cooldown, not an hourly budget (django-allauth's
  *   "confirm_email" rate limit): one mail a minute, so a flood of
@@ -24,9 +24,9 @@ import {
   startMailService,
 } from './support/mailService';
 
-/** The day's mails of one address, as issue 46 sets them ([D97](../../docs/decisions.md#D97)). */
+/** The day's mails of one address, as issue 46 sets them (ADR-0097). */
 const PER_DAY = 10;
-/** The hour's requests of one client ([D97](../../docs/decisions.md#D97), unchanged). */
+/** The hour's requests of one client (ADR-0097, unchanged). */
 const PER_CLIENT = 10;
 
 let service: MailService;
@@ -176,7 +176,7 @@ describe('a client over its limit (issue 46)', () => {
   });
 });
 
-describe('the same work for a known and an unknown address (D97)', () => {
+describe('the same work for a known and an unknown address (ADR-0097)', () => {
   it('runs the same statements, in the same order, for either', async () => {
     const statements: string[] = [];
     const base = service.app.database.db;

@@ -8,7 +8,8 @@
  * - `/signin` answers the same for every address, mails only a known one,
  *   and holds its limits per address and per client;
  * - the owner's address wins: signing in by link ends a squatter's
- *   session; the newsletter waits for the confirmation link ([D96](../../docs/decisions.md#D96) to [D99](../../docs/decisions.md#D99)).
+ *   session; the newsletter waits for the confirmation link (ADR-0096 to
+ *   ADR-0099).
  */
 import type { ParsedMail } from 'mailparser';
 import { sql } from 'kysely';
@@ -69,7 +70,7 @@ const tokenRow = (token: string) =>
 
 /** Asks for a sign-in link at `/signin`, as the page's form does. */
 /**
- * Moves an address's one-a-minute cooldown ([D97](../../docs/decisions.md#D97)) into the past, as a
+ * Moves an address's one-a-minute cooldown (ADR-0097) into the past, as a
  * minute passing would.
  */
 async function passCooldown(email: string): Promise<void> {
@@ -165,7 +166,7 @@ describe('a confirmation link', () => {
     expect((await accountRow(email)).confirmed_at).toBeNull();
   });
 
-  it('lives 24 hours from its sending (D112: a leaked link is worth a day, not a week)', async () => {
+  it('lives 24 hours from its sending (ADR-0112: a leaked link is worth a day, not a week)', async () => {
     const { email } = await signUpAndSignIn(service.app);
     const token = tokenOf(await lastMailTo(email));
     const { rows } = await sql<{ lifetime: number }>`
@@ -225,7 +226,7 @@ describe('a confirmation link', () => {
   });
 });
 
-describe('the watched site in the confirmation (issue 58, D123)', () => {
+describe('the watched site in the confirmation (issue 58, ADR-0123)', () => {
   it('is named by its host, in the mail and on its continue page, and nothing else of its URL', async () => {
     const { email } = await signUpAndSignIn(service.app, {
       url: 'https://Shop.Example/cart?coupon=FREE',
@@ -368,7 +369,7 @@ describe('sign-in by e-mail at /signin', () => {
   });
 });
 
-describe('the limits on mails (D97)', () => {
+describe('the limits on mails (ADR-0097)', () => {
   it('mails one address once a minute, and answers the other requests the same without a mail', async () => {
     const { email } = await signUpAndSignIn(service.app);
     await service.drain();
@@ -401,7 +402,7 @@ describe('the limits on mails (D97)', () => {
   });
 });
 
-describe('the owner’s address wins (D98)', () => {
+describe('the owner’s address wins (ADR-0098)', () => {
   it('signing in by link ends the session of whoever signed up with the address, and leaves the newsletter unconfirmed', async () => {
     const squatter = await signUpAndSignIn(service.app, { newsletter: '1' });
     await askSignIn(squatter.email, '203.0.113.41');
@@ -422,7 +423,7 @@ describe('the owner’s address wins (D98)', () => {
     expect(account.newsletter_confirmed_at).toBeNull();
   });
 
-  it('a confirmed account’s sign-in by link ends its unproven sessions, and keeps the ones other links opened (D112)', async () => {
+  it('a confirmed account’s sign-in by link ends its unproven sessions, and keeps the ones other links opened (ADR-0112)', async () => {
     const { email, cookie } = await signUpAndSignIn(service.app);
     await postForm(
       service.app,
@@ -455,7 +456,8 @@ describe('sending the confirmation again', () => {
     const home = await get('/', cookie);
     expect(hook(home.body, 'address-unconfirmed')).toContain(email);
     expect(hook(home.body, 'resend-confirmation')).toBe('Send the link again');
-    // The day it is deleted unless confirmed: 7 days after the sign-up ([D98](../../docs/decisions.md#D98)).
+    // The day it is deleted unless confirmed: 7 days after the sign-up
+    // (ADR-0098).
     const { rows } = await sql<{ day: string }>`
       select to_char((created_at + interval '7 days') at time zone 'UTC', 'FMDD FMMonth YYYY') as day
         from accounts where email = ${email}`.execute(service.app.database.db);

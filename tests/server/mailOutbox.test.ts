@@ -4,7 +4,7 @@
  * 37 asks (multipart, named after the product, `Auto-Submitted`, no remote
  * resource, links only on `PUBLIC_URL`); 4xx replies retried, a 5xx reply
  * to the recipient final and stored without the address; copies dropped
- * after 7 days ([D89](../../docs/decisions.md#D89), [D95](../../docs/decisions.md#D95), [D101](../../docs/decisions.md#D101)).
+ * after 7 days (ADR-0089, ADR-0095, ADR-0101).
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { sql } from 'kysely';
@@ -103,7 +103,7 @@ describe('the confirmation mail of a sign-up', () => {
     expect(link.searchParams.get('token')).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
-  it('builds its link on PUBLIC_URL, never on Host or X-Forwarded-Host, and answers no other host (D109)', async () => {
+  it('builds its link on PUBLIC_URL, never on Host or X-Forwarded-Host, and answers no other host (ADR-0109)', async () => {
     const forwarded = await startMailService({ trustProxy: true });
     try {
       const post = (headers: Record<string, string>, body = validSignUp()) =>
@@ -338,7 +338,7 @@ describe('a refused send', () => {
   });
 });
 
-describe('the copies of sent mails (D89)', () => {
+describe('the copies of sent mails (ADR-0089)', () => {
   it('lose the address and the copy 7 days after sending, and not before', async () => {
     const old = await signUp();
     const recent = await signUp();

@@ -1,6 +1,7 @@
 /**
  * Mail from the built service as a process (`npm run serve`), on the run's
- * engine, to a real SMTP server of the test's own (issue 37; [D95](../../docs/decisions.md#D95), [D100](../../docs/decisions.md#D100)):
+ * engine, to a real SMTP server of the test's own (issue 37; ADR-0095,
+ * ADR-0100):
  *
  * - SMTP down, with a SIGKILL and a restart in the middle, after
  *   acknowledged sign-ups: once SMTP answers, every mail arrives, once.
@@ -78,7 +79,7 @@ async function stop(service: ServiceProcess, signal: NodeJS.Signals) {
 
 /**
  * Signs up, as the proxy in front of the service forwards it: with
- * `PUBLIC_URL`'s host in `Host`, the one host the service answers ([D109](../../docs/decisions.md#D109)).
+ * `PUBLIC_URL`'s host in `Host`, the one host the service answers (ADR-0109).
  *
  * @param host `PUBLIC_URL`'s host (default: the service's own origin's,
  *   its development default)

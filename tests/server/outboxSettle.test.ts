@@ -1,7 +1,7 @@
 /**
  * The outbox worker's marks and lease, and the file transport's retention,
  * as issue 46 asked of the mail sender and issue 60 of every delivery
- * (D95, D89, D129):
+ * (ADR-0095, ADR-0089, ADR-0129):
  *
  * - a mark that fails for one delivery leaves the others marked sent (one
  *   left `sending` goes out again after the lease);
@@ -262,7 +262,7 @@ describe('the lease (issue 46)', () => {
   });
 });
 
-describe('the file transport’s mails (issue 46; D89)', () => {
+describe('the file transport’s mails (issue 46; ADR-0089)', () => {
   /** Writes a file last modified `ageMs` ago. */
   function file(path: string, ageMs: number): void {
     writeFileSync(path, 'To: someone@example.com\n');

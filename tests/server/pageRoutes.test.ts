@@ -1,6 +1,6 @@
 /**
  * The page's route honours Global Privacy Control for what it serves (issue
- * 23, [D74](../../docs/decisions.md#D74)): a request that sends `Sec-GPC: 1` gets the page's copy marked
+ * 23, ADR-0074): a request that sends `Sec-GPC: 1` gets the page's copy marked
  * for it, any other the page, and caches are told the answer depends on the
  * header. (That the built copy differs only by `data-gpc` on `<html>`, with
  * the same inline blocks and CSP hashes, is tested on the built page:

@@ -4,7 +4,7 @@
  * survives a restart and a SIGKILL in the middle of 16 clients' sign-ups;
  * SIGTERM finishes the request in flight, closes the database and exits 0;
  * no log line carries an e-mail address, a name, a token or a session
- * (docs/contract.md; [D45](../../docs/decisions.md#D45), [D48](../../docs/decisions.md#D48); docs/security.md).
+ * (docs/contract.md; ADR-0045, ADR-0048; docs/security.md).
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,7 +75,7 @@ async function signUp(
   };
   if (!answer.success || !answer.data) return { status: response.status };
   const { token, sid } = answer.data.one_time_auth;
-  // The login binding the answer set ([D110](../../docs/decisions.md#D110)), as the browser keeps it.
+  // The login binding the answer set (ADR-0110), as the browser keeps it.
   const binding = response.headers
     .getSetCookie()
     .map((line) => line.split(';', 1)[0] ?? '')

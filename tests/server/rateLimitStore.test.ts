@@ -1,7 +1,7 @@
 /**
  * The rate limit's counter in the database (server/rateLimit/rateLimitStore.ts;
- * [D39](../../docs/decisions.md#D39), [D47](../../docs/decisions.md#D47)): fixed windows per key, each request's own count even when
- * requests arrive together, a new window after one ends, a count per
+ * ADR-0039, ADR-0047): fixed windows per key, each request's own count even
+ * when requests arrive together, a new window after one ends, a count per
  * route, and ended windows deleted. One count across instances:
  * tests/server/instances.postgres.test.ts.
  */

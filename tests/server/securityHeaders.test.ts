@@ -208,7 +208,7 @@ describe('the local server', () => {
       expect(response.headers['cross-origin-resource-policy']).toBe(
         'same-origin',
       );
-      // D117: every answer but the sign-up page's document keeps its opener
+      // ADR-0117: every answer but the sign-up page's document keeps its opener
       // policy.
       expect(response.headers['cross-origin-opener-policy']).toBe(
         method === 'GET' && url === '/signup' ? undefined : 'same-origin',
@@ -216,7 +216,7 @@ describe('the local server', () => {
     },
   );
 
-  it('sends the sign-up page to HEAD as to GET, without an opener policy (D117)', async () => {
+  it('sends the sign-up page to HEAD as to GET, without an opener policy (ADR-0117)', async () => {
     const response = await app.inject({ method: 'HEAD', url: '/signup' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['cross-origin-opener-policy']).toBeUndefined();

@@ -1,6 +1,6 @@
 /**
  * The race between a squatter's first sign-in and the owner's first link
- * (issue 46, item 4; [D113](../../docs/decisions.md#D113)), on PostgreSQL with two connections: every CTE
+ * (issue 46, item 4; ADR-0113), on PostgreSQL with two connections: every CTE
  * of a statement shares one snapshot, so without a lock on the account's
  * row, the link's "end every other session" cannot see a session that the
  * squatter's redeem inserts at the same moment. The test holds the

@@ -1,6 +1,6 @@
 /**
- * Sessions and links that an attacker cannot borrow (issue 46; [D109](../../docs/decisions.md#D109) to
- * [D113](../../docs/decisions.md#D113)), through HTTP:
+ * Sessions and links that an attacker cannot borrow (issue 46; ADR-0109 to
+ * ADR-0113), through HTTP:
  *
  * - the service answers only `PUBLIC_URL`'s host, and its cookies are
  *   Secure by `PUBLIC_URL`, whatever `Host` a proxy sends;
@@ -57,7 +57,7 @@ function setCookie(response: LightMyRequestResponse, name: string) {
     });
 }
 
-describe('the host the service answers (D109)', () => {
+describe('the host the service answers (ADR-0109)', () => {
   let app: FastifyInstance;
 
   beforeAll(async () => {
@@ -161,7 +161,7 @@ describe('the host the service answers (D109)', () => {
   it('sets every cookie Secure and __Host- by PUBLIC_URL, over plain http behind a TLS proxy', async () => {
     const host = 'vigil.example';
     const { login } = await signUpForLogin(app, {}, host);
-    // The sign-up's answer: the login binding ([D110](../../docs/decisions.md#D110)).
+    // The sign-up's answer: the login binding (ADR-0110).
     expect(login).toMatch(/__Host-Vigil_LOGIN_BINDING=[A-Za-z0-9_-]{43}/);
     const page = await app.inject({
       method: 'GET',
@@ -178,7 +178,7 @@ describe('the host the service answers (D109)', () => {
   });
 });
 
-describe('a login cookie someone else planted (D110)', () => {
+describe('a login cookie someone else planted (ADR-0110)', () => {
   let app: FastifyInstance;
   const host = 'signup.vigil.example';
 
@@ -288,7 +288,7 @@ describe('a login cookie someone else planted (D110)', () => {
   });
 });
 
-describe('a leaked link’s foothold (D112)', () => {
+describe('a leaked link’s foothold (ADR-0112)', () => {
   let service: MailService;
 
   beforeAll(async () => {
@@ -420,7 +420,7 @@ describe('a leaked link’s foothold (D112)', () => {
   });
 });
 
-describe('time limits on a request (D111)', () => {
+describe('time limits on a request (ADR-0111)', () => {
   it('bounds a whole request and a silent connection, which Fastify leaves unbounded by default', async () => {
     const app = await apiServer();
     try {

@@ -1,6 +1,6 @@
 /**
- * `/` as the first sign-in (docs/contract.md "HTTP"; [D45](../../docs/decisions.md#D45), [D46](../../docs/decisions.md#D46)), through
- * HTTP: the cookies a sign-up leaves are redeemed once for an HttpOnly
+ * `/` as the first sign-in (docs/contract.md "HTTP"; ADR-0045, ADR-0046),
+ * through HTTP: the cookies a sign-up leaves are redeemed once for an HttpOnly
  * session; the account shows, with the welcome while
  * `{product}_WELCOME_MESSAGE=1`; later visits show it from the session;
  * signing out ends it; a spent, expired or forged login signs nobody in.
@@ -79,7 +79,7 @@ describe('the first sign-in', () => {
     expect(page.headers['cache-control']).toBe('no-store');
     expect(hook(page.body, 'account-name')).toBe('Ada Lovelace');
     expect(hook(page.body, 'account-email')).toBe(body.get('email'));
-    // The sign-up's site is the account's first (D127).
+    // The sign-up's site is the account's first (ADR-0127).
     expect(hook(page.body, 'site-url')).toBe(
       'https://analytical.example/engine',
     );
@@ -94,7 +94,7 @@ describe('the first sign-in', () => {
     expect(session?.attributes.get('samesite')).toBe('Strict');
     expect(session?.attributes.get('path')).toBe('/');
     expect(session?.attributes.get('max-age')).toBe(String(365 * 24 * 3600));
-    // Host-only ([D28](../../docs/decisions.md#D28)), and not Secure on localhost (R9.5).
+    // Host-only (ADR-0028), and not Secure on localhost (R9.5).
     expect(session?.attributes.has('domain')).toBe(false);
     expect(session?.attributes.has('secure')).toBe(false);
 

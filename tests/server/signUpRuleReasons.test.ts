@@ -1,11 +1,11 @@
 /**
- * The local API's sign-up rules ([D38](../../docs/decisions.md#D38) to [D40](../../docs/decisions.md#D40)) in detail: each refused name
- * says why, and a field present with no value counts as absent.
+ * The local API's sign-up rules (ADR-0038 to ADR-0040) in detail: each refused
+ * name says why, and a field present with no value counts as absent.
  */
 import { describe, expect, it } from 'vitest';
 import { nameProblem, readSignUp } from '../../server/signUp/signUpRules';
 
-describe('nameProblem: why a name is refused (D38)', () => {
+describe('nameProblem: why a name is refused (ADR-0038)', () => {
   it.each([
     ['   ', 'empty'],
     ['A'.repeat(201), 'too long'],

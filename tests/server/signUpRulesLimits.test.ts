@@ -1,9 +1,9 @@
 /**
- * The local API's length limits ([D44](../../docs/decisions.md#D44), docs/contract.md "The local API's
+ * The local API's length limits (ADR-0044, docs/contract.md "The local API's
  * answers"): a name over 200 characters, an e-mail address over 254, a URL
  * over 2,048 are refused with `CSAPI_INVALID_PARAMETER` naming the field;
  * characters are code points, counted after trimming; a campaign over 200
- * is ignored and the sign-up accepted ([D10](../../docs/decisions.md#D10)).
+ * is ignored and the sign-up accepted (ADR-0010).
  */
 import { describe, expect, it } from 'vitest';
 import { readSignUp } from '../../server/signUp/signUpRules';
@@ -30,7 +30,7 @@ const refusal = (info: string) => ({
   info,
 });
 
-describe('readSignUp at each field’s limit (D44)', () => {
+describe('readSignUp at each field’s limit (ADR-0044)', () => {
   it.each<[string, string, string]>([
     ['a name of 200 characters', 'name', 'x'.repeat(200)],
     ['a name of 200 astral characters', 'name', '😀'.repeat(200)],
@@ -64,7 +64,7 @@ describe('readSignUp at each field’s limit (D44)', () => {
     ['201 characters', 'c'.repeat(201)],
     ['201 astral characters', '😀'.repeat(201)],
   ])(
-    'ignores a campaign of %s and accepts the sign-up (D10)',
+    'ignores a campaign of %s and accepts the sign-up (ADR-0010)',
     (_case, utm_campaign) => {
       expect(readSignUp({ ...valid, utm_campaign })).toEqual(
         expect.objectContaining({

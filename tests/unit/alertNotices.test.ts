@@ -1,8 +1,8 @@
 /**
  * The monitor's alerts in words (server/monitor/alertNotices.ts), as the
- * outbox's mail lays them out for the account's own address (D105, D124,
- * D125, D126, D129): judged against what each alert must say, not against
- * their own output.
+ * outbox's mail lays them out for the account's own address (ADR-0105,
+ * ADR-0124, ADR-0125, ADR-0126, ADR-0129): judged against what each alert must
+ * say, not against their own output.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -44,7 +44,7 @@ function composeAlertMail(input: AlertInput): ComposedMail {
   );
 }
 
-describe('alert mails (D105)', () => {
+describe('alert mails (ADR-0105)', () => {
   const started = '2026-11-29T14:02:10.000Z';
   function alert(overrides: Partial<AlertInput> = {}): AlertInput {
     return {
@@ -73,7 +73,7 @@ describe('alert mails (D105)', () => {
       },
     });
 
-  it('carries the site’s stop link at its end and as a one-click List-Unsubscribe (RFC 8058, D124), when the details hold its token', () => {
+  it('carries the site’s stop link at its end and as a one-click List-Unsubscribe (RFC 8058, ADR-0124), when the details hold its token', () => {
     const token = 'x'.repeat(43);
     const stop = `${PUBLIC_URL}/alerts/stop?m=42&t=${token}`;
     for (const kind of ['down', 'up'] as const) {
@@ -107,7 +107,7 @@ describe('alert mails (D105)', () => {
     expect(older.text).not.toContain('/alerts/stop');
   });
 
-  it('"flapping" says how often the site went down within the hour and that no mail follows until it is steady; "steady" counts the times it went down meanwhile (D125)', () => {
+  it('"flapping" says how often the site went down within the hour and that no mail follows until it is steady; "steady" counts the times it went down meanwhile (ADR-0125)', () => {
     const flapping = composeAlertMail(
       alert({
         kind: 'flapping',
@@ -158,7 +158,7 @@ describe('alert mails (D105)', () => {
     expect(mail.text).toContain('Hello Ada,');
   });
 
-  it('names the site by the name its owner gave it, then its URL (D127)', () => {
+  it('names the site by the name its owner gave it, then its URL (ADR-0127)', () => {
     const named = composeAlertMail(
       alert({
         details: {

@@ -1,8 +1,8 @@
 /**
- * The page's loading of its chunks (src/platform/chunkLoader.ts; [D58](../../docs/decisions.md#D58), [D59](../../docs/decisions.md#D59), [D71](../../docs/decisions.md#D71)):
- * one load shared by the prefetch and the submit, and a new load after a
- * failed one; and the import made only once the chunk's file has been
- * fetched, so that a failed fetch leaves no failed import behind. The
+ * The page's loading of its chunks (src/platform/chunkLoader.ts; ADR-0058,
+ * ADR-0059, ADR-0071): one load shared by the prefetch and the submit, and a
+ * new load after a failed one; and the import made only once the chunk's file
+ * has been fetched, so that a failed fetch leaves no failed import behind. The
  * browser tests (tests/browser/hostRuleChunk.test.ts, submitChunk.test.ts,
  * and the model paths in every engine) fetch the real chunks.
  */

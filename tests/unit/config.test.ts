@@ -150,7 +150,7 @@ describe('readConfig', () => {
   });
 
   it.each(['https://api.vigil.example', 'http://localhost:8080/', 'not a url'])(
-    'stops at API_ORIGIN %j, which is no longer read (D87), and says what to do',
+    'stops at API_ORIGIN %j, which is no longer read (ADR-0087), and says what to do',
     (value) => {
       expect(() => readConfig({ API_ORIGIN: value })).toThrow(
         /API_ORIGIN is no longer read.*own origin.*Route \/2\//,

@@ -1,9 +1,9 @@
 // @vitest-environment jsdom
 /**
  * Sending the proof of a consent choice (src/consent/consentRecorder.ts with its
- * sender, src/consent/consentSender.ts; issue 23, [D68](../../docs/decisions.md#D68), issue 35): with `fetch` and
- * `keepalive` to the page's own origin; a record is forgotten only once
- * the service answered 2xx (or refused it for good with a 4xx that a
+ * sender, src/consent/consentSender.ts; issue 23, ADR-0068, issue 35): with
+ * `fetch` and `keepalive` to the page's own origin; a record is forgotten only
+ * once the service answered 2xx (or refused it for good with a 4xx that a
  * repeat cannot change); one the service did not store, or whose sender
  * could not be fetched, is kept and sent on the next load; nothing ever
  * throws at the visitor. The network is the edge: replaced by fakes here,

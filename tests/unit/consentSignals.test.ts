@@ -1,11 +1,11 @@
 // @vitest-environment jsdom
 /**
- * The ad networks' consent signals (src/consent/consentSignals.ts; issue 23, [D66](../../docs/decisions.md#D66)):
- * Google Consent Mode v2 commands on `dataLayer` as `gtag()` pushes them
- * (an Arguments object), Microsoft UET's on `uetq` as its documentation
+ * The ad networks' consent signals (src/consent/consentSignals.ts; issue 23,
+ * ADR-0066): Google Consent Mode v2 commands on `dataLayer` as `gtag()` pushes
+ * them (an Arguments object), Microsoft UET's on `uetq` as its documentation
  * pushes them (three values), defaults once, updates after each choice;
  * and the browser's Global Privacy Control signal as the page reads it
- * ([D73](../../docs/decisions.md#D73), [D74](../../docs/decisions.md#D74)).
+ * (ADR-0073, ADR-0074).
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -104,7 +104,7 @@ describe('cookieValue', () => {
   });
 });
 
-describe('sendsGpc: the browser’s Global Privacy Control (D73, D74)', () => {
+describe('sendsGpc: the browser’s Global Privacy Control (ADR-0073, ADR-0074)', () => {
   /**
    * A window on the page as the service sent it (parsed by jsdom), in a
    * browser whose navigator has the property, or lacks it (undefined).

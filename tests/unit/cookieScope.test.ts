@@ -1,5 +1,5 @@
 /**
- * Where the page's cookies apply ([D27](../../docs/decisions.md#D27) to [D29](../../docs/decisions.md#D29)): the login cookies stay
+ * Where the page's cookies apply (ADR-0027 to ADR-0029): the login cookies stay
  * host-only even where `COOKIE_DOMAIN` applies, `Secure` is left out on
  * every name under localhost, and an empty cookie domain is no domain.
  */
@@ -16,8 +16,8 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe('cookie scope (D27 to D29)', () => {
-  it('writes the login cookies host-only on a host within COOKIE_DOMAIN (D28)', () => {
+describe('cookie scope (ADR-0027 to ADR-0029)', () => {
+  it('writes the login cookies host-only on a host within COOKIE_DOMAIN (ADR-0028)', () => {
     const set = vi.spyOn(Cookies, 'set').mockReturnValue(undefined);
     createCookieJar({
       productName: 'Vigil',
@@ -31,7 +31,7 @@ describe('cookie scope (D27 to D29)', () => {
     }
   });
 
-  it('writes the consent id as the consent cookie: a year, Secure, across COOKIE_DOMAIN (D68, R9)', () => {
+  it('writes the consent id as the consent cookie: a year, Secure, across COOKIE_DOMAIN (ADR-0068, R9)', () => {
     const set = vi.spyOn(Cookies, 'set').mockReturnValue(undefined);
     const id = createCookieJar({
       productName: 'Vigil',
@@ -48,7 +48,7 @@ describe('cookie scope (D27 to D29)', () => {
   });
 
   it.each(['signup.localhost', 'a.b.localhost'])(
-    'leaves Secure out on %s, a name under localhost (D27)',
+    'leaves Secure out on %s, a name under localhost (ADR-0027)',
     (hostname) => {
       expect(isLocalhost(hostname)).toBe(true);
       expect(

@@ -249,7 +249,7 @@ describe('cookieDomainFor', () => {
     ['a.b.vigil.example', 'vigil.example', 'vigil.example'],
     ['SIGNUP.Vigil.Example', '.vigil.example', '.vigil.example'],
     // A browser drops a cookie whose Domain does not match the host (RFC
-    // 6265 §5.3; [D29](../../docs/decisions.md#D29)), so the page falls back to host-only there.
+    // 6265 §5.3; ADR-0029), so the page falls back to host-only there.
     ['localhost', '.vigil.example', undefined],
     ['evilvigil.example', '.vigil.example', undefined],
     ['signup.vigil.example', undefined, undefined],
@@ -307,7 +307,7 @@ describe('consent cookie', () => {
         value,
         attributes,
       );
-      // Issue 23 ([D67](../../docs/decisions.md#D67)): the revision with the consent cookie's attributes.
+      // Issue 23 (ADR-0067): the revision with the consent cookie's attributes.
       expect(set).toHaveBeenCalledWith(
         'Vigil_CONSENT_REVISION',
         '3',
@@ -316,7 +316,7 @@ describe('consent cookie', () => {
     },
   );
 
-  // [D67](../../docs/decisions.md#D67): no cookie is a choice stored before revisions were (the machine
+  // ADR-0067: no cookie is a choice stored before revisions were (the machine
   // counts it as revision 1); anything but a positive integer is older
   // than every revision.
   it.each([

@@ -479,7 +479,7 @@ describe('the rules of the check', () => {
       sample(
         [
           '`server/monitor/check/siteCheck.ts`, `check/siteCheck.ts`, `siteCheck.ts`, `harness/`,',
-          '[the README](../README.md#the-machines), [D1](decisions.md#D1), [elsewhere](https://vigil.example/x),',
+          '[the README](../README.md#the-machines), ADR-0001, [elsewhere](https://vigil.example/x),',
           '`/signup`, `/etc/hosts`, `https://example.com/a.json`, `dist/index.html`, `xstate/graph`,',
           '`tests/**/*.test.ts`, `$DATA_DIR/mail`, `application/json`, `npm test`, `npm run build -- --x`,',
           '`SMTP_URL`, `MONITOR=off`, `npm exec -- vitest run`, `@fastify/helmet`.',

@@ -1,8 +1,8 @@
 // @vitest-environment jsdom
 /**
- * The sign-up draft (src/inputCapture/draft.ts, [D55](../../docs/decisions.md#D55)), from issue 22: the five values
- * kept in the tab's sessionStorage under `{product}_SIGNUP_DRAFT`, never
- * the captcha token; a field the address names is the link's, not the
+ * The sign-up draft (src/inputCapture/draft.ts, ADR-0055), from issue 22: the
+ * five values kept in the tab's sessionStorage under `{product}_SIGNUP_DRAFT`,
+ * never the captcha token; a field the address names is the link's, not the
  * draft's (the inline script's use: tests/unit/inputCapture.test.ts); storage
  * that throws (Safari's private mode, storage disabled, the quota) never
  * breaks the page: the form simply works without a draft.

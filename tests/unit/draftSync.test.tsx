@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 /**
  * The draft kept in step with the sign-up machine (src/signUp/views/draftSync.ts,
- * [D55](../../docs/decisions.md#D55)), from issue 22: the values are written as they change, never while
+ * ADR-0055), from issue 22: the values are written as they change, never while
  * the request runs, and the draft is deleted on success. The machine is
  * the real one with the form's real rules; only the network is replaced.
  */

@@ -2,7 +2,7 @@
 /**
  * The e-mail rule (`isValidEmail`) proven against an independent oracle
  * (`tests/oracles/urlOracle.ts`): the HTML standard's "valid e-mail address"
- * written from its grammar, plus the dot in the domain of [D15](../../docs/decisions.md#D15). Each
+ * written from its grammar, plus the dot in the domain of ADR-0015. Each
  * input is also read by jsdom's `<input type=email>` (a second implementation
  * of the HTML rule), by a regex-free walk of the grammar, and by validator's
  * `isEmail`, whose every difference must be one the module documents.

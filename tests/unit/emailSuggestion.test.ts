@@ -1,11 +1,11 @@
 /**
- * The e-mail typo suggestion (src/signUp/emailSuggestion.ts, [D54](../../docs/decisions.md#D54)). The expected
- * pairs of the first block are the spell checker's own cases, from its
+ * The e-mail typo suggestion (src/signUp/emailSuggestion.ts, ADR-0054). The
+ * expected pairs of the first block are the spell checker's own cases, from its
  * repository's test suite (ZooTools/email-spell-checker, test/index.spec.ts:
  * `run`, `parseEmail`, `findClosestDomain`) and its README, with the
  * library's default domains (the suite's custom lists are left out where
  * the defaults lack the domain); the second block is the issue's example
- * and what [D54](../../docs/decisions.md#D54) adds: the local part as typed, no suggestion for a known
+ * and what ADR-0054 adds: the local part as typed, no suggestion for a known
  * domain in any case, and no exception for any text.
  */
 import { describe, expect, it } from 'vitest';
@@ -43,7 +43,7 @@ describe("suggestEmail: the spell checker's own cases", () => {
   });
 });
 
-describe('suggestEmail: what the page adds (D54)', () => {
+describe('suggestEmail: what the page adds (ADR-0054)', () => {
   it("suggests the issue's example", () => {
     expect(suggestEmail('ada@gmial.com')).toBe('ada@gmail.com');
   });

@@ -1,9 +1,9 @@
 // @vitest-environment jsdom
 /**
  * The e-mail suggestion held while a pointer press is under way
- * (src/signUp/views/afterPress.ts, [D54](../../docs/decisions.md#D54): advice, never in the way of a sign-up).
- * The field's blur checks the address; when a press caused the blur, the
- * suggestion must appear only after that press's `click`, whose target the
+ * (src/signUp/views/afterPress.ts, ADR-0054: advice, never in the way of a
+ * sign-up). The field's blur checks the address; when a press caused the blur,
+ * the suggestion must appear only after that press's `click`, whose target the
  * release fixed, so that the control pressed is still under the pointer.
  * The events are dispatched in the order the UI Events and Pointer Events
  * specifications give for a mouse, a touch, a drag and a window left
@@ -34,7 +34,7 @@ function setUp() {
   return { log, dispatch, unmount };
 }
 
-describe('useAfterPress: the e-mail suggestion and a press (D54)', () => {
+describe('useAfterPress: the e-mail suggestion and a press (ADR-0054)', () => {
   beforeEach(() => {
     vi.useFakeTimers();
   });

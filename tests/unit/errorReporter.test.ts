@@ -1,8 +1,8 @@
 /**
- * Which sign-up failures reach the error-reporting service (R7.4, [D37](../../docs/decisions.md#D37), [D43](../../docs/decisions.md#D43)):
- * the general ones do; the API's expected answers (the rate limit, a refused
- * name, an e-mail address in use) are the product working, and are neither
- * reported nor a reason to fetch the SDK. Sentry's SDK is replaced by a
+ * Which sign-up failures reach the error-reporting service (R7.4, ADR-0037,
+ * ADR-0043): the general ones do; the API's expected answers (the rate limit, a
+ * refused name, an e-mail address in use) are the product working, and are
+ * neither reported nor a reason to fetch the SDK. Sentry's SDK is replaced by a
  * recorder of what would have been sent.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';

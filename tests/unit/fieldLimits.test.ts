@@ -1,5 +1,5 @@
 /**
- * The field length limits ([D44](../../docs/decisions.md#D44)): name 200, e-mail 254 (RFC 5321
+ * The field length limits (ADR-0044): name 200, e-mail 254 (RFC 5321
  * §4.5.3.1.3), site URL 2,048, counted in Unicode code points as
  * PostgreSQL's `char_length` counts them, and the one place the page's and
  * the API's rules take them from; the campaign rule's own 200, counted
@@ -16,7 +16,7 @@ import { CAMPAIGN_MAX_LENGTH } from '../../common/campaign';
 import { NAME_MAX_LENGTH } from '../../server/signUp/signUpRules';
 
 describe('FIELD_LIMITS', () => {
-  it('holds the limits D44 sets, and cannot be changed at run time', () => {
+  it('holds the limits ADR-0044 sets, and cannot be changed at run time', () => {
     expect(FIELD_LIMITS).toEqual({ name: 200, email: 254, url: 2048 });
     expect(Object.isFrozen(FIELD_LIMITS)).toBe(true);
   });

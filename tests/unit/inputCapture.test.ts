@@ -7,7 +7,7 @@
  * just before it; with a draft key, it saves typing until the app takes
  * over and, after the first paint, fills the prerendered form from the
  * tab's draft (fields the address does not name, and the visitor has not
- * typed into) (issue 22, [D55](../../docs/decisions.md#D55); issue 38, [D102](../../docs/decisions.md#D102)).
+ * typed into) (issue 22, ADR-0055; issue 38, ADR-0102).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -152,7 +152,7 @@ describe("the app's script", () => {
   });
 });
 
-describe('the draft before the app runs (D55)', () => {
+describe('the draft before the app runs (ADR-0055)', () => {
   const KEY = 'Vigil_SIGNUP_DRAFT';
   const stored = {
     name: 'Ada Lovelace',

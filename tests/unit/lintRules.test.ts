@@ -219,7 +219,7 @@ describe('the page keeps to what its browsers have', () => {
   );
 });
 
-describe("server/db/ names no feature's table (D128)", () => {
+describe("server/db/ names no feature's table (ADR-0128)", () => {
   /** Each feature's tables (and the outbox's), as its `tables.ts` declares them. */
   const tables = [...FEATURES, 'outbox'].flatMap((feature) => {
     const path = resolve(PROJECT_ROOT, 'server', feature, 'tables.ts');

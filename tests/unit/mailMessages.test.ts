@@ -183,7 +183,7 @@ describe('composeMail', () => {
     }
   });
 
-  it('names the watched site in a confirm mail, by its host alone and never as a link (issue 58, D123)', () => {
+  it('names the watched site in a confirm mail, by its host alone and never as a link (issue 58, ADR-0123)', () => {
     const mail = composeMail(
       input({ kind: 'confirm', siteHost: 'shop.example:8443' }),
     );

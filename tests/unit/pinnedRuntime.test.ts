@@ -1,5 +1,5 @@
 /**
- * The pinned runtime (issue 57, [D118](../../docs/decisions.md#D118)): one
+ * The pinned runtime (issue 57, ADR-0118): one
  * Node.js version named in package.json's devDependencies and in
  * `.node-version`, `engines` that allow 24 and later, the service's own
  * minimum the same, and the test commands' refusal of another major.

@@ -4,7 +4,7 @@ import { readAddressParameters } from '../../src/signUp/prefill';
 
 /**
  * What the page prefills (R2.3 to R2.7): the name at once, the e-mail and
- * the site URL once the form's rules have judged them ([D71](../../docs/decisions.md#D71)).
+ * the site URL once the form's rules have judged them (ADR-0071).
  */
 function read(search: string) {
   const { values, unchecked, utmSource, utmCampaign } =
@@ -75,7 +75,7 @@ describe('readAddressParameters', () => {
   });
 
   it.each(['bücher.de', 'https://xn--bcher-kva.de/status'])(
-    'prefills the url %j, whose host only the UTS #46 rule judges, leaving it to the submit (D58)',
+    'prefills the url %j, whose host only the UTS #46 rule judges, leaving it to the submit (ADR-0058)',
     (url) => {
       expect(
         read(`?email=ada@example.com&url=${encodeURIComponent(url)}`).values,

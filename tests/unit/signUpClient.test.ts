@@ -118,7 +118,7 @@ describe('decideSignUpAnswer', () => {
       { success: false, code: 'CSAPI_INVALID_PARAMETER', info: 'name' },
       { kind: 'invalidName' },
     ],
-    // [D43](../../docs/decisions.md#D43): an account with this e-mail address exists.
+    // ADR-0043: an account with this e-mail address exists.
     [
       'an e-mail address in use',
       { success: false, code: 'CSAPI_EMAIL_IN_USE', info: 'email' },

@@ -1,8 +1,8 @@
 /**
  * The API client's request and its decision on a request that gets no
- * answer (docs/contract.md "HTTP", [D25](../../docs/decisions.md#D25), [D37](../../docs/decisions.md#D37)): what it asks the network for,
- * and which general failure (time-out or network) an error stands for,
- * whatever the network rejects with.
+ * answer (docs/contract.md "HTTP", ADR-0025, ADR-0037): what it asks the
+ * network for, and which general failure (time-out or network) an error stands
+ * for, whatever the network rejects with.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -105,7 +105,7 @@ describe('the request the client makes (docs/contract.md "HTTP")', () => {
   });
 });
 
-describe('a request without an answer is a general failure (D25, R8.3)', () => {
+describe('a request without an answer is a general failure (ADR-0025, R8.3)', () => {
   it.each<[string, 'network' | 'timeout', unknown]>([
     ['a TypeError', 'network', new TypeError('Failed to fetch')],
     ['a string', 'network', 'offline'],

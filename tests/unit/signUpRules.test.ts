@@ -27,7 +27,8 @@ const refusedNames = [
   '',
   '   ',
   '\t\n',
-  // [D44](../../docs/decisions.md#D44): over 200 characters (more in tests/server/signUpRulesLimits.test.ts).
+  // ADR-0044: over 200 characters (more in
+  // tests/server/signUpRulesLimits.test.ts).
   '李'.repeat(201),
   'http://x.io',
   'Ada https://spam.example/offer',

@@ -3,7 +3,7 @@
  * (`tests/oracles/urlOracle.ts`, built from validator and the WHATWG URL
  * parser): property tests over generated inputs in every category the
  * decisions name, and a table of named adversarial cases with the verdict
- * R5.2 to R5.7 (docs/requirements.md) and [D13](../../docs/decisions.md#D13) to [D16](../../docs/decisions.md#D16) (docs/decisions.md)
+ * R5.2 to R5.7 (docs/requirements.md) and ADR-0013 to ADR-0016
  * call for, and the problem (so the message) docs/url-and-email-rules.md
  * gives where the oracle's reason does not name it.
  */
@@ -861,8 +861,8 @@ const UNICODE_CASES: Case[] = [
   ['sharp s as punycode', 'xn--zca.de', OK],
   ['dotted capital I', 'İstanbul.com', OK],
   ['combining accent', 'exa\u0301mple.com', OK],
-  ['emoji (UTS #46 takes it, as browsers do; D58)', '😀.com', OK],
-  ['symbol (UTS #46 takes it, as browsers do; D58)', '♥.net', OK],
+  ['emoji (UTS #46 takes it, as browsers do; ADR-0058)', '😀.com', OK],
+  ['symbol (UTS #46 takes it, as browsers do; ADR-0058)', '♥.net', OK],
   ['U-label ending with a hyphen (kept)', 'bücher-.de', NO],
   ['A-label of a U-label ending with a hyphen (kept)', 'xn--bcher--3ya.de', NO],
   ['homograph (Cyrillic а; scripts are not judged)', 'аpple.com', OK],

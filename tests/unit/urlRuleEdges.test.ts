@@ -1,7 +1,7 @@
 /**
  * Edges of the site-URL rule (docs/url-and-email-rules.md, "Site URL" and
- * "Host"; R5.4 to R5.7, [D12](../../docs/decisions.md#D12) to [D14](../../docs/decisions.md#D14)) that the wider tables do not reach:
- * the order of the checks where two could answer, the A-label and Bidi
+ * "Host"; R5.4 to R5.7, ADR-0012 to ADR-0014) that the wider tables do not
+ * reach: the order of the checks where two could answer, the A-label and Bidi
  * details of a host, and hosts long enough to break Punycode.
  */
 import { describe, expect, it } from 'vitest';
@@ -39,7 +39,7 @@ describe('checkSiteUrl: which check answers first', () => {
 });
 
 describe('checkHostName: labels', () => {
-  it("judges a letter newer than an engine's Unicode by tr46's tables (D58)", () => {
+  it("judges a letter newer than an engine's Unicode by tr46's tables (ADR-0058)", () => {
     // UTS #46's table for Unicode 17.0 has U+088F valid; the browser test
     // (tests/browser/engines.test.ts) gives it the same verdict in engines
     // whose own tables are older.
@@ -188,7 +188,7 @@ describe('checkHostName: joiners where IDNA allows them (RFC 5892 Appendix A)', 
 
 describe('checkAsciiHostName: the ASCII half of the host rule', () => {
   it.each(['bücher.de', 'xn--bcher-kva.de', 'example.XN--P1AI'])(
-    'refuses to judge %j, which only the UTS #46 rule may (D58)',
+    'refuses to judge %j, which only the UTS #46 rule may (ADR-0058)',
     (host) => {
       expect(() => checkAsciiHostName(host)).toThrow(
         'an internationalised host needs the UTS #46 rule',

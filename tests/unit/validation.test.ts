@@ -58,7 +58,7 @@ describe('checkSiteUrl without a URL parser', () => {
   });
 });
 
-describe('checkSiteUrl without the UTS #46 host rule (the page before its chunk, D58)', () => {
+describe('checkSiteUrl without the UTS #46 host rule (the page before its chunk, ADR-0058)', () => {
   it.each([
     ['bücher.de'],
     ['https://пример.рф/status'],
@@ -273,11 +273,11 @@ describe('validateSignUp', () => {
   });
 });
 
-// [D44](../../docs/decisions.md#D44): name 200, e-mail 254, site URL 2,048 characters (code points), each
+// ADR-0044: name 200, e-mail 254, site URL 2,048 characters (code points), each
 // counted on the value as it is sent: trimmed, the URL with the https:// the
 // page adds. Over a limit, the field's own message; a value both malformed
 // and too long hears about its format.
-describe('validateSignUp: the length limits (D44)', () => {
+describe('validateSignUp: the length limits (ADR-0044)', () => {
   /** A valid address of `length` characters. */
   const emailOf = (length: number) =>
     `${'a'.repeat(length - '@example.com'.length)}@example.com`;
@@ -371,7 +371,7 @@ describe('validateSignUp: the length limits (D44)', () => {
 });
 
 describe('messages', () => {
-  it('says how long each field may be (D44), and how a refused name must be (R8.2)', () => {
+  it('says how long each field may be (ADR-0044), and how a refused name must be (R8.2)', () => {
     expect(messages.nameTooLong).toBe(
       'Enter a name of 200 characters or fewer',
     );

@@ -1,8 +1,8 @@
 /**
- * The link mails (D95, D96): the confirmation a sign-up queues, the
+ * The link mails (ADR-0095, ADR-0096): the confirmation a sign-up queues, the
  * sign-in link and "Send the link again" a visitor asks for (counted
- * against the limits of D97), each queued as a delivery in the outbox of
- * notifications (server/outbox/, D129), and worded when it is sent, with
+ * against the limits of ADR-0097), each queued as a delivery in the outbox of
+ * notifications (server/outbox/, ADR-0129), and worded when it is sent, with
  * its link's token made then ({@link linkMailRenderer}).
  */
 import { createHash } from 'node:crypto';
@@ -37,11 +37,11 @@ export const LINK_MAIL_KINDS: Readonly<Record<MailKind, string>> = {
   signin: 'account.signin',
 };
 
-/** How long a link mail is retried before it is given up (D95). */
+/** How long a link mail is retried before it is given up (ADR-0095). */
 const LINK_MAIL_DEADLINE = '72 hours';
 
 /**
- * The limits on mails someone can ask for ([D97](../../../docs/decisions.md#D97)), sign-in requests and
+ * The limits on mails someone can ask for (ADR-0097), sign-in requests and
  * resends together, counted in the database (`rate_limit_windows`, by the
  * database's clock) so that every instance on it shares them. The
  * confirmation that a sign-up queues is not counted: an address has one
@@ -92,7 +92,7 @@ export interface MintedToken {
 }
 
 /**
- * The rate-limit keys of an address ([D97](../../../docs/decisions.md#D97)): its cooldown's and its day's,
+ * The rate-limit keys of an address (ADR-0097): its cooldown's and its day's,
  * each with the address's SHA-256, so the address never sits in the
  * counters' table in clear, under a prefix no route's key has.
  *
@@ -110,7 +110,7 @@ export function addressKeys(email: string): { cooldown: string; day: string } {
 }
 
 /**
- * The rate-limit key of a client ([D97](../../../docs/decisions.md#D97)): an IPv4 address as it is (an
+ * The rate-limit key of a client (ADR-0097): an IPv4 address as it is (an
  * IPv4-mapped IPv6 address as its IPv4 address, RFC 4291 §2.5.5.2), an
  * IPv6 address by its /64, the smallest network one subscriber is given
  * (RFC 6177), so that a client cannot step through its own addresses.
@@ -128,7 +128,7 @@ export function clientKey(address: string): string {
 
 /**
  * The link mails' part of a sign-up (`app.accounts.onSignUp`): the mail
- * that confirms the address, queued in the outbox (D95) by the statement
+ * that confirms the address, queued in the outbox (ADR-0095) by the statement
  * that makes the account, so that an account never lacks its mail nor a
  * mail its account. A data-modifying CTE reading the account being made.
  *
@@ -166,7 +166,7 @@ export function linkMailsRepository(db: Kysely<LinkMailsDatabase>) {
      * addresses; issue 46), the address's cooldown (one mail a minute),
      * the address's day (10 mails), and the `INSERT … SELECT` that queues
      * the mail. A known and an unknown address cost the same statements
-     * (D97): none of them asks whether the account exists before the last.
+     * (ADR-0097): none of them asks whether the account exists before the last.
      *
      * @param request the address as typed, and the client's `request.ip`
      * @returns whether a mail was queued
@@ -248,7 +248,7 @@ export function linkMailsRepository(db: Kysely<LinkMailsDatabase>) {
     /**
      * Stores the tokens of claimed link mails, one live token per
      * delivery: a retry replaces the token of an attempt that never
-     * arrived, but never one that was spent (D96). Each token expires
+     * arrived, but never one that was spent (ADR-0096). Each token expires
      * {@link LINK_LIFETIMES} after this statement.
      *
      * @returns the ids of the deliveries whose token is now the one given;

@@ -10,7 +10,7 @@ import type { MailKind } from '../tables';
 export type { MailKind };
 
 /**
- * How long a magic link works ([D96](../../../docs/decisions.md#D96)): as an SQL interval (./linkMails.ts
+ * How long a magic link works (ADR-0096): as an SQL interval (./linkMails.ts
  * stores it so) and in the mail's words.
  */
 export const LINK_LIFETIMES: Readonly<
@@ -58,7 +58,7 @@ export interface LinkNoticeInput {
    * Confirm mails only: the host of the site the account watches, or null
    * (none, or not readable as a URL): the mail names the host alone, never
    * a path, so that it shows whose sign-up it is without carrying a link
-   * of the sign-up's choosing ([D123](../../../docs/decisions.md#D123)).
+   * of the sign-up's choosing (ADR-0123).
    */
   siteHost?: string | null;
   /** base64url, 43 characters. */
@@ -132,7 +132,7 @@ export function linkNotice(input: LinkNoticeInput): Notice {
 /**
  * The host of a watched site's URL (`shop.example`, `site.test:8080`), as
  * the WHATWG URL parser reads it, for the confirmation mail and its
- * continue page ([D123](../../../docs/decisions.md#D123)).
+ * continue page (ADR-0123).
  *
  * @returns null when the URL cannot be read: nothing of it is shown
  */

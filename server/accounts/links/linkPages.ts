@@ -1,6 +1,6 @@
 /**
  * The pages of sign-in by e-mail and of magic links (docs/contract.md
- * "HTTP"; [D96](../../../docs/decisions.md#D96), [D97](../../../docs/decisions.md#D97)): `/signin`, the page a sign-in
+ * "HTTP"; ADR-0096, ADR-0097): `/signin`, the page a sign-in
  * request answers with, the continue page a magic link opens, and what a
  * used, expired or forged link shows. Server-rendered in the account page's
  * layout and stylesheet, and usable without JavaScript. Pure: HTML from
@@ -47,7 +47,7 @@ ${invalid ? `<p id="email-error" class="field__error">${escapeHtml(problem.messa
 }
 
 /**
- * What every sign-in request is answered with ([D97](../../../docs/decisions.md#D97)): the same words
+ * What every sign-in request is answered with (ADR-0097): the same words
  * whether or not an account has the address, and whether or not it was
  * over its limit; it never repeats the address.
  */
@@ -64,7 +64,7 @@ export function signInSentPage(productName: string): string {
 }
 
 /**
- * An address as the continue page names it ([D112](../../../docs/decisions.md#D112)): the first character of
+ * An address as the continue page names it (ADR-0112): the first character of
  * its local part, three dots, and its domain (`j•••@example.com`), so that
  * its owner recognises it and a passer-by learns little.
  *
@@ -78,17 +78,17 @@ export function maskedAddress(email: string): string {
 }
 
 /**
- * The page a magic link opens ([D96](../../../docs/decisions.md#D96)): it changes nothing itself, and holds
+ * The page a magic link opens (ADR-0096): it changes nothing itself, and holds
  * one form whose POST confirms the address or signs in, once. Mail
  * scanners that fetch every link therefore spend nothing. It names the
  * account's address, masked, so that a link someone else planted shows
- * ([D112](../../../docs/decisions.md#D112)).
+ * (ADR-0112).
  *
  * @param purpose what the link was mailed for
  * @param token the link's token, sent back by the form
  * @param email the address of the link's account
  * @param siteHost a confirmation's watched site, its host alone
- *   ([D123](../../../docs/decisions.md#D123)); null for none
+ *   (ADR-0123); null for none
  */
 export function linkContinuePage(
   productName: string,

@@ -1,6 +1,6 @@
 /**
  * The routes of confirmed addresses and sign-in by e-mail (docs/contract.md
- * "HTTP"; [D96](../../../docs/decisions.md#D96) to [D99](../../../docs/decisions.md#D99)):
+ * "HTTP"; ADR-0096 to ADR-0099):
  *
  * - `GET /signin`, and `POST /signin`, which queues a sign-in link and
  *   answers the same page whatever the address;
@@ -118,7 +118,7 @@ export async function registerLinkRoutes(
       });
       if (queued) wakeSender();
       // The same page for a known address, an unknown one, and one over
-      // its limit ([D97](../../../docs/decisions.md#D97)).
+      // its limit (ADR-0097).
       return sendPage(reply, 200, signInSentPage(productName));
     });
 

@@ -1,5 +1,5 @@
 /**
- * What a magic link does ([D96](../../../docs/decisions.md#D96), [D98](../../../docs/decisions.md#D98), [D99](../../../docs/decisions.md#D99)): reading it
+ * What a magic link does (ADR-0096, ADR-0098, ADR-0099): reading it
  * changes nothing; its POST spends its token once and confirms the
  * address, or signs in.
  *
@@ -25,7 +25,7 @@ import type { AccountsTables, MailKind } from '../tables';
 
 /**
  * Another feature's write in the statement that confirms an address (the
- * monitor's, [D120](../../../docs/decisions.md#D120)): the body of a data-modifying CTE, given a query
+ * monitor's, ADR-0120): the body of a data-modifying CTE, given a query
  * of the ids of the accounts the statement confirms (those unconfirmed
  * until it), returning nothing the statement reads.
  */
@@ -46,10 +46,10 @@ export function isLinkToken(token: unknown): token is string {
  * (the token, spent if unused, unexpired and of this purpose), `was` (its
  * account as it was before the statement), and `ended`: if that account
  * was unconfirmed, its sessions but `keep`, and its unused one-time tokens
- * (`revoked`): the owner's address wins ([D98](../../../docs/decisions.md#D98)); with `endUnproven`, its
- * unproven sessions too, confirmed or not (a sign-in link, [D112](../../../docs/decisions.md#D112)). Both
+ * (`revoked`): the owner's address wins (ADR-0098); with `endUnproven`, its
+ * unproven sessions too, confirmed or not (a sign-in link, ADR-0112). Both
  * links confirm an unconfirmed account, so the features' `writes` run
- * for it (`confirmed_0`, …: the site's watch resumes, [D120](../../../docs/decisions.md#D120)).
+ * for it (`confirmed_0`, …: the site's watch resumes, ADR-0120).
  */
 function spendLink(
   token: string,
@@ -95,8 +95,8 @@ revoked as (
 
 /**
  * Runs a link's statement in a transaction that first locks the link's
- * account ([D113](../../../docs/decisions.md#D113); server/accounts/accounts.ts `lockAccount`), so that a first
- * sign-in's redeem running at the same moment either commits before it
+ * account (ADR-0113; server/accounts/accounts.ts `lockAccount`), so that a
+ * first sign-in's redeem running at the same moment either commits before it
  * (and its session is seen and ended) or after it (and finds its one-time
  * token revoked).
  */
@@ -126,14 +126,14 @@ export function linksRepository(
      * scanners send).
      *
      * @returns while it is unused and unexpired, its purpose, the address
-     *   of its account (which the continue page shows masked, [D112](../../../docs/decisions.md#D112)) and
+     *   of its account (which the continue page shows masked, ADR-0112) and
      *   the site it watches; undefined for a used, expired or unknown token
      */
     async linkOf(token: string): Promise<
       | {
           purpose: MailKind;
           email: string;
-          /** The site the account watches ([D123](../../../docs/decisions.md#D123)); null for none. */
+          /** The site the account watches (ADR-0123); null for none. */
           siteUrl: string | null;
         }
       | undefined
@@ -156,8 +156,8 @@ export function linksRepository(
     },
 
     /**
-     * Confirms the address of a confirmation link's account ([D98](../../../docs/decisions.md#D98)), and the
-     * newsletter it asked for (double opt-in, [D99](../../../docs/decisions.md#D99)). If the account was
+     * Confirms the address of a confirmation link's account (ADR-0098), and the
+     * newsletter it asked for (double opt-in, ADR-0099). If the account was
      * unconfirmed until now, every session but the posting browser's ends:
      * whoever else holds one may have signed up with this address without
      * owning it.
@@ -199,12 +199,12 @@ select exists (select 1 from confirmed) as confirmed,
 
     /**
      * Signs in with a sign-in link: opens a session, as the first sign-in
-     * does ([D46](../../../docs/decisions.md#D46)). An unconfirmed account is confirmed by it (the link
+     * does (ADR-0046). An unconfirmed account is confirmed by it (the link
      * reached the address), and every other session of it ends, with its
-     * unused one-time tokens ([D98](../../../docs/decisions.md#D98)). A confirmed account's other sessions
+     * unused one-time tokens (ADR-0098). A confirmed account's other sessions
      * stay: signing in on a phone does not sign the laptop out. The
      * newsletter is not confirmed: whoever asked for it may not own the
-     * address ([D99](../../../docs/decisions.md#D99)).
+     * address (ADR-0099).
      *
      * @param token the link's token
      * @param session the new session's secret (the cookie's value)
@@ -241,7 +241,7 @@ select confirmed.id, confirmed.name, confirmed.email, confirmed.site_url,
 
     /**
      * Deletes the links' tokens past their expiry, used or not, which can
-     * never be redeemed again (D89). In batches
+     * never be redeemed again (ADR-0089). In batches
      * (server/db/batchedWrites.ts); any instance may run it at any time.
      *
      * @param options.batchRows rows per statement (default 10,000)

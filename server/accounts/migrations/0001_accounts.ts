@@ -1,5 +1,5 @@
 /**
- * Accounts and their one-time sign-in tokens ([D44](../../../docs/decisions.md#D44), [D45](../../../docs/decisions.md#D45)).
+ * Accounts and their one-time sign-in tokens (ADR-0044, ADR-0045).
  * A migration is never edited once it has run
  * anywhere: a change is a new file. The limits are written out here, not
  * imported, so that this file keeps meaning what it meant when it ran;

@@ -1,6 +1,6 @@
 /**
  * Signed-in browsers: the `{product}_SESSION` cookie, stored as its
- * SHA-256 ([D46](../../../docs/decisions.md#D46)). Never edited once run; a change is a
+ * SHA-256 (ADR-0046). Never edited once run; a change is a
  * new file.
  */
 import { sql, type Kysely } from 'kysely';

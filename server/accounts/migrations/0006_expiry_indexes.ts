@@ -1,10 +1,10 @@
 /**
- * Indexes for deleting what has expired (issue 35; [D89](../../../docs/decisions.md#D89)):
+ * Indexes for deleting what has expired (issue 35; ADR-0089):
  * one-time tokens and sessions past `expires_at`, and
  * consent records past their retention (`recorded_at`). The service deletes
  * them every few minutes; without these indexes each run would read the
  * whole table. Never edited once run; a change is a new file. Written
- * before each table had one owner (D128), it also indexes the consent
+ * before each table had one owner (ADR-0128), it also indexes the consent
  * feature's table; it stays as it ran.
  */
 import type { Kysely } from 'kysely';

@@ -1,5 +1,5 @@
 /**
- * A confirmed address (issue 37; [D98](../../../docs/decisions.md#D98), [D99](../../../docs/decisions.md#D99)): when the
+ * A confirmed address (issue 37; ADR-0098, ADR-0099): when the
  * owner of an account's address proved it by a magic link, when the
  * newsletter they asked for took effect (double opt-in), and by when an
  * unconfirmed account is deleted so that its address is free again.

@@ -1,5 +1,5 @@
 /**
- * The transactional outbox (issue 37; [D95](../../../docs/decisions.md#D95)): one row
+ * The transactional outbox (issue 37; ADR-0095): one row
  * per mail, written by the statement that causes it (a sign-up, a sign-in
  * request, a resend) and delivered by the mail sender (the table and its
  * sender gave way to the outbox's deliveries in ./0020_mails_in_outbox.ts).
@@ -7,7 +7,7 @@
  *
  * `recipient` and the copy of what was sent (its subject and plain text:
  * the HTML part says the same) are dropped 7 days after the
- * mail was sent or given up ([D89](../../../docs/decisions.md#D89)). Never edited once run; a change is a
+ * mail was sent or given up (ADR-0089). Never edited once run; a change is a
  * new file.
  */
 import { sql, type Kysely } from 'kysely';

@@ -1,5 +1,5 @@
 /**
- * The tokens of magic links (issue 37; [D96](../../../docs/decisions.md#D96)): made
+ * The tokens of magic links (issue 37; ADR-0096): made
  * when the mail is sent, stored as their SHA-256, spent once, expiring
  * after 7 days (confirming an address) or 15 minutes (signing in). One live
  * token per mail: a retried send replaces the token of an attempt that

@@ -1,5 +1,5 @@
 /**
- * Proven sessions (issue 46; [D112](../../../docs/decisions.md#D112)): a session opened
+ * Proven sessions (issue 46; ADR-0112): a session opened
  * by a sign-in link proves that its browser read the account's mail, and
  * is marked so (`proven_at`). Every other session (the sign-up's first
  * sign-in, whether or not it later posted a confirmation) is unproven, and

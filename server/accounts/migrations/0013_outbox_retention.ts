@@ -1,5 +1,5 @@
 /**
- * Outbox rows are deleted once their retention ends (issue 58; [D89](../../../docs/decisions.md#D89)):
+ * Outbox rows are deleted once their retention ends (issue 58; ADR-0089):
  * sent or given up more than `OUTBOX_ROWS_KEPT_DAYS` ago. Their copies are
  * dropped after 7 days (the partial index `mail_outbox_copies`, on rows
  * that still hold an address); this index finds the rows themselves, which

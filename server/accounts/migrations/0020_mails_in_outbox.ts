@@ -1,5 +1,5 @@
 /**
- * The mails move into the outbox of notifications (issue 60; D129): every
+ * The mails move into the outbox of notifications (issue 60; ADR-0129): every
  * row of `mail_outbox`, link mails and alerts, sent or waiting, becomes a
  * delivery of the same mail, kept as it was (what was sent, when, the
  * error), and the waiting ones are due at once; a link's token now names

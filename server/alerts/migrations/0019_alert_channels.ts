@@ -1,5 +1,5 @@
 /**
- * Alert channels (issue 60; D129): where an account's alerts go besides
+ * Alert channels (issue 60; ADR-0129): where an account's alerts go besides
  * its own address, up to 10: more addresses (each proven by a link before
  * it gets anything), a webhook (with its signing secret), Slack, Discord
  * or ntfy. A channel alerts for every site of the account unless narrowed

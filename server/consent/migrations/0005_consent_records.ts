@@ -1,5 +1,5 @@
 /**
- * Proof of consent ([D65](../../../docs/decisions.md#D65)): one row per choice a
+ * Proof of consent (ADR-0065): one row per choice a
  * visitor made, appended by `POST /2/consent/` and never updated. No name,
  * no e-mail address, no full IP address: the network (/24 or /48) the
  * choice came from. The limits are written out here, not imported, so that

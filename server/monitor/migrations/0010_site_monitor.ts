@@ -1,5 +1,5 @@
 /**
- * The monitoring the welcome page promises (issue 45; [D103](../../../docs/decisions.md#D103) to [D108](../../../docs/decisions.md#D108)):
+ * The monitoring the welcome page promises (issue 45; ADR-0103 to ADR-0108):
  * one monitor per account with a site, its up/down
  * state (machines/monitorMachine.ts) and when its next check is due; the
  * raw checks of the last hours, their hourly aggregates, and the
@@ -8,7 +8,7 @@
  * Accounts made before this migration that gave a site get their monitor
  * here, due at once: the welcome page made them the same promise. Never
  * edited once run; a change is a new file. Written before each table had
- * one owner (D128), it also reads `accounts` and widens `mail_outbox`; it
+ * one owner (ADR-0128), it also reads `accounts` and widens `mail_outbox`; it
  * stays as it ran.
  */
 import { sql, type Kysely } from 'kysely';
@@ -61,7 +61,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .column('next_check_at')
     .execute();
 
-  // The raw checks, kept for a few hours ([D107](../../../docs/decisions.md#D107)); no key: rows are read
+  // The raw checks, kept for a few hours (ADR-0107); no key: rows are read
   // and deleted by monitor and time.
   await db.schema
     .createTable('monitor_checks')
@@ -84,7 +84,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .column('checked_at')
     .execute();
 
-  // One row per monitor and hour, rolled up from the raw checks ([D107](../../../docs/decisions.md#D107)).
+  // One row per monitor and hour, rolled up from the raw checks (ADR-0107).
   await db.schema
     .createTable('monitor_hours')
     .addColumn('monitor_id', 'bigint', (column) =>
@@ -105,7 +105,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 
   // An incident: from the first failed check to the check that found the
-  // site up again ([D104](../../../docs/decisions.md#D104)), kept for a year.
+  // site up again (ADR-0104), kept for a year.
   await db.schema
     .createTable('monitor_incidents')
     .addColumn('id', 'bigint', (column) =>

@@ -1,5 +1,5 @@
 /**
- * The monitor waits for a proven address (issue 58; [D120](../../../docs/decisions.md#D120)): a site whose
+ * The monitor waits for a proven address (issue 58; ADR-0120): a site whose
  * owner has not confirmed the address is checked once, at sign-up, and
  * then waits with no next check (`next_check_at` NULL) until the address
  * is confirmed. Rows made before this migration keep their time; an

@@ -1,5 +1,5 @@
 /**
- * An off switch on alert mail (issue 58; [D124](../../../docs/decisions.md#D124)): a site's alert mail
+ * An off switch on alert mail (issue 58; ADR-0124): a site's alert mail
  * can be stopped from the mail itself (RFC 8058's one-click
  * `List-Unsubscribe`), with no session, and turned back on from `/`.
  * `monitors.alerts_stopped_at` says since when; `monitor_secrets` holds the

@@ -1,5 +1,5 @@
 /**
- * Reasons as data (issue 58, "words at the edge"; D126): a failure's
+ * Reasons as data (issue 58, "words at the edge"; ADR-0126): a failure's
  * reason is kept as machines/monitorMachine.ts's DownCause (a reason code
  * and the fields its words need), in `monitors.reason`,
  * `monitor_incidents.reason` and a "down" alert's `details.reason`, and
@@ -7,7 +7,7 @@
  * stored in words before this migration is kept as
  * `{"code": "worded", "words": …}` and shown as it was. Never edited once
  * run; a change is a new file. Written before each table had one owner
- * (D128), it also rewrites the alerts in `mail_outbox`; it stays as it ran.
+ * (ADR-0128), it also rewrites the alerts in `mail_outbox`; it stays as it ran.
  */
 import { sql, type Kysely } from 'kysely';
 

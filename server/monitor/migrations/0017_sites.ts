@@ -1,5 +1,5 @@
 /**
- * Many sites, one account (issue 59; D127): a monitor is a site of its
+ * Many sites, one account (issue 59; ADR-0127): a monitor is a site of its
  * account's, up to `SITES_PER_ACCOUNT`, with a name (null: its host), how
  * often it is checked (`interval_factor` times `MONITOR_INTERVAL_SECONDS`)
  * and whether it is paused (`paused_at`: not checked, no alert, no next
@@ -36,7 +36,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )
     .execute();
   // A paused site has no next check; nor does one waiting for its owner's
-  // address (D120), which is not paused.
+  // address (ADR-0120), which is not paused.
   await db.schema
     .alterTable('monitors')
     .addCheckConstraint(

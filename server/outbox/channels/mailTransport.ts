@@ -1,5 +1,5 @@
 /**
- * Where mail goes ([D95](../../../docs/decisions.md#D95), [D100](../../../docs/decisions.md#D100)): over SMTP with
+ * Where mail goes (ADR-0095, ADR-0100): over SMTP with
  * nodemailer (`SMTP_URL`, DKIM-signed when configured), or, without
  * `SMTP_URL`, into files a person running the service reads with
  * `npm run mail`. Nothing here pretends to have sent: a file transport
@@ -30,7 +30,7 @@ export type MailTransportSettings =
 export interface MailTransport {
   via: 'smtp' | 'file';
   /**
-   * What housekeeping deletes of the transport's own ([D89](../../../docs/decisions.md#D89)): the file
+   * What housekeeping deletes of the transport's own (ADR-0089): the file
    * transport's mails after 7 days ({@link deleteOldMailFiles}); nothing
    * for SMTP, which keeps nothing.
    */
@@ -74,7 +74,7 @@ const REPLIES_PER_SEND = 10;
  * keeps a reply coming one byte at a time restarts the socket's timeout
  * and could take longer: that would be a fault of the relay we are
  * configured with, not of a recipient, and the cost is a mail sent twice
- * ([D95](../../../docs/decisions.md#D95)'s at least once). The file transport takes milliseconds.
+ * (ADR-0095's at least once). The file transport takes milliseconds.
  */
 export const LONGEST_SEND_MS =
   SMTP_TIMEOUTS.connectionTimeout +
@@ -82,7 +82,7 @@ export const LONGEST_SEND_MS =
 
 /**
  * How long the file transport's mails are kept (ms): 7 days, as the copies
- * of sent mails in the outbox ([D89](../../../docs/decisions.md#D89), `dropOldCopies` in
+ * of sent mails in the outbox (ADR-0089, `dropOldCopies` in
  * server/outbox/deliveries.ts). A sign-in link in one has long expired by then
  * (15 minutes), a confirmation link too (24 hours).
  */
@@ -99,7 +99,7 @@ const MAIL_FILE_NAME =
 /**
  * Deletes the file transport's mails last written more than 7 days ago
  * ({@link MAIL_FILE_RETENTION_MS}), for housekeeping: the links they hold
- * must not be kept longer than the outbox keeps its copies ([D89](../../../docs/decisions.md#D89)).
+ * must not be kept longer than the outbox keeps its copies (ADR-0089).
  *
  * It reads the directory entry by entry (never the whole listing at
  * once), deletes at most `limit` files per call (the next call goes on),
@@ -235,7 +235,7 @@ function smtpTransport(options: Record<string, unknown>): MailTransport {
       } else {
         // The outbox closes the transport after its sends are done: a
         // mail still here would wait for its server's timeouts. It fails
-        // now, to be sent again (at least once, D95).
+        // now, to be sent again (at least once, ADR-0095).
         void thread?.terminate();
       }
     },

@@ -5,7 +5,7 @@
  * waits for a reply; on the service's thread, busy with requests (and, on
  * the embedded engine, with the database itself), each reply waited its
  * turn behind them, and an alert's mail took 1.5 s to send instead of
- * 0.1 s (`npm run bench:alerts`, D130).
+ * 0.1 s (`npm run bench:alerts`, ADR-0130).
  *
  * It imports nothing of ours but types, so that Node runs it as it is,
  * from the source (type stripping) and from the bundle

@@ -1,5 +1,5 @@
 /**
- * The outbox of notifications (issue 60; D129): one row per delivery of
+ * The outbox of notifications (issue 60; ADR-0129): one row per delivery of
  * one notice to one destination (an address, or a webhook's, Slack's,
  * Discord's or ntfy's URL), queued in the transaction that causes it and
  * delivered at least once by the outbox's worker, in order within its
@@ -7,7 +7,7 @@
  * kind, which the feature that queued it renders (`site.down`, …).
  *
  * `target`, `secret` and the copy of what was sent are dropped 7 days
- * after the delivery ended (D89). Never edited once run; a change is a
+ * after the delivery ended (ADR-0089). Never edited once run; a change is a
  * new file.
  */
 import { sql, type Kysely } from 'kysely';

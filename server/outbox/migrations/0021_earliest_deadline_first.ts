@@ -1,6 +1,6 @@
 /**
  * The outbox claims the earliest deadline first, in two lanes (issue 60's
- * bench; D130): an alert (1 hour to arrive) goes before a link mail (72
+ * bench; ADR-0130): an alert (1 hour to arrive) goes before a link mail (72
  * hours) queued earlier, mails and POSTs are claimed apart, each lane
  * from an index of its own pending deliveries in deadline order. Deliveries left
  * `sending` by a worker whose lease ended are found by their own index

@@ -1,6 +1,6 @@
 /**
  * The sign-up rate limit's counters, shared by every instance on one
- * database ([D39](../../../docs/decisions.md#D39), [D47](../../../docs/decisions.md#D47)). Never edited once run; a change
+ * database (ADR-0039, ADR-0047). Never edited once run; a change
  * is a new file.
  */
 import { sql, type Kysely } from 'kysely';

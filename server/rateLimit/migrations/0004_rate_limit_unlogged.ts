@@ -1,5 +1,5 @@
 /**
- * The rate limit's counters skip the write-ahead log ([D47](../../../docs/decisions.md#D47)):
+ * The rate limit's counters skip the write-ahead log (ADR-0047):
  * a count is worth less than the commit it would
  * otherwise wait for on every request, and after a crash of the database
  * server the windows simply start again. Never edited once run; a change is

@@ -1,11 +1,11 @@
 import { useLayoutEffect, useRef, type ReactNode } from 'react';
-// Types only: the modal's chunk ([D64](../../../docs/decisions.md#D64)) imports nothing but React, so the
+// Types only: the modal's chunk (ADR-0064) imports nothing but React, so the
 // page's own bundle need not share its modules with it.
 import type { ConsentActor, ConsentView } from './consentTypes';
 
 /**
- * The cookie-consent modal (R4.7 to R4.11 in docs/requirements.md, [D32](../../../docs/decisions.md#D32)
- * ; WAI-ARIA APG "Dialog (Modal)"): the platform's
+ * The cookie-consent modal (R4.7 to R4.11 in docs/requirements.md, ADR-0032;
+ * WAI-ARIA APG "Dialog (Modal)"): the platform's
  * `<dialog>`, opened with `showModal()`, labelled by its heading and
  * described by its text. The browser puts it in the top layer over a
  * `::backdrop`, makes the rest of the document inert (Tab, the pointer and
@@ -18,7 +18,7 @@ import type { ConsentActor, ConsentView } from './consentTypes';
  * the dialog is shown while its view says open and closed when it says
  * closed; Escape is refused to the browser and sent to the machine as
  * `modal.close` (which every open state takes: with no choice yet it
- * leaves the choice unset, [D32](../../../docs/decisions.md#D32)); nothing else in it closes it (no
+ * leaves the choice unset, ADR-0032); nothing else in it closes it (no
  * `form method=dialog`); and should the browser close it all the same (a
  * close request it does not let the page refuse), the machine hears
  * `modal.close`.
@@ -38,8 +38,8 @@ export function ConsentDialog({
   const dialogRef = useRef<HTMLDialogElement>(null);
 
   // A layout effect: the dialog shows, modal and with focus, in the commit
-  // that renders it (the modal's chunk arrives outside any event, [D64](../../../docs/decisions.md#D64), so a
-  // passive effect would run after the browser had painted it without
+  // that renders it (the modal's chunk arrives outside any event, ADR-0064, so
+  // a passive effect would run after the browser had painted it without
   // focus). Its cleanup runs while the dialog is still in the document,
   // when the view closes or the component unmounts, so close() can give
   // focus back.

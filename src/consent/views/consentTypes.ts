@@ -1,7 +1,7 @@
 /**
  * The types the consent views share (types only, so the modal's chunk,
  * src/consent/views/ConsentDialog.tsx, imports nothing but React at run time:
- * [D64](../../../docs/decisions.md#D64)). Both consentView.tsx, which fetches the
+ * ADR-0064). Both consentView.tsx, which fetches the
  * modal's chunk, and the modal import them from here, so neither imports
  * the other.
  */
@@ -21,6 +21,6 @@ export interface ConsentView {
   choice: ConsentChoice;
   /** The "Cookie settings" link shows. */
   settingsShown: boolean;
-  /** The rejection is the browser's privacy signal's, not the visitor's ([D73](../../../docs/decisions.md#D73)). */
+  /** The rejection is the browser's privacy signal's, not the visitor's (ADR-0073). */
   signalHonoured: boolean;
 }

@@ -2,7 +2,7 @@
  * What the page shows of the consent actor: its view (whether the modal is
  * open, the choice, the settings link), the "Cookie settings" link, and the
  * place of the modal. The modal itself lives in ConsentDialog.tsx, a chunk
- * of its own that the page fetches the first time the modal opens ([D64](../../../docs/decisions.md#D64)).
+ * of its own that the page fetches the first time the modal opens (ADR-0064).
  */
 import { useSelector } from '@xstate/react';
 import { lazy, Suspense } from 'react';
@@ -19,7 +19,7 @@ export type { ConsentActor, ConsentView } from './consentTypes';
 
 /**
  * What the consent views show. They are never prerendered (the shell's
- * slots for them are empty, [D72](../../../docs/decisions.md#D72)), so they show the actor's state from
+ * slots for them are empty, ADR-0072), so they show the actor's state from
  * their first render, whatever the visit's cookies and address say.
  */
 export function useConsentView(consent: ConsentActor): ConsentView {
@@ -49,7 +49,7 @@ export function ConsentSettingsLink({ consent }: { consent: ConsentActor }) {
 
 /**
  * The consent modal's component: a chunk of its own, fetched the first
- * time the modal opens ([D64](../../../docs/decisions.md#D64)), since most visits never
+ * time the modal opens (ADR-0064), since most visits never
  * open it. A chunk that cannot be fetched shows nothing: the page stays
  * usable, and with no choice made no tag loads.
  */

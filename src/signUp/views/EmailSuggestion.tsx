@@ -1,5 +1,5 @@
 /**
- * The e-mail typo suggestion in the form (issue 22; [D54](../../../docs/decisions.md#D54)):
+ * The e-mail typo suggestion in the form (issue 22; ADR-0054):
  * advice below the e-mail input, never an error and
  * never in the way of a sign-up. The suggestion itself is a pure function
  * (src/signUp/emailSuggestion.ts), loaded with the advice that shows it

@@ -3,7 +3,7 @@ import type { FieldErrors } from '../../../machines/signUpMachine';
 import type { FormLevelFailure } from '../../../machines/signUpSelectors';
 import type { ErrorDetails } from './formHelp';
 
-/** The message area each failure is shown in (R8.1, R8.3; [D43](../../../docs/decisions.md#D43)). */
+/** The message area each failure is shown in (R8.1, R8.3; ADR-0043). */
 const AREA_TEST_IDS: Record<FormLevelFailure, string> = {
   general: 'error-general',
   emailInUse: 'error-general',
@@ -17,7 +17,7 @@ export interface ErrorSummaryProps {
   errors: FieldErrors;
   /**
    * What it says below its title (formHelp.tsx), once the form's help has
-   * arrived ([D77](../../../docs/decisions.md#D77)): until then, the title alone, and each field's own
+   * arrived (ADR-0077): until then, the title alone, and each field's own
    * message.
    */
   Details: typeof ErrorDetails | undefined;

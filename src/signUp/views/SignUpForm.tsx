@@ -39,10 +39,10 @@ export interface SignUpFormProps {
   inspect?: (event: InspectionEvent) => void;
   productName: string;
   recaptchaSiteKey: string;
-  /** Where the tab's sign-up draft lives ([D55](../../../docs/decisions.md#D55)); none: no draft is kept. */
+  /** Where the tab's sign-up draft lives (ADR-0055); none: no draft is kept. */
   draft?: DraftPlace;
   /**
-   * The address's e-mail and site URL that the rules accept (R2.4, [D71](../../../docs/decisions.md#D71)),
+   * The address's e-mail and site URL that the rules accept (R2.4, ADR-0071),
    * once their chunk has judged them; absent when the address names
    * neither.
    */
@@ -138,7 +138,7 @@ export function SignUpForm({
         {text.status}
       </p>
 
-      {/* [D56](../../../docs/decisions.md#D56): mobile keyboards. Enter moves on (`next`) until the last
+      {/* ADR-0056: mobile keyboards. Enter moves on (`next`) until the last
           input, where it submits (`go`). */}
       <TextField
         {...textField('name')}
@@ -159,7 +159,7 @@ export function SignUpForm({
         onBlur={(event) => {
           const email = event.currentTarget.value;
           // A pointer press that blurs the field must land where it was
-          // pressed: the suggestion waits until the press has ended ([D54](../../../docs/decisions.md#D54)).
+          // pressed: the suggestion waits until the press has ended (ADR-0054).
           afterPress(() => emailSuggestion.check(email));
         }}
         below={

@@ -1,6 +1,6 @@
 /**
- * Keeping a layout change away from a pointer press under way ([D54](../../../docs/decisions.md#D54)
- * : the e-mail suggestion is advice, never in the way of a
+ * Keeping a layout change away from a pointer press under way (ADR-0054:
+ * the e-mail suggestion is advice, never in the way of a
  * sign-up).
  *
  * A press moves focus on its `mousedown` (for touch, the compatibility

@@ -65,7 +65,7 @@ export type LatePrefill = Partial<Pick<SignUpValues, 'email' | 'url'>>;
 
 /**
  * The address's e-mail and site URL, which the form's rules judge once
- * their chunk has arrived (R2.4, [D71](../../../docs/decisions.md#D71)): each sent to the machine as typing
+ * their chunk has arrived (R2.4, ADR-0071): each sent to the machine as typing
  * would, unless the visitor has typed into that field meanwhile (typed
  * text wins over a prefill, as in {@link useCapturedInput}).
  */

@@ -1,7 +1,7 @@
 /**
- * Keeps the sign-up draft (src/inputCapture/draft.ts, [D55](../../../docs/decisions.md#D55)) in step with the machine,
- * which owns the values: written on every change of the values, never
- * while the request runs, deleted once the account is created.
+ * Keeps the sign-up draft (src/inputCapture/draft.ts, ADR-0055) in step with
+ * the machine, which owns the values: written on every change of the values,
+ * never while the request runs, deleted once the account is created.
  */
 import { useEffect } from 'react';
 import { type SignUpValues } from '../../../machines/signUpMachine';

@@ -1,7 +1,7 @@
 /**
  * The form's help, a chunk of its own fetched once the browser is idle or
- * the visitor first touches the form (useFormHelp, formHelpLoader.ts; [D54](../../../docs/decisions.md#D54),
- * [D77](../../../docs/decisions.md#D77)): the e-mail typo suggestion
+ * the visitor first touches the form (useFormHelp, formHelpLoader.ts; ADR-0054,
+ * ADR-0077): the e-mail typo suggestion
  * (src/signUp/emailSuggestion.ts, with the spell checker) and the advice that
  * shows it, and the error summary's details. Nothing of it is in the
  * page's first load. It imports nothing from the page's bundle but React:
@@ -54,7 +54,7 @@ const ERROR_TARGETS = [
  * The failures shown in a message area (R8.1, R8.3): the rate limit in its
  * own, the rest in the general one (the area itself is the summary's,
  * ErrorSummary.tsx). An e-mail address in use has a message of its own
- * there ([D43](../../../docs/decisions.md#D43)), which says what to do and nothing about the account, and
+ * there (ADR-0043), which says what to do and nothing about the account, and
  * links to sign-in by e-mail.
  */
 const FAILURE_TEXTS: Record<FormLevelFailure, ReactNode> = {

@@ -1,6 +1,6 @@
 /**
  * The form's help (formHelp.tsx: the e-mail typo suggestion, the error
- * summary's details), fetched after the first paint ([D54](../../../docs/decisions.md#D54), [D77](../../../docs/decisions.md#D77)).
+ * summary's details), fetched after the first paint (ADR-0054, ADR-0077).
  */
 import { useEffect, useState, type RefObject } from 'react';
 import { chunkLoader } from '../../platform/chunkLoader';

@@ -1,5 +1,5 @@
 /**
- * The ad networks' consent commands as the page queues them ([D66](../../../docs/decisions.md#D66)),
+ * The ad networks' consent commands as the page queues them (ADR-0066),
  * written out for the browser tests to expect.
  */
 

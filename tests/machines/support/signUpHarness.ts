@@ -48,9 +48,9 @@ export const VALID_FORM = {
  * @param input the machine's input
  * @param options.rules `given` (the default): the form's rules' chunk has
  *   arrived; `held`: each fetch of it waits in `rulesLoads` for the test
- *   ([D71](../../../docs/decisions.md#D71)). The host rule's fetches always wait in `hostRuleLoads` ([D58](../../../docs/decisions.md#D58)).
- *   As on the page, a chunk that arrived is kept, and one that failed is
- *   fetched again by the next submit (src/platform/chunkLoader.ts).
+ *   (ADR-0071). The host rule's fetches always wait in `hostRuleLoads`
+ *   (ADR-0058). As on the page, a chunk that arrived is kept, and one that
+ *   failed is fetched again by the next submit (src/platform/chunkLoader.ts).
  */
 export function startSignUp(
   input: SignUpInput = {},
@@ -61,12 +61,12 @@ export function startSignUp(
     request: SignUpRequest;
     answer: PromiseWithResolvers<Session>;
   }[] = [];
-  /** Each fetch of the form's rules' chunk ([D71](../../../docs/decisions.md#D71)). */
+  /** Each fetch of the form's rules' chunk (ADR-0071). */
   const rulesLoads: PromiseWithResolvers<void>[] = [];
-  /** Each fetch of the host rule's chunk ([D58](../../../docs/decisions.md#D58)). */
+  /** Each fetch of the host rule's chunk (ADR-0058). */
   const hostRuleLoads: PromiseWithResolvers<HostRule>[] = [];
   const cookies: Session[] = [];
-  /** Each failure the machine reported (R7.4, [D37](../../../docs/decisions.md#D37)). */
+  /** Each failure the machine reported (R7.4, ADR-0037). */
   const reports: Failure[] = [];
   let navigations = 0;
   let captchaResets = 0;

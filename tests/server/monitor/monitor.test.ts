@@ -84,7 +84,7 @@ async function monitorOf(app: FastifyInstance, email: string) {
     .executeTakeFirstOrThrow();
 }
 
-/** The page of an account's first site (D127), by the account's address. */
+/** The page of an account's first site (ADR-0127), by the account's address. */
 async function pageOf(app: FastifyInstance, email: string): Promise<string> {
   return `/sites/${(await monitorOf(app, email)).id}`;
 }
@@ -152,7 +152,7 @@ function monitoredService(overrides: Partial<MonitorOptions> = {}) {
 }
 
 /**
- * An alert mail's subject for a site without a name of its own (D127):
+ * An alert mail's subject for a site without a name of its own (ADR-0127):
  * what happened, then its host and its URL.
  */
 function subjectOf(kind: string, n: number | string): string {
@@ -215,7 +215,7 @@ async function watchedAndUp(service: MailService, clock: TestClock) {
 describe('the first check and the interval', () => {
   const held = monitoredMailService(() => ({ autoStart: true }));
 
-  it('checks a new site within seconds of its sign-up, once while the address is unconfirmed, then every interval from its confirmation on (D120)', async () => {
+  it('checks a new site within seconds of its sign-up, once while the address is unconfirmed, then every interval from its confirmation on (ADR-0120)', async () => {
     const { app } = held.service;
     const n = nextSite();
     const { email, cookie } = await signUpAndSignIn(app, { url: site.url(n) });
@@ -345,7 +345,7 @@ describe('up, down and the alerts', () => {
     expect(incidents[0]?.ended_at).toBeInstanceOf(Date);
   });
 
-  it('stops a site’s alert mail by the one-click link its mails carry, with no session, and / sends them again (RFC 8058, D124)', async () => {
+  it('stops a site’s alert mail by the one-click link its mails carry, with no session, and / sends them again (RFC 8058, ADR-0124)', async () => {
     const { service } = held;
     const { n, email, cookie, state } = await watchedAndUp(service, held.clock);
     site.set(n, 'fail');
@@ -441,7 +441,7 @@ describe('up, down and the alerts', () => {
     ]);
   });
 
-  it('mails at most three incidents an hour: the fourth says the site is flapping, then nothing until one mail says it has been steady for 30 minutes (D125)', async () => {
+  it('mails at most three incidents an hour: the fourth says the site is flapping, then nothing until one mail says it has been steady for 30 minutes (ADR-0125)', async () => {
     const { service } = held;
     const { n, email, state } = await watchedAndUp(service, held.clock);
     const subjects = () =>
@@ -500,7 +500,7 @@ describe('up, down and the alerts', () => {
     expect(steady?.text).toContain('it went down 3 times');
   });
 
-  it('checks the site of an unconfirmed address once and mails it no alert (D120)', async () => {
+  it('checks the site of an unconfirmed address once and mails it no alert (ADR-0120)', async () => {
     const n = nextSite();
     const { email } = await signUpAndSignIn(held.service.app, {
       url: site.url(n),
@@ -974,7 +974,7 @@ describe('"Check now"', () => {
     expect(site.hits(n)).toBe(2);
   });
 
-  it('is refused while the address is unconfirmed, with a sentence saying why (D120)', async () => {
+  it('is refused while the address is unconfirmed, with a sentence saying why (ADR-0120)', async () => {
     const { app } = service;
     const n = nextSite();
     const { cookie, email } = await signUpAndSignIn(app, { url: site.url(n) });

@@ -1,5 +1,5 @@
 /**
- * Migration 0016 (issue 58, "words at the edge"; D126): reasons that
+ * Migration 0016 (issue 58, "words at the edge"; ADR-0126): reasons that
  * earlier versions stored in words become `{"code": "worded", "words": …}`
  * in the monitor, its incidents and a queued "down" alert, so that
  * nothing an open incident or an unsent mail says is lost, and new

@@ -292,7 +292,7 @@ describe('adding a site', () => {
     expect(await sitesOf(email)).toHaveLength(LIMIT);
   });
 
-  it('is refused, and offered not, while the address is unconfirmed (D120)', async () => {
+  it('is refused, and offered not, while the address is unconfirmed (ADR-0120)', async () => {
     const { cookie, email } = await signUpAndSignIn(app, {
       url: site.url(nextSite()),
     });

@@ -1,5 +1,5 @@
 /**
- * What housekeeping does to the outbox's rows (D89, as the outbox
+ * What housekeeping does to the outbox's rows (ADR-0089, as the outbox
  * promises it: server/outbox/migrations/0018_deliveries.ts, "`target`,
  * `secret` and the copy of what was sent are dropped 7 days after the
  * delivery ended"; server/outbox/deliveries.ts, rows "kept 30 days after

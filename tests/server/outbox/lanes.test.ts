@@ -1,5 +1,5 @@
 /**
- * Mails and POSTs are claimed in lanes of their own (D130): a mail waits
+ * Mails and POSTs are claimed in lanes of their own (ADR-0130): a mail waits
  * for our own SMTP pool, and mails claimed past what the pool sends would
  * queue inside it, ahead of an alert's mail claimed later, and take the
  * slots an alert's POST needs. With an SMTP server that accepts

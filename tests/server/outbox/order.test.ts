@@ -1,7 +1,7 @@
 /**
  * Deliveries of one stream go in order (issue 60, "Delivery that is never
  * lost, doubled or reordered": "deliveries of one site to one channel go
- * in order: a 'back up' is never delivered before its 'down'"; D129: a
+ * in order: a 'back up' is never delivered before its 'down'"; ADR-0129: a
  * delivery is due only when no earlier one of its stream is still pending
  * or being sent), and one stream waiting holds no other up.
  *
@@ -171,7 +171,7 @@ describe('two deliveries of one stream, the first failing', () => {
   });
 });
 
-describe('the earliest deadline first (D130)', () => {
+describe('the earliest deadline first (ADR-0130)', () => {
   it('sends an alert queued after many link mails before them', async () => {
     receiver.requests.length = 0;
     receiver.answer(() => ({ status: 200 }));

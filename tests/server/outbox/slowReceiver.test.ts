@@ -1,7 +1,7 @@
 /**
  * A receiver that answers after 20 s (issue 60, Proof: "a receiver that
  * answers after 20 s"; its SSRF section: "connect 5 s,
- * 10 s in all"; D130: a slow receiver holds a slot for 100 ms at
+ * 10 s in all"; ADR-0130: a slow receiver holds a slot for 100 ms at
  * most, so it delays nobody else).
  *
  * - Within the POST's time box (the monitor's `postTimeouts`, shortened
@@ -90,7 +90,7 @@ describe('a receiver that answers after 20 s, with a POST time box of 300 ms', (
   });
 });
 
-/** The POST lane's slots (server/outbox/deliverer.ts, D130). */
+/** The POST lane's slots (server/outbox/deliverer.ts, ADR-0130). */
 const SLOTS = LANE_LOOPS.http.concurrency;
 /** How long a POST waiting for its receiver keeps its slot (ms). */
 const HOLD_MS = LANE_LOOPS.http.slotHoldMs ?? Infinity;

@@ -1,5 +1,5 @@
 /**
- * The SMTP transport sends from a thread of its own (D130): what the
+ * The SMTP transport sends from a thread of its own (ADR-0130): what the
  * sender decides on must cross the thread intact, and no mail may be left
  * waiting for an answer that will never come when the transport closes
  * (its lease would hold it until the lease ran out).

@@ -17,7 +17,7 @@ export const FORM = 'application/x-www-form-urlencoded';
 
 let distDir: string | undefined;
 
-/** The placeholder page, and its copy for `Sec-GPC: 1` ([D74](../../../docs/decisions.md#D74)). */
+/** The placeholder page, and its copy for `Sec-GPC: 1` (ADR-0074). */
 export const PLACEHOLDER_PAGE =
   '<!doctype html><title>Create your account</title>';
 export const PLACEHOLDER_GPC_PAGE =
@@ -92,8 +92,8 @@ export function cookiesSetBy(answer: {
  *   `localhost:80`)
  * @returns the fields sent, the one-time token and sid answered, and the
  *   cookies a browser sends back to `/`: `{product}Login` as the page
- *   writes it (js-cookie's encoding of the JSON, [D30](../../../docs/decisions.md#D30)), and the login
- *   binding the answer set ([D110](../../../docs/decisions.md#D110))
+ *   writes it (js-cookie's encoding of the JSON, ADR-0030), and the login
+ *   binding the answer set (ADR-0110)
  */
 export async function signUpForLogin(
   app: FastifyInstance,

@@ -17,13 +17,13 @@ import { startSmtpSink, type SmtpSink } from '../../../harness/mail/smtpSink';
 
 /** Where the service says it is: every link in a mail must start with it. */
 export const PUBLIC_URL = 'https://vigil.example';
-/** The session cookie's name on an https `PUBLIC_URL` ([D91](../../../docs/decisions.md#D91), [D109](../../../docs/decisions.md#D109)). */
+/** The session cookie's name on an https `PUBLIC_URL` (ADR-0091, ADR-0109). */
 export const SESSION_COOKIE = '__Host-Vigil_SESSION';
 
 /**
  * The service's `inject`, sending what a browser at {@link PUBLIC_URL}
  * sends: `Host: vigil.example` unless the test names another, since the
- * service answers no other host ([D109](../../../docs/decisions.md#D109)).
+ * service answers no other host (ADR-0109).
  */
 export function atPublicHost(app: FastifyInstance): FastifyInstance['inject'] {
   const inject = app.inject.bind(app);
@@ -177,7 +177,7 @@ export async function signUpAndSignIn(
 /**
  * The session cookie an answer sets, if any, as `name=value`: under
  * {@link SESSION_COOKIE} on an https `PUBLIC_URL`, under the bare
- * `Vigil_SESSION` on an http one ([D109](../../../docs/decisions.md#D109)).
+ * `Vigil_SESSION` on an http one (ADR-0109).
  */
 export function sessionCookiePair(
   response: LightMyRequestResponse,
@@ -211,7 +211,7 @@ export function hook(html: string, testId: string): string | undefined {
 
 /**
  * Asks for a sign-in link at `/signin`, as the page's form does, from one
- * client address (the limits count by it, [D97](../../../docs/decisions.md#D97)).
+ * client address (the limits count by it, ADR-0097).
  */
 export function askSignIn(
   app: FastifyInstance,

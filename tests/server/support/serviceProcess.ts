@@ -83,7 +83,7 @@ export async function startService(
         // its names are pinned to loopback by MONITOR_RESOLVE).
         MONITOR: 'off',
         PORT: String(port),
-        // Without SMTP_URL, mail is written under DATA_DIR ([D100](../../../docs/decisions.md#D100)): on a
+        // Without SMTP_URL, mail is written under DATA_DIR (ADR-0100): on a
         // PostgreSQL server too, so a directory of the test's, never the
         // project's ./data.
         ...(env.DATA_DIR === undefined && { DATA_DIR: scratchDir() }),

@@ -121,8 +121,9 @@ export function cookiesSent(exchange: SeenExchange): Map<string, string> {
 export interface HeldSignUp extends SeenSignUp, HeldSignUpRequest {}
 
 /**
- * A request for one of the page's chunks ([D58](../../../../docs/decisions.md#D58), [D71](../../../../docs/decisions.md#D71)), held until the test
- * says whether it arrives (`pass`) or the network fails (`fail`, [D59](../../../../docs/decisions.md#D59)).
+ * A request for one of the page's chunks (ADR-0058, ADR-0071), held until the
+ * test says whether it arrives (`pass`) or the network fails (`fail`,
+ * ADR-0059).
  */
 export type HeldChunk = HeldChunkRequest;
 

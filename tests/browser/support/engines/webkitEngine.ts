@@ -235,9 +235,9 @@ function webkitPage(session: WebKitSession): EnginePage {
     close: async () => {
       // Every "page" is the same WebDriver window: leave it as a new
       // browser would be, without the cookies, the tab's sessionStorage
-      // (the sign-up draft, [D55](../../../../docs/decisions.md#D55)) and the localStorage (consent records kept
-      // until the service took them, [D68](../../../../docs/decisions.md#D68)) of this page's origin. A record
-      // kept by one test was sent again on the next test's load.
+      // (the sign-up draft, ADR-0055) and the localStorage (consent records
+      // kept until the service took them, ADR-0068) of this page's origin. A
+      // record kept by one test was sent again on the next test's load.
       await session.execute(() => {
         try {
           window.sessionStorage.clear();
