@@ -26,8 +26,8 @@ export const SIGN_UP_FIELDS = {
 } as const;
 
 /**
- * The answer codes the page decides on (R8.1, R8.2; ADR-0043
- *  for `emailInUse`); any other is general. A list of
+ * The answer codes the page decides on (R8.1, R8.2; ADR-0043 for
+ * `emailInUse`); any other is general. A list of
  * their own, so that the page's first load carries these three only.
  */
 export const SIGN_UP_CODES = {

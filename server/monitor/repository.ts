@@ -1,8 +1,8 @@
 /**
  * The monitor's repository: every statement about `monitors`, their checks,
  * hours and incidents, and the alerts they owe, which the mail's outbox
- * queues in the same statement (its `queueAlerts`, ADR-0128) (ADR-0103
- * to ADR-0107). The scheduler (./scheduler.ts) claims and
+ * queues in the same statement (its `queueAlerts`, ADR-0128; ADR-0103 to
+ * ADR-0107). The scheduler (./scheduler.ts) claims and
  * records here; `/` reads a monitor's view here; housekeeping rolls the raw
  * checks up and deletes what is past its retention here.
  *
