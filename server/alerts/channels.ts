@@ -689,7 +689,9 @@ export function channelsRepository(db: Kysely<AlertsTables & OutboxTables>) {
              and channel.kind = 'email'
              and channel.confirmed_at is null
              and channel.disabled_at is null
-             and channel.confirm_sent_at <= minted.created_at
+             -- The delivery's time came through JavaScript: milliseconds.
+             and date_trunc('milliseconds', channel.confirm_sent_at)
+                 <= minted.created_at
              and not ${linkDead(sql.ref('channel.confirm_sent_at'))}
           returning minted.delivery_id`.execute(db),
       );
