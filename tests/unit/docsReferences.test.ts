@@ -1,7 +1,9 @@
 /**
  * Every name the docs make a claim with exists (issue 61), read from the
  * files as the diagrams' test reads them: in README.md, docs/*.md and
- * docs/adr/*.md, each path, `npm` command and environment variable.
+ * docs/adr/*.md, each path, `npm` command and environment variable. The
+ * Markdown is read by markdown-it (CommonMark), the headings' anchors made
+ * by github-slugger (GitHub's own rule).
  *
  * The rules, which decide what is a claim without a list of exceptions:
  *
@@ -39,6 +41,9 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative, resolve } from 'node:path';
+import GithubSlugger from 'github-slugger';
+import MarkdownIt from 'markdown-it';
+import type { Token } from 'markdown-it';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../harness/page/paths';
 
@@ -101,7 +106,23 @@ interface ReadDoc {
   configuration: Piece[];
 }
 
-/** Reads a Markdown text into what the rules check. */
+/** CommonMark, with the raw HTML the docs use for anchors (`<a id>`). */
+const markdown = new MarkdownIt({ html: true });
+
+/** The text of an inline token as rendered: its text and code spans, no markup. */
+function plainText(inline: Token): string {
+  return (inline.children ?? [])
+    .filter((child) => child.type === 'text' || child.type === 'code_inline')
+    .map((child) => child.content)
+    .join('');
+}
+
+/**
+ * Reads a Markdown text into what the rules check, from markdown-it's
+ * tokens (CommonMark): the code spans and links of every inline
+ * (paragraphs, lists, headings, table cells), the lines of code blocks
+ * but diagrams, and the code spans of a table's column headed "variable".
+ */
 function readDoc(text: string): ReadDoc {
   const doc: ReadDoc = {
     spans: [],
@@ -109,97 +130,79 @@ function readDoc(text: string): ReadDoc {
     links: [],
     configuration: [],
   };
-  const lines = text.split('\n');
-  // Fenced lines are blanked in `prose`, so that offsets still give lines.
-  const proseLines: string[] = [];
-  let fence: string | undefined;
+  let row = 0;
+  let inHead = false;
+  let cell = -1;
   let variableColumn = -1;
-  lines.forEach((raw, index) => {
-    const line = index + 1;
-    const opening = /^\s*(```+|~~~+)\s*(\w*)/.exec(raw);
-    if (fence !== undefined) {
-      if (opening && raw.trim().startsWith(fence.slice(0, 3)))
-        fence = undefined;
-      else if (fence !== 'mermaid') doc.blockLines.push({ line, text: raw });
-      proseLines.push('');
-      return;
-    }
-    if (opening) {
-      fence = opening[2] === 'mermaid' ? 'mermaid' : (opening[1] ?? '```');
-      proseLines.push('');
-      return;
-    }
-    proseLines.push(raw);
-    const cells = raw.trim().startsWith('|')
-      ? raw
-          .trim()
-          .slice(1, -1)
-          .split('|')
-          .map((cell) => cell.trim())
-      : undefined;
-    if (!cells) variableColumn = -1;
-    else if (cells.every((cell) => /^:?-+:?$/.test(cell))) {
-      // the separator under a header row
-    } else if (
-      variableColumn < 0 &&
-      !cells.some((cell) => cell.includes('`'))
-    ) {
-      variableColumn = cells.findIndex((cell) => /^variable/i.test(cell));
-    } else if (variableColumn >= 0) {
-      for (const match of (cells[variableColumn] ?? '').matchAll(
-        /`([^`]+)`/g,
-      )) {
-        doc.configuration.push({ line, text: match[1] ?? '' });
+  for (const token of markdown.parse(text, {})) {
+    const first = (token.map?.[0] ?? 0) + 1;
+    if (token.type === 'tr_open') {
+      row = first;
+      cell = -1;
+    } else if (token.type === 'thead_open') inHead = true;
+    else if (token.type === 'thead_close') inHead = false;
+    else if (token.type === 'table_close') variableColumn = -1;
+    else if (token.type === 'th_open' || token.type === 'td_open') cell += 1;
+    else if (token.type === 'fence' || token.type === 'code_block') {
+      if (token.type === 'fence' && token.info.trim() === 'mermaid') continue;
+      // A fence's content starts on the line after its opening.
+      const offset = token.type === 'fence' ? 1 : 0;
+      token.content.split('\n').forEach((line, index) => {
+        doc.blockLines.push({ line: first + offset + index, text: line });
+      });
+    } else if (token.type === 'inline') {
+      const inCell = cell >= 0;
+      if (inHead && /^variable/i.test(plainText(token))) variableColumn = cell;
+      let line = inCell ? row : first;
+      for (const child of token.children ?? []) {
+        if (child.type === 'softbreak' || child.type === 'hardbreak') {
+          line += 1;
+        } else if (child.type === 'code_inline') {
+          const span = {
+            line,
+            text: child.content.replace(/\s+/g, ' ').trim(),
+          };
+          doc.spans.push(span);
+          if (inCell && !inHead && cell === variableColumn) {
+            doc.configuration.push(span);
+          }
+        } else if (child.type === 'link_open' || child.type === 'image') {
+          const target = child.attrGet(child.type === 'image' ? 'src' : 'href');
+          if (target !== null) doc.links.push({ line, text: String(target) });
+        }
       }
     }
-  });
-  const prose = proseLines.join('\n');
-  const lineStarts = [...prose.matchAll(/\n/g)].map((match) => match.index + 1);
-  const lineAt = (offset: number): number =>
-    1 + lineStarts.filter((start) => start <= offset).length;
-  // A code span may run over a line break, never over a blank line.
-  for (const match of prose.matchAll(/`((?:[^`\n]|\n(?![ \t]*\n))+)`/g)) {
-    doc.spans.push({
-      line: lineAt(match.index),
-      text: (match[1] ?? '').replace(/\s+/g, ' ').trim(),
-    });
-  }
-  const outsideSpans = prose.replace(/`(?:[^`\n]|\n(?![ \t]*\n))+`/g, (span) =>
-    span.replace(/[^\n]/g, ' '),
-  );
-  for (const match of outsideSpans.matchAll(/\]\(([^)\s]+)\)/g)) {
-    doc.links.push({ line: lineAt(match.index), text: match[1] ?? '' });
+    if (token.type === 'tr_close') cell = -1;
+    if (token.type === 'table_close') cell = -1;
   }
   return doc;
 }
 
-/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as `-`. */
-function slug(heading: string): string {
-  return heading
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-    .replace(/\s/g, '-');
-}
-
-/** Every anchor a Markdown text offers: its headings' slugs and its `id`s. */
+/**
+ * Every anchor a Markdown text offers: its headings' slugs (GitHub's, by
+ * github-slugger, numbered when repeated) and the `id`s and `name`s of
+ * its raw HTML.
+ */
 function anchorsOf(text: string): Set<string> {
   const anchors = new Set<string>();
-  const seen = new Map<string, number>();
-  let inFence = false;
-  for (const line of text.split('\n')) {
-    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
-    if (inFence) continue;
-    const heading = /^#{1,6}\s+(.*?)\s*#*$/.exec(line);
-    if (heading) {
-      const base = slug(heading[1] ?? '');
-      const count = seen.get(base) ?? 0;
-      seen.set(base, count + 1);
-      anchors.add(count === 0 ? base : `${base}-${count}`);
+  const slugger = new GithubSlugger();
+  const tokens = markdown.parse(text, {});
+  tokens.forEach((token, index) => {
+    const next = tokens[index + 1];
+    if (token.type === 'heading_open' && next?.type === 'inline') {
+      anchors.add(slugger.slug(plainText(next)));
     }
-    for (const match of line.matchAll(/\b(?:id|name)="([^"]+)"/g)) {
+    const html =
+      token.type === 'html_block'
+        ? token.content
+        : (token.children ?? [])
+            .filter((child) => child.type === 'html_inline')
+            .map((child) => child.content)
+            .join(' ');
+    for (const match of html.matchAll(/\b(?:id|name)="([^"]+)"/g)) {
       anchors.add(match[1] ?? '');
     }
-  }
+  });
   return anchors;
 }
 
@@ -233,7 +236,10 @@ function linkProblem(
   if (!exists(world, file)) return `link ${target}: no ${file}`;
   if (fragment === undefined || !file.endsWith('.md')) return undefined;
   const text = world.read(file);
-  if (text !== undefined && !anchorsOf(text).has(fragment)) {
+  if (
+    text !== undefined &&
+    !anchorsOf(text).has(decodeURIComponent(fragment))
+  ) {
     return `link ${target}: ${file} has no anchor #${fragment}`;
   }
   return undefined;
