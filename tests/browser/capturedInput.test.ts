@@ -103,6 +103,22 @@ const visibleErrors = (page: Page) =>
       nodes.map((node) => node.id || node.getAttribute('data-testid')),
     );
 
+/**
+ * Ticks the fake captcha and submits: the page goes to `/`, and exactly
+ * one sign-up was sent.
+ *
+ * @returns the sign-up's form body
+ */
+async function solveCaptchaAndSubmit(
+  visit: HeldVisit,
+): Promise<URLSearchParams> {
+  await visit.page.getByTestId('fake-captcha').check();
+  await visit.page.locator('#signup-form button[type=submit]').click();
+  await visit.page.waitForURL(`${suite.server.origin}/`);
+  expect(visit.signUpRequests).toHaveLength(1);
+  return new URLSearchParams(visit.signUpRequests[0]?.postData() ?? '');
+}
+
 /** Asserts that no URL the page touched carries one of `values`. */
 function expectNoValueIn(urls: string[], values: string[]) {
   expect(urls.length).toBeGreaterThan(0);
@@ -174,11 +190,7 @@ describe('before the script runs', () => {
     // No error before the usual rules call for one.
     await expect(visibleErrors(page)).resolves.toEqual([]);
 
-    await page.getByTestId('fake-captcha').check();
-    await page.locator('#signup-form button[type=submit]').click();
-    await page.waitForURL(`${suite.server.origin}/`);
-    expect(visit.signUpRequests).toHaveLength(1);
-    const body = new URLSearchParams(visit.signUpRequests[0]?.postData() ?? '');
+    const body = await solveCaptchaAndSubmit(visit);
     expect(body.get('name')).toBe(entry.name);
     expect(body.get('email')).toBe(entry.email);
     expect(body.get('url')).toBe(`https://${entry.url}`);
@@ -261,11 +273,7 @@ describe('before the script runs', () => {
     await expect.poll(() => summaryHasFocus(page)).toBe(true);
 
     // The visitor ticks the captcha and submits again: the sign-up is sent.
-    await page.getByTestId('fake-captcha').check();
-    await page.locator('#signup-form button[type=submit]').click();
-    await page.waitForURL(`${suite.server.origin}/`);
-    expect(visit.signUpRequests).toHaveLength(1);
-    const body = new URLSearchParams(visit.signUpRequests[0]?.postData() ?? '');
+    const body = await solveCaptchaAndSubmit(visit);
     expect(body.get('email')).toBe(entry.email);
     expectNoValueIn(visit.urls, [entry.name, entry.email]);
     expect(visit.problems).toEqual([]);

@@ -254,10 +254,10 @@ export function openMailTransport(
     return smtpTransport({
       url: settings.url,
       pool: true,
-      // Each connection waits a round trip per command: with the
-      // service's thread busy (the sign-up load on the embedded engine),
-      // 2 connections sent 10 mails a second, 10 sent 30
-      // (`npm run bench:alerts`). nodemailer's default is 5.
+      // Each connection waits a round trip per command. 10 carry an
+      // incident's alert mails beside the sign-ups' confirmation mails
+      // (about 450 a second in `npm run bench:alerts`); 4 spared the
+      // API no CPU. nodemailer's default is 5.
       maxConnections: 10,
       ...SMTP_TIMEOUTS,
       ...(settings.dkim && { dkim: settings.dkim }),
