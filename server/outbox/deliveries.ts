@@ -450,10 +450,10 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
     },
 
     /**
-     * Refreshes the planner's statistics of `deliveries` (`ANALYZE`), for
-     * the embedded engine, which has no autovacuum to do it: a claim's
-     * window is read in its index's order only once the planner knows
-     * that many rows are pending (ADR-0130).
+     * Refreshes the planner's statistics of `deliveries` (`ANALYZE`), so
+     * that a claim of a backlog reads its lane's index in order and joins
+     * its rows by key (ADR-0130): PGlite has no autovacuum, and
+     * PostgreSQL's comes long after a backlog has formed.
      */
     async refreshStatistics(): Promise<void> {
       await unlessUnavailable(() => sql`analyze deliveries`.execute(db));
