@@ -206,7 +206,7 @@ function smtpTransport(options: Record<string, unknown>): MailTransport {
     });
     started.on('exit', () => {
       if (thread === started) thread = undefined;
-      const error = new Error(`the SMTP thread ${failure}`);
+      const error = new SmtpThreadEnded(`the SMTP thread ${failure}`);
       for (const job of waiting.values()) job.reject(error);
       waiting.clear();
     });
@@ -294,6 +294,13 @@ export function openMailTransport(
   };
 }
 
+/**
+ * A mail the SMTP thread still held when it ended (the transport closed,
+ * or the thread failed): never handed to the server whole, so it is sent
+ * again (at least once, ADR-0095).
+ */
+export class SmtpThreadEnded extends Error {}
+
 /** A send's failure as the sender decides on it and may store it. */
 export interface SendFailure {
   /**
@@ -313,9 +320,13 @@ export interface SendFailure {
 /**
  * Reads nodemailer's error (its fields `code`, `command`, `responseCode`;
  * a 4xx or 5xx refusal of the recipient is `EENVELOPE` at `RCPT TO`, a
- * server that cannot be reached `ESOCKET` at `CONN`).
+ * server that cannot be reached `ESOCKET` at `CONN`), or an
+ * {@link SmtpThreadEnded}, which is retried.
  */
 export function sendFailure(error: unknown): SendFailure {
+  if (error instanceof SmtpThreadEnded) {
+    return { permanent: false, summary: 'the mail thread ended mid-send' };
+  }
   const { code, command, responseCode } = (error ?? {}) as {
     code?: unknown;
     command?: unknown;

@@ -109,6 +109,10 @@ describe('the SMTP transport’s thread', () => {
     transport.close();
     // At once, not at nodemailer's greeting timeout (10 s).
     await expect(sending).rejects.toThrow('the SMTP thread ended');
+    // Stored in words, and sent again: it never reached the server whole.
+    expect(sendFailure(await sending.catch((error: unknown) => error))).toEqual(
+      { permanent: false, summary: 'the mail thread ended mid-send' },
+    );
     await expect(transport.send(mail('later@example.test'))).rejects.toThrow(
       'the transport is closed',
     );
