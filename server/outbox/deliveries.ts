@@ -453,10 +453,14 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
      * Refreshes the planner's statistics of `deliveries` (`ANALYZE`), so
      * that a claim of a backlog reads its lane's index in order and joins
      * its rows by key (ADR-0130): PGlite has no autovacuum, and
-     * PostgreSQL's comes long after a backlog has formed.
+     * PostgreSQL's comes long after a backlog has formed. Skipped when
+     * the table's lock is held (`SKIP_LOCKED`: an autovacuum at work would
+     * hold the claim that asked until it ends).
      */
     async refreshStatistics(): Promise<void> {
-      await unlessUnavailable(() => sql`analyze deliveries`.execute(db));
+      await unlessUnavailable(() =>
+        sql`analyze (skip_locked) deliveries`.execute(db),
+      );
     },
 
     /**
