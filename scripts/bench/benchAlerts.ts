@@ -88,6 +88,7 @@ import {
 } from '../../harness/monitor/tripwire';
 import type { Arrival } from './benchAlertsReceivers';
 import type { LoadRecord } from './benchAlertsLoad';
+import { quantile } from './quantile';
 
 const ROOT = join(import.meta.dirname, '../..');
 const RESULTS = join(ROOT, 'bench/alerts-results.md');
@@ -788,10 +789,6 @@ interface ApiFigures {
   p50: number;
   p99: number;
   count: number;
-}
-
-function quantile(sorted: readonly number[], q: number): number {
-  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? NaN;
 }
 
 /** The load's answers that ended within `[from, to]`. */

@@ -83,6 +83,7 @@ import {
   type Tripwire,
 } from '../../harness/monitor/tripwire';
 import { startDnsServer } from '../../harness/monitor/dnsServer';
+import { quantile } from './quantile';
 
 const ROOT = join(import.meta.dirname, '../..');
 const RESULTS = join(ROOT, 'bench/monitor-results.md');
@@ -554,10 +555,6 @@ interface CheckFigures {
   lagMax: number;
   /** Checks that found their site down (none should: the sites are up). */
   down: number;
-}
-
-function quantile(sorted: readonly number[], q: number): number {
-  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? NaN;
 }
 
 /** Checks per second in each whole `spanMs` from `from`. */
