@@ -103,9 +103,9 @@ const RECLAIM_EVERY_MS = 10_000;
  * was pending, the planner joins a claim's rows through the lane's
  * partial index row by row, and each claim costs in proportion to the
  * backlog: 100,000 finished deliveries and 5,000 due, a claim of 50 took
- * 231 ms on PostgreSQL and 270 ms on PGlite, and 8.1 and 10.2 ms once
- * analyzed (about 27 times less; the analyze took 220 and 250 ms;
- * `npm run bench:claim`). PGlite has no autovacuum; PostgreSQL's comes a
+ * 264 ms on PostgreSQL and 185 ms on PGlite, and 7.4 and 7.9 ms once
+ * analyzed (24 to 36 times less; the analyze, of a sample, took 20 and
+ * 32 ms; `npm run bench:claim`). PGlite has no autovacuum; PostgreSQL's comes a
  * minute or more after a backlog has formed, and on a large table much
  * later (ADR-0130).
  */

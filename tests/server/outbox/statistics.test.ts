@@ -8,7 +8,10 @@
  * filling its lane's slots is no backlog, and analyzes nothing.
  *
  * What is read: the engine's own count of manual ANALYZEs of the table
- * (`pg_stat_user_tables.analyze_count`; autovacuum's are counted apart).
+ * (`pg_stat_user_tables.analyze_count`; autovacuum's are counted apart),
+ * and the statistics it kept (`pg_stats`): the refresh samples at a
+ * statistics target of 10 (ADR-0130), whose histograms hold at most 11
+ * bounds, where the engines' default of 100 keeps up to 101.
  */
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -66,6 +69,23 @@ describe('the outbox’s statistics', () => {
     );
     expect(Number(rows[0]?.count)).toBe(MAIL_SLOTS + 10);
     expect(await analyzeCount()).toBe(before + 1);
+  });
+
+  it('are taken from a small sample (a statistics target of 10)', async () => {
+    await queueMails(MAIL_SLOTS + 10);
+    await outbox.drain();
+
+    // Every row's address differs: a histogram of target 10 has 10
+    // buckets (11 bounds); of the default target, one bound per row.
+    const { rows } = await sql<{ bounds: number | null }>`
+      select array_length(histogram_bounds::text::text[], 1) as bounds
+        from pg_stats
+       where tablename = 'deliveries' and attname = 'target'`.execute(
+      outbox.app.database.db,
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.bounds).toBeGreaterThan(1);
+    expect(rows[0]?.bounds).toBeLessThanOrEqual(11);
   });
 
   it('are left alone when every claim takes all that is due', async () => {
