@@ -31,6 +31,7 @@ const EVERY_ENGINE = [
   'tests/browser/formHelp.test.ts',
   'tests/browser/joiners.test.ts',
   'tests/browser/consentAudit.test.ts',
+  'tests/browser/channelPages.test.ts',
 ];
 
 /**

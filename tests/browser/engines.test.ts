@@ -27,6 +27,7 @@ import { enginesUnderTest } from './support/engines/underTest';
 import {
   axeViolations,
   focusedName,
+  horizontalOverflow,
   openSignUpPage,
   using,
   waitFor,
@@ -103,24 +104,6 @@ async function fillValidForm(page: EnginePage) {
 async function saveScreenshot(page: EnginePage, name: string) {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot(resolve(SCREENSHOTS, `${page.engine}-${name}.png`));
-}
-
-/** Whether the page scrolls sideways, and which visible elements stick out. */
-function horizontalOverflow() {
-  const width = document.documentElement.clientWidth;
-  const outside = [...document.querySelectorAll<HTMLElement>('body *')]
-    .filter((element) => {
-      const box = element.getBoundingClientRect();
-      return box.width > 0 && (box.right > width + 0.5 || box.left < -0.5);
-    })
-    .map(
-      (element) =>
-        `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}.${element.className}`,
-    );
-  return {
-    scrolls: document.documentElement.scrollWidth > width,
-    outside,
-  };
 }
 
 describe.each(enginesUnderTest())('%s', (engine) => {

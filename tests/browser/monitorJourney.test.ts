@@ -33,8 +33,6 @@
  * loopback tripwire. No test races the wall clock: the test moves the
  * monitor's clock and runs the due checks itself, then reloads the page.
  */
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -51,6 +49,7 @@ import {
   type MonitoredService,
 } from '../../harness/page/monitoredService';
 import { isLoopback } from '../../harness/monitor/tripwire';
+import { startReceiver } from '../server/support/outboxService';
 import { axeViolationsIn } from './support/axe';
 import { launchChromium } from './support/chromium';
 
@@ -528,20 +527,9 @@ describe("a site's page", () => {
       const { origin } = service.server;
       const watched = 31;
       // A receiver on loopback, named site.test as the monitor resolves it.
-      const received: { headers: IncomingHttpHeaders; body: string }[] = [];
-      const receiver = createServer((request, response) => {
-        let body = '';
-        request.setEncoding('utf8');
-        request.on('data', (chunk: string) => (body += chunk));
-        request.on('end', () => {
-          received.push({ headers: request.headers, body });
-          response.writeHead(204).end();
-        });
-      });
-      await new Promise<void>((resolve) =>
-        receiver.listen(0, '127.0.0.1', resolve),
-      );
-      const hookUrl = `http://site.test:${(receiver.address() as AddressInfo).port}/hook`;
+      const receiver = await startReceiver(() => ({ status: 204 }));
+      const received = receiver.requests;
+      const hookUrl = receiver.url('/hook', 'site.test');
       const signUp = await openSignUpPage(suite.browser, origin);
       let viewer: BrowserContext | undefined;
       try {
@@ -687,7 +675,7 @@ describe("a site's page", () => {
         service.site.set(watched, 'up');
         await viewer?.close();
         await signUp.context.close();
-        await new Promise((resolve) => receiver.close(resolve));
+        await receiver.close();
       }
     },
     JOURNEY_TIMEOUT,

@@ -135,6 +135,27 @@ export async function axeViolations(page: AxePage): Promise<string[]> {
   }, WCAG_22_AA);
 }
 
+/**
+ * Whether the page scrolls sideways, and which visible elements stick out
+ * (WCAG 1.4.10's reflow); self-contained, for `page.evaluate`.
+ */
+export function horizontalOverflow() {
+  const width = document.documentElement.clientWidth;
+  const outside = [...document.querySelectorAll<HTMLElement>('body *')]
+    .filter((element) => {
+      const box = element.getBoundingClientRect();
+      return box.width > 0 && (box.right > width + 0.5 || box.left < -0.5);
+    })
+    .map(
+      (element) =>
+        `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}.${element.className}`,
+    );
+  return {
+    scrolls: document.documentElement.scrollWidth > width,
+    outside,
+  };
+}
+
 /** Runs `body` on the page, closing the page whatever happens. */
 export async function using<T>(
   page: EnginePage,
