@@ -105,9 +105,9 @@ const RECLAIM_EVERY_MS = 10_000;
  * backlog: 100,000 finished deliveries and 5,000 due, a claim of 50 took
  * 264 ms on PostgreSQL and 185 ms on PGlite, and 7.4 and 7.9 ms once
  * analyzed (24 to 36 times less; the analyze, of a sample, took 20 and
- * 32 ms; `npm run bench:claim`). PGlite has no autovacuum; PostgreSQL's comes a
- * minute or more after a backlog has formed, and on a large table much
- * later (ADR-0130).
+ * 32 ms; `npm run bench:claim`). PGlite has no autovacuum; PostgreSQL's
+ * comes a minute or more after a backlog has formed, and on a large table
+ * much later (ADR-0130).
  */
 const ANALYZE_EVERY_MS = 30_000;
 /** How long after its claim a send may start (ms); see DEFAULT_LEASE_MS. */

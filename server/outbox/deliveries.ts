@@ -466,11 +466,12 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
      * At a statistics target of {@link REFRESH_STATISTICS_TARGET} rather
      * than the server's (PostgreSQL's default is 100): ANALYZE's sample
      * grows with the largest target ("ANALYZE", Notes), 300 rows per unit
-     * (analyze.c, `std_typanalyze`), so 3,000 rows instead of 30,000. A claim needs the share of pending rows and the lanes'
-     * sizes, which so small a sample measures well: after it, claims of a
-     * backlog cost what they cost after a full analyze, and the analyze
-     * itself about a tenth (`npm run bench:claim`). On PGlite it runs on
-     * the service's own thread, which no request has while it runs.
+     * (analyze.c, `std_typanalyze`), so 3,000 rows instead of 30,000. A
+     * claim needs the share of pending rows and the lanes' sizes, which
+     * so small a sample measures well: after it, claims of a backlog cost
+     * what they cost after a full analyze, and the analyze itself about a
+     * tenth (`npm run bench:claim`). On PGlite it runs on the service's
+     * own thread, which no request has while it runs.
      */
     async refreshStatistics(): Promise<void> {
       await unlessUnavailable(() =>

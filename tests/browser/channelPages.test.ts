@@ -8,7 +8,7 @@
  *
  * 1. signs up, confirms the address with the mailed link, and opens the
  *    channel form from `/` (`add-channel`, docs/contract.md);
- * 2. sends a Slack channel whose URL is not Slack's: refused (422) with the
+ * 2. sends a Slack channel whose URL is not Slack's: refused with the
  *    error summary focused (its `autofocus`, HTML "The autofocus
  *    attribute"), the URL kept as typed, nothing sideways at 320 CSS px
  *    (WCAG 1.4.10), no axe-core violation (WCAG 2.2 AA);
@@ -48,7 +48,7 @@ import {
   waitFor,
 } from './support/engines/visit';
 
-/** A sign-up, a mailed link, seven loads, four axe-core runs. */
+/** A sign-up, a mailed link, ten page loads, three axe-core runs. */
 const TIMEOUT = 90_000;
 const POLL = { timeout: 10_000 };
 /** WCAG 1.4.10's reflow width (docs/accessibility.md). */

@@ -169,14 +169,14 @@ const SMTP_WORKER = new URL(
 
 /**
  * The SMTP thread's heap (Node's `resourceLimits`, in MB). Left to V8's
- * defaults, the thread's heap grew while it sent: the service was 446
- * to 476 MB after 10,000 sign-ups with their mails sent (three runs),
+ * defaults, the thread's heap grew while it sent: the service was 446 to
+ * 476 MB after 10,000 sign-ups with their mails sent (three runs),
  * against 340 and 350 MB with the mails only queued, over the 400 MB
  * target (docs/performance.md); with these limits, 355 to 391 MB (four
- * runs of `npm run bench:api`'s memory step), sending as fast. The thread holds at most a
- * lane's mails and nodemailer's pool, far under the old generation's 64
- * MB; a thread that ran out would end, and its mails would be sent again
- * (`SmtpThreadEnded`).
+ * runs), sending as fast (`npm run bench:api`'s memory step, run on its
+ * own). The thread holds at most a lane's mails and nodemailer's pool,
+ * far under the old generation's 64 MB; a thread that ran out would
+ * end, and its mails would be sent again (`SmtpThreadEnded`).
  */
 const SMTP_THREAD_LIMITS = {
   maxYoungGenerationSizeMb: 4,
