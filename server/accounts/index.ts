@@ -127,7 +127,8 @@ async function accounts(
   const confirmationWrites: ConfirmationWrite[] = [];
   const links = linksRepository(app.database.db, confirmationWrites);
   const linkMails = linkMailsRepository(app.database.db);
-  const wake = () => app.outbox.wake();
+  // What this feature queues is mail (sign-in links, confirmations).
+  const wake = () => app.outbox.wake('email');
   /** Every part's section, in order, and the first one's first step. */
   const allParts: AccountPageParts = async (accountId, query) => {
     const shown = (

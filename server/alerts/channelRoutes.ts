@@ -292,7 +292,7 @@ export async function registerChannelRoutes(
         return refused(reply, values, sites, [REFUSALS[added]]);
       }
       // An address's confirmation mail was queued with it.
-      if (read.channel.kind === 'email') app.outbox.wake();
+      if (read.channel.kind === 'email') app.outbox.wake('email');
       return seeOther(reply, channelPath(added.id));
     });
 
@@ -407,7 +407,7 @@ export async function registerChannelRoutes(
       if (outcome !== 'sent') {
         return seeOther(reply, `${channelPath(id)}?resend=${outcome}`);
       }
-      app.outbox.wake();
+      app.outbox.wake('email');
       return seeOther(reply, `${channelPath(id)}?done=resent`);
     });
 

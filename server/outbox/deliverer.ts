@@ -172,8 +172,12 @@ export interface DelivererSettings {
 export interface Deliverer {
   /** Retries what waits, then delivers, and looks again every poll. */
   start(): Promise<void>;
-  /** Looks for due deliveries now (after a commit that queued one). */
-  wake(): void;
+  /**
+   * Looks for due deliveries now (after a commit that queued one): in
+   * `lane` only, when all that was queued is in it (a sign-up's mail wakes
+   * no POST's claim); in both without it.
+   */
+  wake(lane?: Lane): void;
   /** Resolves once nothing due is left and nothing is in flight (tests). */
   drain(): Promise<void>;
   /** Stops claiming, lets the sends in flight finish and marks them. */
@@ -480,8 +484,9 @@ export function deliverer(
       await repository.retryNow(settings.embedded);
       for (const loop of both) loop.start();
     },
-    wake() {
-      for (const loop of both) loop.wake();
+    wake(lane) {
+      if (lane) loops[lane].wake();
+      else for (const loop of both) loop.wake();
     },
     async drain() {
       // A POST's death may queue a mail: again until neither had work.

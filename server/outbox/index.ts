@@ -20,6 +20,7 @@ import fastifyPlugin from 'fastify-plugin';
 import {
   deliveriesRepository,
   DELIVERY_ROWS_KEPT_DAYS,
+  laneOf,
   type DeadHandler,
   type SentHandler,
 } from './deliveries';
@@ -31,6 +32,7 @@ import {
   type SendRequest,
 } from './deliverer';
 import type { HttpPoster } from './channels/http';
+import type { ChannelKind } from './notice';
 import {
   openMailTransport,
   type MailTransportSettings,
@@ -82,8 +84,12 @@ export interface OutboxFeature {
   onSent(handler: SentHandler): void;
   /** The POST under the monitor's SSRF rules (the monitor gives it). */
   usePoster(post: HttpPoster): void;
-  /** Tells the worker a delivery was queued (never waits). */
-  wake(): void;
+  /**
+   * Tells the worker a delivery was queued (never waits). `channel`: the
+   * channel of everything queued, when there is one (a mail: only mails
+   * are looked for); without it, every channel's deliveries are.
+   */
+  wake(channel?: ChannelKind): void;
   /**
    * Sends a notice at once, outside the queue ("Send a test alert").
    *
@@ -162,7 +168,7 @@ async function outbox(
     usePoster(given) {
       poster = given;
     },
-    wake: () => worker?.wake(),
+    wake: (channel) => worker?.wake(channel && laneOf(channel)),
     async sendNow(request) {
       if (!worker) {
         return { ok: false, error: 'nothing is sent here', gone: false };

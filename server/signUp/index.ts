@@ -34,7 +34,7 @@ async function signUp(
     cookies: app.accounts.cookies,
     // A sign-up queued its confirmation mail, and its site is due.
     wake: () => {
-      app.outbox.wake();
+      app.outbox.wake('email');
       app.monitor.wake();
     },
     rateLimit: options.rateLimit,
