@@ -5,19 +5,12 @@
  * claims hand out numbered items, and each item's work ends when the test
  * says so.
  */
-import type { FastifyBaseLogger } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { silentLog as silent } from './support/silentLog';
 import {
   leasedWorker,
   type LeasedWorkerSettings,
 } from '../../server/db/leasedWorker';
-
-const silent = {
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-  debug: () => undefined,
-} as unknown as FastifyBaseLogger;
 
 /** Due items 1…`due`, worked on until the test ends each. */
 function heldWork(due: number) {

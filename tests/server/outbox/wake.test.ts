@@ -12,8 +12,8 @@
  * clock is the test's (fake timers): no poll falls due, and the least
  * time between two claims has passed before each wake.
  */
-import type { FastifyBaseLogger } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { silentLog as silent } from '../support/silentLog';
 import { scratchDatabase } from '../../../harness/page/scratchDatabase';
 import { openServiceDatabase } from '../../../server/schema';
 import { deliverer } from '../../../server/outbox/deliverer';
@@ -21,13 +21,6 @@ import {
   deliveriesRepository,
   type Lane,
 } from '../../../server/outbox/deliveries';
-
-const silent = {
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-  debug: () => undefined,
-} as unknown as FastifyBaseLogger;
 
 afterEach(() => {
   vi.useRealTimers();
