@@ -7,8 +7,9 @@
  * from as many async workers, no HTTP, with the writes the monitor and
  * the mail add to the sign-up's statement); the API two ways: sending
  * every confirmation mail to an SMTP server in a process of its own
- * (scripts/bench/benchSmtpSink.ts), and queueing them only (the outbox's
- * row, no sender): the service as scripts/bench/benchApiService.ts builds
+ * (scripts/bench/benchSmtpSink.ts; with the mails it received a second
+ * while the cell was measured, which the outbox sent beside the
+ * sign-ups), and queueing them only (the outbox's row, no sender): the service as scripts/bench/benchApiService.ts builds
  * it for each, bundled as the service is (`dist-server/bench-api.mjs`);
  * the outbox's write as the ceiling with and without the confirmation
  * (issue 59: the service has no sign-up without it); the server's RSS after
@@ -159,19 +160,31 @@ async function startSmtpSink() {
   );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const line = (name: string) =>
+  /** The numbers of the lines `<name> <n>` printed so far. */
+  const lines = (name: string) =>
+    [...output.matchAll(new RegExp(`^${name} (\\d+)$`, 'gm'))].map((match) =>
+      Number(match[1]),
+    );
+  /** The number of the line `<name> <n>` after the first `after` of them. */
+  const line = (name: string, after = 0) =>
     new Promise<number>((resolve, reject) => {
       const check = () => {
-        const match = new RegExp(`^${name} (\\d+)$`, 'm').exec(output);
-        if (match) return resolve(Number(match[1]));
+        const printed = lines(name)[after];
+        if (printed !== undefined) return resolve(printed);
         if (child.exitCode !== null) return reject(new Error('no SMTP sink'));
-        setTimeout(check, 50);
+        setTimeout(check, 10);
       };
       check();
     });
   const port = await line('PORT');
   return {
     url: `smtp://127.0.0.1:${port}`,
+    /** The mails it received so far. */
+    count: () => {
+      const after = lines('COUNT').length;
+      child.kill('SIGUSR2');
+      return line('COUNT', after);
+    },
     /** Stops it: the mails it received. */
     stop: () => (child.kill('SIGTERM'), line('MAILS')),
   };
@@ -259,6 +272,11 @@ interface EngineRun {
     clients: number;
     /** The API sending every mail. */
     api: Figures;
+    /**
+     * Mails the SMTP server received a second while the API with mail was
+     * measured: what the outbox sent beside the sign-ups.
+     */
+    mailsSent: number;
     /** The API queueing every mail, sending none. */
     queued: Figures;
     /** The sign-up's statement as the service makes it, no HTTP. */
@@ -350,10 +368,17 @@ async function benchEngine(
       const warm = await loadApi(service.origin, clients, {
         duration: seconds.warm,
       });
+      const before = typeof mail === 'string' ? 0 : await sink.count();
+      const started = performance.now();
       const measured = await loadApi(service.origin, clients, {
         duration: seconds.measured,
       });
-      return { measured, signUps: warm.count + measured.count };
+      const mailsSent =
+        typeof mail === 'string'
+          ? 0
+          : ((await sink.count()) - before) /
+            ((performance.now() - started) / 1000);
+      return { measured, mailsSent, signUps: warm.count + measured.count };
     } finally {
       await service.stop();
     }
@@ -388,6 +413,7 @@ async function benchEngine(
       run.cells.push({
         clients,
         api: sent.measured,
+        mailsSent: sent.mailsSent,
         queued,
         ceiling,
         ceilingWithoutMail,
@@ -457,8 +483,8 @@ const verdict = (met: boolean) => (met ? 'met' : '**not met**');
 function cellRow(engine: string, cells: EngineRun['cells'], clients: number) {
   const cell = cells.find((candidate) => candidate.clients === clients);
   if (!cell) return '';
-  const { api, queued, ceiling, ceilingWithoutMail } = cell;
-  return `| ${clients} | ${engine} | ${Math.round(queued.rate)} | ${Math.round(api.rate)} | ${ms(api.p50)} / ${ms(api.p99)} | ${percent(api.rate / queued.rate)} | ${Math.round(ceilingWithoutMail.rate)} | ${Math.round(ceiling.rate)} | ${ms(ceiling.p50)} / ${ms(ceiling.p99)} | ${percent(ceiling.rate / ceilingWithoutMail.rate)} | ${percent(api.rate / ceiling.rate)} | ${(api.p99 / ceiling.p99).toFixed(2)} |`;
+  const { api, mailsSent, queued, ceiling, ceilingWithoutMail } = cell;
+  return `| ${clients} | ${engine} | ${Math.round(queued.rate)} | ${Math.round(api.rate)} | ${Math.round(mailsSent)} | ${ms(api.p50)} / ${ms(api.p99)} | ${percent(api.rate / queued.rate)} | ${Math.round(ceilingWithoutMail.rate)} | ${Math.round(ceiling.rate)} | ${ms(ceiling.p50)} / ${ms(ceiling.p99)} | ${percent(ceiling.rate / ceilingWithoutMail.rate)} | ${percent(api.rate / ceiling.rate)} | ${(api.p99 / ceiling.p99).toFixed(2)} |`;
 }
 
 function targetRow({ engine, cells, rss, rounds }: EngineRun): string {
@@ -489,7 +515,8 @@ Each cell: ${WARMUP_S} s of warm-up, then ${DURATION_S} s measured. The API: the
 process (log to /dev/null, SIGNUP_RATE_LIMIT=1e9, no RECAPTCHA_SECRET), autocannon with
 keep-alive, a distinct valid sign-up per request, every answer 200 with \`success\`;
 two ways: each sign-up's confirmation mail queued by its statement, none sent (no sender);
-and queued and sent to an SMTP server in a process of its own (scripts/bench/benchSmtpSink.ts).
+and queued and sent to an SMTP server in a process of its own (scripts/bench/benchSmtpSink.ts),
+with the mails it received a second while the cell was measured (its count asked at both ends).
 Each API cell on a service and a fresh database of its own, stopped after it; the two in
 turns.
 The ceiling: the same statement, \`accountsRepository(db).create()\` with the writes the monitor
@@ -498,8 +525,8 @@ from as many async workers, no HTTP; and the same without the confirmation's out
 the outbox's write (the service makes no sign-up without it).
 Latencies in ms.
 
-| clients | engine | API, mail queued | API, mail sent (sign-ups/s) | sent p50 / p99 | sent ÷ queued | ceiling without the outbox row, tx/s | ceiling tx/s | ceiling p50 / p99 | ceiling ÷ ceiling without the row | API sent ÷ ceiling | API sent p99 ÷ ceiling p99 |
-|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| clients | engine | API, mail queued | API, mail sent (sign-ups/s) | mails sent a second meanwhile | sent p50 / p99 | sent ÷ queued | ceiling without the outbox row, tx/s | ceiling tx/s | ceiling p50 / p99 | ceiling ÷ ceiling without the row | API sent ÷ ceiling | API sent p99 ÷ ceiling p99 |
+|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 ${rows.join('\n')}
 
 | engine | API ÷ ceiling at 32 clients (target ≥ ${percent(TARGET.share)}) | API p99 ÷ ceiling p99 at 32 clients (target ≤ ${TARGET.p99Ratio}) | the outbox's write at 32 clients: 1 − ceiling ÷ ceiling without the row, medians of ${ROUNDS} rounds (target ≤ ${percent(TARGET.outboxCost)}) | sending at 32 clients: 1 − API sent ÷ API queued, medians | server RSS after ${SIGNUPS.toLocaleString('en')} sign-ups (target ≤ ${TARGET.rssMb} MB, embedded) |

@@ -3,8 +3,9 @@
  * process of its own so that it shares no event loop with the load
  * generator: smtp-server on loopback, accepting every mail and counting it
  * (a real receiving server's work: the SMTP dialogue and reading the
- * message). It prints `PORT <n>` when listening and, on SIGTERM, `MAILS
- * <count>`, then exits.
+ * message). It prints `PORT <n>` when listening, `COUNT <count>` on
+ * SIGUSR2 (the mails so far, for a measured window), and, on SIGTERM,
+ * `MAILS <count>`, then exits.
  *
  * Usage: `node --import tsx scripts/bench/benchSmtpSink.ts`
  */
@@ -27,6 +28,9 @@ server.listen(0, '127.0.0.1', () => {
   const address = server.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   console.log(`PORT ${port}`);
+});
+process.on('SIGUSR2', () => {
+  console.log(`COUNT ${mails}`);
 });
 process.once('SIGTERM', () => {
   console.log(`MAILS ${mails}`);
