@@ -87,6 +87,8 @@ export async function openSignUpPage(
 }
 
 export const DESKTOP = { width: 1280, height: 900 };
+/** WCAG 1.4.10's reflow width, 320 CSS px (docs/accessibility.md). */
+export const REFLOW = { width: 320, height: 640 };
 export const PHONE = { width: 375, height: 812 };
 
 export interface FormEntry {

@@ -9,12 +9,14 @@
  * every confirmation mail to an SMTP server in a process of its own
  * (scripts/bench/benchSmtpSink.ts; with the mails it received a second
  * while the cell was measured, which the outbox sent beside the
- * sign-ups), and queueing them only (the outbox's row, no sender): the service as scripts/bench/benchApiService.ts builds
- * it for each, bundled as the service is (`dist-server/bench-api.mjs`);
- * the outbox's write as the ceiling with and without the confirmation
- * (issue 59: the service has no sign-up without it); the server's RSS after
- * 10,000 sign-ups, mail on; PGlite's own footprint. `--profile` runs the API servers under
- * `node --cpu-prof` (thread 0 is the main one) and writes no results file.
+ * sign-ups), and queueing them only (the outbox's row, no sender): the
+ * service as scripts/bench/benchApiService.ts builds it for each, bundled
+ * as the service is (`dist-server/bench-api.mjs`); the outbox's write as
+ * the ceiling with and without the confirmation (issue 59: the service
+ * has no sign-up without it); the server's RSS after 10,000 sign-ups,
+ * mail on; PGlite's own footprint. `--profile` runs the API servers
+ * under `node --cpu-prof` (thread 0 is the main one) and writes no
+ * results file.
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

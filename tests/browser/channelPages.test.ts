@@ -24,8 +24,6 @@
  * name `site.test`, which the service's test resolver maps there, and the
  * service's tripwire sees every connection its checks and POSTs open.
  */
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { typeInto } from '../../harness/model/visitor';
@@ -33,8 +31,7 @@ import {
   startMonitoredService,
   type MonitoredService,
 } from '../../harness/page/monitoredService';
-import { PROJECT_ROOT } from '../../harness/page/paths';
-import { DESKTOP, validEntry } from '../../harness/page/signUpPage';
+import { DESKTOP, REFLOW, validEntry } from '../../harness/page/signUpPage';
 import { startReceiver, type Receiver } from '../server/support/outboxService';
 import type { EnginePage } from './support/engines/browser';
 import { useEngine } from './support/engines/launch';
@@ -44,6 +41,7 @@ import {
   focusedName,
   horizontalOverflow,
   openSignUpPage,
+  saveScreenshot,
   using,
   waitFor,
 } from './support/engines/visit';
@@ -51,9 +49,6 @@ import {
 /** A sign-up, a mailed link, ten page loads, three axe-core runs. */
 const TIMEOUT = 90_000;
 const POLL = { timeout: 10_000 };
-/** WCAG 1.4.10's reflow width (docs/accessibility.md). */
-const REFLOW = { width: 320, height: 640 };
-const SCREENSHOTS = resolve(PROJECT_ROOT, 'test-results/engines');
 
 /** The visible text of the first element with a test selector, spaces collapsed. */
 function shown(page: EnginePage, testId: string): Promise<string | null> {
@@ -69,17 +64,11 @@ function shown(page: EnginePage, testId: string): Promise<string | null> {
 
 /** Waits for an element with a test selector on the page. */
 function waitForTestId(page: EnginePage, testId: string): Promise<void> {
-  return expect
-    .poll(
-      () =>
-        page.evaluate(
-          (id: string) =>
-            document.querySelector(`[data-testid="${id}"]`) !== null,
-          testId,
-        ),
-      POLL,
-    )
-    .toBe(true);
+  return waitFor(
+    page,
+    (id: string) => document.querySelector(`[data-testid="${id}"]`) !== null,
+    testId,
+  );
 }
 
 /**
@@ -179,10 +168,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
               ?.value,
           ]),
         ).resolves.toEqual(['slack', hookUrl]);
-        mkdirSync(SCREENSHOTS, { recursive: true });
-        await page.screenshot(
-          resolve(SCREENSHOTS, `${engine}-channel-refused.png`),
-        );
+        await saveScreenshot(page, 'channel-refused');
         expect(await audit(page), 'the refused form').toEqual(CLEAN);
 
         // 3. As a webhook: made, its secret shown once, its URL masked.
@@ -220,7 +206,7 @@ describe.each(enginesUnderTest())('%s', (engine) => {
           ),
         ) as { type: string };
         expect(verified.type).toBe('test');
-        await page.screenshot(resolve(SCREENSHOTS, `${engine}-channel.png`));
+        await saveScreenshot(page, 'channel');
         expect(await audit(page), 'the channel’s page').toEqual(CLEAN);
         const channelPage = await page.url();
 

@@ -14,8 +14,6 @@
  * The model-based paths of both machines, in the same engines, are
  * modelPaths.test.ts.
  */
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EnginePage, StoredCookie } from './support/engines/browser';
 import {
@@ -29,13 +27,14 @@ import {
   focusedName,
   horizontalOverflow,
   openSignUpPage,
+  saveScreenshot,
   using,
   waitFor,
 } from './support/engines/visit';
 import { performSignUp, typeInto } from '../../harness/model/visitor';
 import { signUpCases } from '../../harness/model/signUpModel';
-import { PROJECT_ROOT, TEST_COOKIE_DOMAIN } from '../../harness/page/paths';
-import { DESKTOP, validEntry } from '../../harness/page/signUpPage';
+import { TEST_COOKIE_DOMAIN } from '../../harness/page/paths';
+import { DESKTOP, REFLOW, validEntry } from '../../harness/page/signUpPage';
 import { startTestServer } from '../../harness/page/testServer';
 import {
   browserVerdictScript,
@@ -46,8 +45,6 @@ import {
 } from '../oracles/verdicts';
 
 const DAY_SECONDS = 24 * 60 * 60;
-const REFLOW = { width: 320, height: 640 };
-const SCREENSHOTS = resolve(PROJECT_ROOT, 'test-results/engines');
 const LOGIN_COOKIES = [
   'VigilLogin',
   'Vigil_WELCOME_MESSAGE',
@@ -95,15 +92,6 @@ async function fillValidForm(page: EnginePage) {
   await page.click('#signup-form input[name="tos"]');
   await page.click('[data-testid="fake-captcha"]');
   return entry;
-}
-
-/**
- * Saves `test-results/engines/<engine>-<name>.png` for people to look at
- * (the whole page in Chromium and Firefox, the viewport in WebKit).
- */
-async function saveScreenshot(page: EnginePage, name: string) {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot(resolve(SCREENSHOTS, `${page.engine}-${name}.png`));
 }
 
 describe.each(enginesUnderTest())('%s', (engine) => {

@@ -40,6 +40,7 @@ import {
   DESKTOP,
   fillSignUpForm,
   openSignUpPage,
+  REFLOW,
   submitButton,
   validEntry,
 } from '../../harness/page/signUpPage';
@@ -77,9 +78,6 @@ const APPEARANCES = [
     query: '(forced-colors: active)',
   },
 ] as const;
-
-/** WCAG 1.4.10's reflow width (docs/accessibility.md). */
-const REFLOW = { width: 320, height: 640 };
 
 const suite = {} as { browser: Browser; service: MonitoredService };
 beforeAll(async () => {

@@ -3,15 +3,22 @@
  * opening it through the tests' proxy, waiting for what the page shows,
  * and axe-core's WCAG 2.2 AA check, injected as axe-core's own script.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import type { AxeResults } from 'axe-core';
 import { expect } from 'vitest';
 import { GPC_HEADER, GPC_INIT_SCRIPT } from '../../../../harness/page/gpc';
-import { TEST_CONSENT_REVISION } from '../../../../harness/page/paths';
+import {
+  PROJECT_ROOT,
+  TEST_CONSENT_REVISION,
+} from '../../../../harness/page/paths';
 import { DESKTOP, type OpenOptions } from '../../../../harness/page/signUpPage';
 import type { EnginePage } from './browser';
 import type { EngineSuite } from './launch';
+
+/** Where the engines' screenshots go. */
+const SCREENSHOTS = resolve(PROJECT_ROOT, 'test-results/engines');
 
 /**
  * The same visits as the Chromium-only tests' (harness/page/
@@ -63,12 +70,30 @@ export async function openSignUpPage(
   }
 }
 
-/** Polls a self-contained check in the page until it holds (10 s at most). */
-export async function waitFor(
+/**
+ * Polls a self-contained check in the page, given `args`, until it holds
+ * (10 s at most).
+ */
+export async function waitFor<A extends unknown[]>(
   page: EnginePage,
-  check: () => boolean,
+  check: (...args: A) => boolean,
+  ...args: A
 ): Promise<void> {
-  await expect.poll(() => page.evaluate(check), { timeout: 10_000 }).toBe(true);
+  await expect
+    .poll(() => page.evaluate(check, ...args), { timeout: 10_000 })
+    .toBe(true);
+}
+
+/**
+ * Saves `test-results/engines/<engine>-<name>.png` for people to look at
+ * (the whole page in Chromium and Firefox, the viewport in WebKit).
+ */
+export async function saveScreenshot(
+  page: EnginePage,
+  name: string,
+): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot(resolve(SCREENSHOTS, `${page.engine}-${name}.png`));
 }
 
 /**
