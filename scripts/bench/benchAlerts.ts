@@ -685,8 +685,8 @@ async function runIncident(
     }
     // The database is asked once everything arrived, every second (the
     // slow receiver's marks come 5 s after its arrivals), or, when a
-    // delivery died instead of arriving, once the load has stopped, every
-    // 2 s. On PGlite it is the service's own thread, inside the window the
+    // delivery died instead of arriving, from `--loaded-seconds` after the
+    // switch on (the load has stopped by then), every 2 s. On PGlite it is the service's own thread, inside the window the
     // loss is measured in, so the bench asks cheaply and late, and never
     // for its progress line: the incident's rows are counted until all
     // were queued, then whether one is still open (the first open row
