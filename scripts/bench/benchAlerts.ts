@@ -686,16 +686,17 @@ async function runIncident(
     // The database is asked once everything arrived, every second (the
     // slow receiver's marks come 5 s after its arrivals), or, when a
     // delivery died instead of arriving, from `--loaded-seconds` after the
-    // switch on (the load has stopped by then), every 2 s. On PGlite it is the service's own thread, inside the window the
-    // loss is measured in, so the bench asks cheaply and late, and never
-    // for its progress line: the incident's rows are counted until all
-    // were queued, then whether one is still open (the first open row
-    // found ends the look). Counting every row after `before` read the
-    // sign-ups' mails too, up to 150 ms a second of the service's thread;
-    // counting the open ones (a scan of the table) took 17 ms a call, four
-    // times a second once everything arrived; the outbox's count in the
-    // progress line, 40 ms every 5 s; the count of the queued alerts every
-    // 2 s while they arrived, 9 ms a call (PGlite, Kysely's query log).
+    // switch on (the load has stopped by then), every 2 s. On PGlite it is
+    // the service's own thread, inside the window the loss is measured in,
+    // so the bench asks cheaply and late, and never for its progress line:
+    // the incident's rows are counted until all were queued, then whether
+    // one is still open (the first open row found ends the look). Counting
+    // every row after `before` read the sign-ups' mails too, up to 150 ms a
+    // second of the service's thread; counting the open ones (a scan of the
+    // table) took 17 ms a call, four times a second once everything
+    // arrived; the outbox's count in the progress line, 40 ms every 5 s;
+    // the count of the queued alerts every 2 s while they arrived, 9 ms a
+    // call (PGlite, Kysely's query log).
     if (!arrived && Date.now() < switchedAt + LOADED_MS) continue;
     if (Date.now() - lastDbLook < (arrived ? 1_000 : 2_000)) continue;
     lastDbLook = Date.now();
