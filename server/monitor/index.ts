@@ -38,7 +38,7 @@ import {
 import { hostResolver } from './check/hostResolver';
 import { resumeWatch, watchTheSite } from './watch';
 import { checkSite } from './check/siteCheck';
-import { postSafely } from './check/safePost';
+import { postConnections, postSafely } from './check/safePost';
 import { monitorUserAgent } from './words';
 import { alertRenderer, SITE_EVENT_KINDS } from './alertNotices';
 import type { SiteEventsWrite } from './repository';
@@ -234,9 +234,12 @@ async function monitor(
   for (const kind of Object.values(SITE_EVENT_KINDS)) {
     app.outbox.renderer(kind, render);
   }
-  // The channels' POSTs go under the monitor's rules (issue 60).
+  // The channels' POSTs go under the monitor's rules (issue 60), over
+  // connections kept alive between them (ADR-0132).
+  const kept = postConnections();
   app.outbox.usePoster((url, request, signal) =>
     postSafely(url, request, {
+      connections: kept,
       userAgent,
       resolve,
       isAllowed,
@@ -361,6 +364,8 @@ async function monitor(
   app.addHook('onClose', async () => {
     await scheduler?.stop();
     hostLookup.cancel();
+    // The posts in flight end first; any later one opens its own connection.
+    await kept.close();
   });
   if (scheduler && settings?.autoStart !== false) await scheduler.start();
 }

@@ -14,7 +14,7 @@
  * file is the request and the reading of its answer.
  */
 import { performance } from 'node:perf_hooks';
-import { Client } from 'undici';
+import { Client, Pool, type Dispatcher } from 'undici';
 import type { AddressRule } from './addressRule';
 import { cleanRemoteText } from './remoteText';
 import {
@@ -26,6 +26,7 @@ import {
 import {
   beforeDeadline,
   CheckStopped,
+  ConnectFailed,
   errorCode,
   firstValue,
   HOP_ENDED,
@@ -66,6 +67,83 @@ export interface PostSettings {
    * answer's headers, it is `failed`, `unreachable`, detail `ABORT_ERR`.
    */
   signal?: AbortSignal;
+  /**
+   * Connections kept alive between posts ({@link postConnections}); without
+   * it, each post opens its own connection and closes it.
+   */
+  connections?: PostConnections;
+}
+
+/**
+ * Connections kept open after a post, for the next posts to the same
+ * receiver: an incident's alerts to one host (a Slack workspace's, a
+ * ticketing system's) then cost one TCP connection and TLS handshake per
+ * connection rather than per post (ADR-0132). Made by
+ * {@link postConnections}; one per set of {@link PostSettings} (its
+ * `beforeConnect`, `ca` and connect limit are those of the posts that
+ * made its connections).
+ */
+export interface PostConnections {
+  /**
+   * The pool for one receiver as this post judged it; made on first use.
+   * ({@link postSafely} asks; nothing else needs it.)
+   */
+  pool(key: string, make: () => Pool): Pool | undefined;
+  /** Closes every kept connection (in-flight posts end first); later posts open their own. */
+  close(): Promise<void>;
+}
+
+/**
+ * How long a kept connection may wait idle for the next post (ms), even when
+ * the receiver's `Keep-Alive: timeout` offers longer: undici's default
+ * otherwise, 10 minutes, would hold a socket for any receiver that asks.
+ */
+const KEPT_IDLE_MAX_MS = 15_000;
+
+/**
+ * Kept-alive connections for {@link postSafely} (ADR-0132). A connection is
+ * kept only for the receiver it was made for, keyed by the URL's origin,
+ * its host and the whole set of addresses the post judged allowed: each
+ * post still resolves the host and judges every address first, and a name
+ * that now resolves elsewhere (DNS rebinding) finds no connection to reuse.
+ * A connection whose answer was cut at the cap, or that failed, is closed,
+ * never reused. At most `maxReceivers` receivers keep connections; the one
+ * unused longest closes its own when another comes.
+ *
+ * @param options `maxReceivers` (default 256)
+ * @returns the connections, empty until a post opens one
+ */
+export function postConnections(
+  options: { maxReceivers?: number } = {},
+): PostConnections {
+  const maxReceivers = options.maxReceivers ?? 256;
+  const pools = new Map<string, Pool>();
+  let closed = false;
+  return {
+    pool(key, make) {
+      if (closed) return undefined;
+      let pool = pools.get(key);
+      if (pool) {
+        // Map order is use order: the oldest is evicted first.
+        pools.delete(key);
+      } else {
+        pool = make();
+        const [oldestKey, oldest] = pools.entries().next().value ?? [];
+        if (oldest && pools.size >= maxReceivers) {
+          pools.delete(oldestKey as string);
+          void oldest.close().catch(() => undefined);
+        }
+      }
+      pools.set(key, pool);
+      return pool;
+    },
+    async close() {
+      closed = true;
+      const all = [...pools.values()];
+      pools.clear();
+      await Promise.all(all.map((pool) => pool.close().catch(() => undefined)));
+    },
+  };
 }
 
 /** Why a post got no answer to report (see {@link postSafely}). */
@@ -149,11 +227,15 @@ function isPostReason(reason: string): reason is PostFailureReason {
  * - No redirect is followed: a 3xx answer is `redirect`, its status as
  *   detail. Any other status is `answered`, with at most
  *   `maxAnswerBytes` of its body (decoded as UTF-8; a character cut at the
- *   cap is dropped) cleaned by `cleanRemoteText`; the connection is then
- *   destroyed. Once the headers have come, the answer stands: a body cut
- *   short by an error, the deadline or the signal ends there.
+ *   cap is dropped) cleaned by `cleanRemoteText`. Once the headers have
+ *   come, the answer stands: a body cut short by an error, the deadline or
+ *   the signal ends there.
+ * - The connection is closed after the post, unless `settings.connections`
+ *   keeps it (an answer read whole, before the deadline) for the next post
+ *   to the same origin, host and judged addresses.
  * - Time: `connectMs` per address (default 5 s), `totalMs` in all
- *   (default 10 s): `timeout`, with `connect` or `total` as detail.
+ *   (default 10 s): `timeout`, with `connect` or `total` as detail. A
+ *   connection opened for an earlier post is a connect already made.
  *
  * @param url the receiver's URL, as its owner gave it
  * @param request the headers and body to send (the body as UTF-8)
@@ -259,8 +341,8 @@ async function send(
 ): Promise<RawAnswer> {
   const { settings, deadline, record } = context;
   const secure = target.protocol === 'https:';
-  const client = new Client(target.origin, {
-    connect: pinnedConnector({
+  const connector = (connectDeadline: Deadline, connectRecord: HopRecord) =>
+    pinnedConnector({
       addresses: context.addresses,
       port: Number(target.port) || (secure ? 443 : 80),
       secure,
@@ -268,15 +350,34 @@ async function send(
       beforeConnect: settings.beforeConnect,
       ca: settings.ca,
       connectLimitMs: context.connectLimitMs,
-      deadline,
+      deadline: connectDeadline,
       checkedAt: new Date(),
-      record,
-    }),
-    // The total deadline alone bounds the wait (0: undici's own are off).
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    pipelining: 1,
-  });
+      record: connectRecord,
+    });
+  // The total deadline alone bounds the wait (0: undici's own are off).
+  const waits = { headersTimeout: 0, bodyTimeout: 0, pipelining: 1 };
+  const pool = settings.connections?.pool(
+    JSON.stringify([
+      target.origin,
+      record.host,
+      [...context.addresses].sort(),
+      context.connectLimitMs,
+    ]),
+    () =>
+      new Pool(target.origin, {
+        // A connection outlives the post that opened it: the post's
+        // deadline bounds its wait for the answer, not the connection.
+        connect: connector(UNENDING, { host: record.host }),
+        ...waits,
+        keepAliveMaxTimeout: KEPT_IDLE_MAX_MS,
+      }),
+  );
+  const client: Dispatcher =
+    pool ??
+    new Client(target.origin, {
+      connect: connector(deadline, record),
+      ...waits,
+    });
   try {
     const response = await beforeDeadline(
       client.request({
@@ -315,15 +416,23 @@ async function send(
     };
   } catch (error) {
     if (record.failure) throw new CheckStopped(record.failure);
+    if (error instanceof ConnectFailed) throw new CheckStopped(error.failure);
     if (error instanceof CheckStopped) throw error;
     if (deadline.signal.aborted) throw deadline.stopped();
     const code = errorCode(error);
     if (code === 'UND_ERR_INVALID_ARG') throw error;
     throw new CheckStopped({ reason: 'unreachable', detail: code });
   } finally {
-    await client.destroy(HOP_ENDED).catch(() => undefined);
+    if (!pool) await client.destroy(HOP_ENDED).catch(() => undefined);
   }
 }
+
+/** A connection's own deadline: none (its posts have theirs). */
+const UNENDING: Deadline = {
+  signal: new AbortController().signal,
+  remaining: () => Infinity,
+  stopped: () => new CheckStopped({ reason: 'unreachable' }),
+};
 
 /**
  * The request's headers with `User-Agent` (any case) replaced by

@@ -255,6 +255,20 @@ export interface ConnectorContext {
 }
 
 /**
+ * The error {@link pinnedConnector} gives undici for a connection it could
+ * not make, with the failure in our terms: a connection kept alive for
+ * many posts (./safePost.ts's {@link PostConnections}) has no one request's
+ * record to write it to, and undici fails the request with this error as
+ * it is.
+ */
+export class ConnectFailed extends Error {
+  constructor(readonly failure: Failure) {
+    super(failure.detail ?? failure.reason);
+    this.name = 'ConnectFailed';
+  }
+}
+
+/**
  * undici's connector for one hop: a TCP connection to exactly one of the
  * checked addresses (pinned), then, for https, TLS over it with the
  * certificate verified here rather than by `rejectUnauthorized`, so that a
@@ -282,7 +296,12 @@ export function pinnedConnector(
       }
       socket?.destroy();
       if (failure) record.failure = failure;
-      callback(new Error(failure?.detail ?? 'aborted'), null);
+      callback(
+        failure
+          ? new ConnectFailed(failure)
+          : new Error('aborted before connecting'),
+        null,
+      );
     };
     const onAbort = () => finish(undefined);
     deadline.signal.addEventListener('abort', onAbort, { once: true });

@@ -30,8 +30,10 @@ import {
   it,
 } from 'vitest';
 import {
+  postConnections,
   postSafely,
   type PostAnswer,
+  type PostConnections,
   type PostRequest,
   type PostSettings,
 } from '../../../server/monitor/check/safePost';
@@ -615,6 +617,215 @@ describe('failures on the way', () => {
       reason: 'unreachable',
       detail: 'ECONNREFUSED',
     });
+  });
+});
+
+describe('connections kept alive between posts (postConnections, ADR-0132)', () => {
+  const DAY_MS = 86_400_000;
+  let kept: PostConnections;
+
+  beforeEach(() => {
+    kept = postConnections();
+  });
+
+  afterEach(() => kept.close());
+
+  /**
+   * The next turn of the event loop: undici frees a connection for its next
+   * request there (in a `setImmediate`) once an answer is read. A post made
+   * sooner finds it busy and opens another.
+   */
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  /** Resolves once the socket has closed. */
+  const closedSocket = (socket: Socket | undefined) =>
+    new Promise<void>((resolve) => {
+      if (!socket || socket.destroyed) resolve();
+      else socket.once('close', () => resolve());
+    });
+
+  it('posts again over the connection the first post opened: one connection, each post its own answer', async () => {
+    let count = 0;
+    const receiver = await startReceiver((_request, response) => {
+      count += 1;
+      response.end(`answer ${count}`);
+    });
+    const url = `http://hook.test:${receiver.port}/hooks`;
+    const first = await post(url, { connections: kept });
+    await nextTurn();
+    const second = await post(
+      url,
+      { connections: kept },
+      {
+        headers: { 'content-type': 'application/json' },
+        body: JSON_BODY,
+      },
+    );
+    expect(first).toMatchObject({ kind: 'answered', body: 'answer 1' });
+    expect(second).toMatchObject({ kind: 'answered', body: 'answer 2' });
+    expect(receiver.connections).toHaveLength(1);
+    expect(tripwire.attempts).toHaveLength(1);
+    expect(receiver.requests.map((seen) => seen.body)).toEqual([
+      '{}',
+      JSON_BODY,
+    ]);
+  });
+
+  it('resolves and judges the name at every post: once it resolves to a refused address, nothing is sent over the kept connection', async () => {
+    const receiver = await startReceiver(reply(200));
+    resolver = testResolver({
+      'hook.test': (call) => (call === 1 ? [LOOPBACK] : ['10.0.0.1']),
+    });
+    const url = `http://hook.test:${receiver.port}/`;
+    expect(await post(url, { connections: kept })).toMatchObject({
+      kind: 'answered',
+    });
+    const again = await post(url, { connections: kept });
+    expect(again).toMatchObject({
+      kind: 'failed',
+      reason: 'not_public',
+      detail: '10.0.0.1',
+    });
+    expect(resolver.calls).toEqual(['hook.test', 'hook.test']);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('keeps a connection for one origin only: another port is another connection', async () => {
+    const one = await startReceiver(reply(200));
+    const two = await startReceiver(reply(200));
+    await post(`http://hook.test:${one.port}/`, { connections: kept });
+    await post(`http://hook.test:${two.port}/`, { connections: kept });
+    await nextTurn();
+    await post(`http://hook.test:${one.port}/`, { connections: kept });
+    expect(one.connections).toHaveLength(1);
+    expect(one.requests).toHaveLength(2);
+    expect(two.connections).toHaveLength(1);
+    expect(two.requests).toHaveLength(1);
+  });
+
+  it('closes a connection whose answer was cut at 4096 bytes; the next post opens its own', async () => {
+    const receiver = await startReceiver(
+      reply(200, {}, 'a'.repeat(1024 * 1024)),
+    );
+    const url = `http://hook.test:${receiver.port}/`;
+    const first = await post(url, { connections: kept });
+    expect(first).toMatchObject({ kind: 'answered', body: 'a'.repeat(4096) });
+    await closedSocket(receiver.connections[0]);
+    const second = await post(url, { connections: kept });
+    expect(second).toMatchObject({ kind: 'answered', body: 'a'.repeat(4096) });
+    expect(receiver.connections).toHaveLength(2);
+  });
+
+  it('reports a refused connection and a connection beforeConnect refuses as a post alone does', async () => {
+    const receiver = await startReceiver(reply(200));
+    const { port } = receiver;
+    expect(
+      await post(`http://hook.test:${port}/`, {
+        connections: kept,
+        beforeConnect: () => {
+          throw new Error('refused');
+        },
+      }),
+    ).toMatchObject({ kind: 'failed', reason: 'not_public', detail: LOOPBACK });
+    await new Promise<void>((resolve) => {
+      servers.pop()?.close(() => resolve());
+    });
+    const other = postConnections();
+    try {
+      expect(
+        await post(`http://hook.test:${port}/`, { connections: other }),
+      ).toMatchObject({
+        kind: 'failed',
+        reason: 'unreachable',
+        detail: 'ECONNREFUSED',
+      });
+    } finally {
+      await other.close();
+    }
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('times out at the total limit over a kept connection, and does not reuse it', async () => {
+    let count = 0;
+    const receiver = await startReceiver((_request, response) => {
+      count += 1;
+      // The second request is never answered.
+      if (count !== 2) response.end('ok');
+    });
+    const url = `http://hook.test:${receiver.port}/`;
+    await post(url, { connections: kept });
+    await nextTurn();
+    const stalled = await post(url, {
+      connections: kept,
+      timeouts: { totalMs: 300 },
+    });
+    expect(stalled).toMatchObject({
+      kind: 'failed',
+      reason: 'timeout',
+      detail: 'total',
+    });
+    await closedSocket(receiver.connections[0]);
+    expect(await post(url, { connections: kept })).toMatchObject({
+      kind: 'answered',
+      body: 'ok',
+    });
+    expect(receiver.connections).toHaveLength(2);
+  });
+
+  it('sends nothing to a certificate for another name, though a connection to its address is kept', async () => {
+    const authority = createTestCertificateAuthority('Vigil Test CA');
+    try {
+      const certificate = authority.issue({
+        names: ['hook.test'],
+        notBefore: new Date(Date.now() - DAY_MS),
+        notAfter: new Date(Date.now() + 30 * DAY_MS),
+      });
+      const receiver = await startReceiver(reply(200, {}, 'ok'), certificate);
+      const settings = { connections: kept, ca: authority.cert };
+      expect(
+        await post(`https://hook.test:${receiver.port}/`, settings),
+      ).toMatchObject({ kind: 'answered', body: 'ok' });
+      expect(
+        await post(`https://other.test:${receiver.port}/`, settings),
+      ).toMatchObject({
+        kind: 'failed',
+        reason: 'certificate',
+        detail: 'ERR_TLS_CERT_ALTNAME_INVALID',
+      });
+      expect(receiver.requests).toHaveLength(1);
+    } finally {
+      authority.dispose();
+    }
+  });
+
+  it('keeps connections for maxReceivers receivers: the one unused longest closes its own', async () => {
+    const few = postConnections({ maxReceivers: 1 });
+    try {
+      const one = await startReceiver(reply(200));
+      const two = await startReceiver(reply(200));
+      await post(`http://hook.test:${one.port}/`, { connections: few });
+      await post(`http://hook.test:${two.port}/`, { connections: few });
+      await closedSocket(one.connections[0]);
+      await nextTurn();
+      await post(`http://hook.test:${two.port}/`, { connections: few });
+      expect(two.connections).toHaveLength(1);
+      expect(two.requests).toHaveLength(2);
+    } finally {
+      await few.close();
+    }
+  });
+
+  it('once closed, closes what it kept; a later post opens its own connection and closes it', async () => {
+    const receiver = await startReceiver(reply(200));
+    const url = `http://hook.test:${receiver.port}/`;
+    await post(url, { connections: kept });
+    await kept.close();
+    await closedSocket(receiver.connections[0]);
+    expect(await post(url, { connections: kept })).toMatchObject({
+      kind: 'answered',
+    });
+    await closedSocket(receiver.connections[1]);
+    expect(receiver.connections).toHaveLength(2);
   });
 });
 
