@@ -94,11 +94,14 @@ export interface PostConnections {
 }
 
 /**
- * How long a kept connection may wait idle for the next post (ms), even when
- * the receiver's `Keep-Alive: timeout` offers longer: undici's default
- * otherwise, 10 minutes, would hold a socket for any receiver that asks.
+ * How long a kept connection may wait idle for the next post (ms): undici's
+ * default when the receiver says nothing, and the most a receiver's
+ * `Keep-Alive: timeout` may ask (undici would grant up to 10 minutes).
+ * Posts in flight are capped (the outbox's 1,000); idle connections are
+ * not, so they must not outlive the burst that opened them by long: an
+ * incident's posts to one receiver come far closer together than this.
  */
-const KEPT_IDLE_MAX_MS = 15_000;
+const KEPT_IDLE_MAX_MS = 4_000;
 
 /**
  * Kept-alive connections for {@link postSafely} (ADR-0132). A connection is
@@ -369,6 +372,7 @@ async function send(
         // deadline bounds its wait for the answer, not the connection.
         connect: connector(UNENDING, { host: record.host }),
         ...waits,
+        keepAliveTimeout: KEPT_IDLE_MAX_MS,
         keepAliveMaxTimeout: KEPT_IDLE_MAX_MS,
       }),
   );
