@@ -62,6 +62,15 @@ export interface LeasedWorkerSettings {
   maxInFlight?: number | undefined;
   /** The least time between two claims while not behind, in ms (default 0). */
   claimGapMs?: number | undefined;
+  /**
+   * Whether an item's end (or its slot given up) looks for more at once
+   * (default `always`). `whenBehind`: only when the last claim filled
+   * every free slot, or a look found no slot free; otherwise new items
+   * come with a `wake` (the commit that queued them) or the poll. For
+   * work whose items become due only by someone's commit (the outbox's
+   * POSTs): a look after each end mostly finds nothing.
+   */
+  claimAfterWork?: 'always' | 'whenBehind' | undefined;
   /** What stop does with the items in flight (see the module comment). */
   onStop: 'finish' | 'abort';
   /** What the worker works on, for its log lines ("checks", "deliveries"). */
@@ -129,6 +138,12 @@ export function leasedWorker<Item>(
   let lastClaim = -Infinity;
   /** The last claim filled every free slot: more may be due. */
   let behind = false;
+  /** A look since the last claim found no slot free. */
+  let starved = false;
+  /** After an item's end or its slot given up (see `claimAfterWork`). */
+  const afterWork = () => {
+    if (settings.claimAfterWork !== 'whenBehind' || behind || starved) pump();
+  };
   /** Called whenever an item ends (drain waits on it). */
   let ended: (() => void) | undefined;
 
@@ -149,7 +164,7 @@ export function leasedWorker<Item>(
       slot && settings.slotHoldMs !== undefined
         ? setTimeout(() => {
             giveBack();
-            pump();
+            afterWork();
           }, settings.slotHoldMs).unref()
         : undefined;
     const done = work
@@ -162,7 +177,7 @@ export function leasedWorker<Item>(
         giveBack();
         inFlight.delete(item);
         ended?.();
-        pump();
+        afterWork();
       });
     inFlight.set(item, { abort, done });
     return done;
@@ -191,6 +206,7 @@ export function leasedWorker<Item>(
     const free = freeSlots();
     if (free <= 0) {
       // The items pump when they end; an item run outside the slots does not.
+      starved = true;
       clearTimeout(idle);
       idle = setTimeout(pump, settings.pollMs).unref();
       return;
@@ -206,6 +222,7 @@ export function leasedWorker<Item>(
     clearTimeout(spaced);
     spaced = undefined;
     claimAgain = false;
+    starved = false;
     lastClaim = performance.now();
     claiming = claimOnce(free)
       .catch((error: unknown) => {

@@ -73,16 +73,31 @@ export const DEFAULT_RETRY = { firstDelayMs: 1_000, maxDelayMs: 5 * 60_000 };
  * behind them; with slots given up, thousands did (under the sign-up
  * load, 45 s). A
  * claim takes at most a lane's free slots: 50 rather than 20 makes a
- * third of the claim statements.
+ * third of the claim statements. The POSTs' lane claims after a POST
+ * ends only while behind: its deliveries become due by a commit that
+ * wakes it (the monitor's state change, a mark or a death that leaves a
+ * stream's next delivery due, a retry's timer) or at the poll; claiming
+ * after every end, half of its claims during an incident found nothing
+ * (5 a second, about 2 ms each on PGlite; docs/performance.md).
  */
 export const LANE_LOOPS: Readonly<
   Record<
     Lane,
-    { concurrency: number; slotHoldMs?: number; maxInFlight?: number }
+    {
+      concurrency: number;
+      slotHoldMs?: number;
+      maxInFlight?: number;
+      claimAfterWork?: 'always' | 'whenBehind';
+    }
   >
 > = {
   mail: { concurrency: 50 },
-  http: { concurrency: 50, slotHoldMs: 100, maxInFlight: 1_000 },
+  http: {
+    concurrency: 50,
+    slotHoldMs: 100,
+    maxInFlight: 1_000,
+    claimAfterWork: 'whenBehind',
+  },
 };
 /** The least time between two claims while not behind (ms). */
 const CLAIM_GAP_MS = 100;
@@ -293,8 +308,9 @@ export function deliverer(
     const batch = toMark;
     toMark = [];
     if (batch.length === 0) return;
+    let followed = false;
     try {
-      await repository.markSent(batch);
+      followed = await repository.markSent(batch);
     } catch (error) {
       log.warn(
         { err: error, deliveries: batch.length },
@@ -303,7 +319,7 @@ export function deliverer(
       for (const one of batch) {
         const line = { id: one.delivery.id, kind: one.delivery.kind };
         try {
-          await repository.markSent([one]);
+          followed = (await repository.markSent([one])) || followed;
           continue;
         } catch (failure) {
           if (one.copy === undefined) {
@@ -316,7 +332,9 @@ export function deliverer(
         }
         try {
           // The copy is a record; the mark is what stops a second send.
-          await repository.markSent([{ ...one, copy: undefined }]);
+          followed =
+            (await repository.markSent([{ ...one, copy: undefined }])) ||
+            followed;
           log.warn({ delivery: line }, 'delivery marked sent without its copy');
         } catch (failure) {
           log.error(
@@ -327,6 +345,9 @@ export function deliverer(
       }
     }
     for (const { marked } of batch) marked();
+    // The next delivery of a stream is due once the one before it is sent;
+    // the POSTs' lane claims only when told (LANE_LOOPS).
+    if (followed) for (const loop of both) loop.wake();
   }
 
   function markLater(
@@ -407,6 +428,7 @@ export function deliverer(
     };
     if (clock() > startBy) {
       await repository.release([delivery]);
+      loops[laneOf(delivery.channel)].wake();
       return;
     }
     if (notice === 'delivered') {
@@ -451,8 +473,9 @@ export function deliverer(
         { delivery: { ...line, error: outcome.error } },
         'delivery given up',
       );
-      // Its owner feature may have queued a notice of it (a mail).
-      loops.mail.wake();
+      // Its owner feature may have queued a notice of it (a mail), and the
+      // next delivery of its stream is due.
+      for (const loop of both) loop.wake();
     }
   }
 

@@ -304,6 +304,10 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
      * statement, and runs the `onSent` handlers for their channels in its
      * transaction. A delivery is marked only while its attempt still holds
      * it (a worker whose lease ended may not overwrite a newer attempt).
+     *
+     * @returns whether a marked delivery's stream has one pending after it,
+     *   now due (a "back up" behind its "down"): the worker looks for it at
+     *   once rather than at its next poll
      */
     async markSent(
       sent: readonly {
@@ -312,18 +316,19 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
         status: number | undefined;
         via: 'smtp' | 'file' | 'http' | undefined;
       }[],
-    ): Promise<void> {
-      if (sent.length === 0) return;
+    ): Promise<boolean> {
+      if (sent.length === 0) return false;
       const rows = sql.join(
         sent.map(
           ({ delivery, copy, status, via }) =>
             sql`(${delivery.id}::bigint, ${delivery.attempts}::integer, ${copy?.subject ?? null}::text, ${copy?.text ?? null}::text, ${status ?? null}::smallint, ${via ?? null}::text)`,
         ),
       );
-      await unlessUnavailable(() =>
+      return unlessUnavailable(() =>
         db.transaction().execute(async (trx) => {
           const { rows: marked } = await sql<{
             channel_id: string | number | null;
+            followed: boolean;
           }>`update deliveries
                  set state = 'sent', sent_at = now(), lease_until = null,
                      last_error = null, last_status = sent.status,
@@ -333,7 +338,14 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
                where deliveries.id = sent.id
                  and deliveries.attempts = sent.attempts
                  and deliveries.state = 'sending'
-              returning deliveries.channel_id`.execute(trx);
+              returning deliveries.channel_id,
+                        exists (select 1 from deliveries as later
+                                 where later.stream = deliveries.stream
+                                   and later.id > deliveries.id
+                                   and later.state = 'pending') as followed`.execute(
+            trx,
+          );
+          const followed = marked.some((row) => row.followed);
           const channelIds = [
             ...new Set(
               marked.flatMap((row) =>
@@ -341,8 +353,10 @@ export function deliveriesRepository(db: Kysely<OutboxTables>) {
               ),
             ),
           ];
-          if (channelIds.length === 0) return;
-          for (const handler of sentHandlers) await handler(trx, channelIds);
+          if (channelIds.length > 0) {
+            for (const handler of sentHandlers) await handler(trx, channelIds);
+          }
+          return followed;
         }),
       );
     },

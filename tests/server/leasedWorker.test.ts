@@ -169,6 +169,78 @@ describe('the leased worker', () => {
     await worker.stop();
   });
 
+  it.each([
+    ['always', 2],
+    ['whenBehind', 1],
+  ] as const)(
+    "claimAfterWork '%s': after a claim that left slots free, an item's end makes %i claims in all; a wake and the poll look again",
+    async (claimAfterWork, claimsAfterEnd) => {
+      vi.useFakeTimers();
+      const held = heldWork(2);
+      let claims = 0;
+      const worker = leasedWorker(
+        {
+          ...held.work,
+          claim(limit) {
+            claims += 1;
+            return held.work.claim(limit);
+          },
+        },
+        settings({ claimAfterWork }),
+      );
+      worker.start();
+      await settle();
+      // Two due, three slots: the claim was not full.
+      expect([...held.running.keys()]).toEqual([1, 2]);
+      expect(claims).toBe(1);
+      held.running.get(1)?.();
+      await settle();
+      expect(claims).toBe(claimsAfterEnd);
+      worker.wake();
+      await settle();
+      expect(claims).toBe(claimsAfterEnd + 1);
+      await settle(60_000);
+      expect(claims).toBe(claimsAfterEnd + 2);
+      held.running.get(2)?.();
+      await worker.stop();
+    },
+  );
+
+  it("claimAfterWork 'whenBehind': while each claim fills the free slots, every end claims again, until one comes back short", async () => {
+    vi.useFakeTimers();
+    const held = heldWork(5);
+    let claims = 0;
+    const worker = leasedWorker(
+      {
+        ...held.work,
+        claim(limit) {
+          claims += 1;
+          return held.work.claim(limit);
+        },
+      },
+      settings({ claimAfterWork: 'whenBehind' }),
+    );
+    worker.start();
+    await settle();
+    expect([...held.running.keys()]).toEqual([1, 2, 3]);
+    held.running.get(1)?.();
+    await settle();
+    // Behind: the end claimed the next (one slot, one item: full again).
+    expect([...held.running.keys()]).toEqual([2, 3, 4]);
+    held.running.get(2)?.();
+    await settle();
+    expect([...held.running.keys()]).toEqual([3, 4, 5]);
+    held.running.get(3)?.();
+    await settle();
+    // Nothing left: that claim came back short, so no longer behind.
+    expect(claims).toBe(4);
+    held.running.get(4)?.();
+    await settle();
+    expect(claims).toBe(4);
+    held.running.get(5)?.();
+    await worker.stop();
+  });
+
   it('looks again after `wakeIn`, sooner than the poll', async () => {
     vi.useFakeTimers();
     let due = 0;

@@ -119,7 +119,7 @@ function fakeRepository(
         return Promise.reject(new Error('the mark failed'));
       }
       marked.push(...marks);
-      return Promise.resolve();
+      return Promise.resolve(false);
     },
     markFailed: () => Promise.resolve('pending'),
     reclaimExpired: () => Promise.resolve(0),
