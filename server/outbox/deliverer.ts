@@ -23,7 +23,11 @@
  * target, which is a secret (a webhook's URL) or personal (an address).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { leasedWorker, type LeasedWorker } from '../db/leasedWorker';
+import {
+  leasedWorker,
+  type LeasedWorker,
+  type LeasedWorkerSettings,
+} from '../db/leasedWorker';
 import {
   laneOf,
   type ClaimedDelivery,
@@ -83,12 +87,10 @@ export const DEFAULT_RETRY = { firstDelayMs: 1_000, maxDelayMs: 5 * 60_000 };
 export const LANE_LOOPS: Readonly<
   Record<
     Lane,
-    {
-      concurrency: number;
-      slotHoldMs?: number;
-      maxInFlight?: number;
-      claimAfterWork?: 'always' | 'whenBehind';
-    }
+    Pick<
+      LeasedWorkerSettings,
+      'concurrency' | 'slotHoldMs' | 'maxInFlight' | 'claimAfterWork'
+    >
   >
 > = {
   mail: { concurrency: 50 },

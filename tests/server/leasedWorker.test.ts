@@ -20,14 +20,18 @@ function heldWork(due: number) {
   const released: number[] = [];
   const finished: number[] = [];
   let most = 0;
+  let claims = 0;
   return {
     running,
     aborted,
     released,
     finished,
     most: () => most,
+    /** Claims made so far, found items or not. */
+    claims: () => claims,
     work: {
       claim(limit: number) {
+        claims += 1;
         const items: number[] = [];
         while (items.length < limit && next <= due) items.push(next++);
         return Promise.resolve(items);
@@ -177,30 +181,20 @@ describe('the leased worker', () => {
     async (claimAfterWork, claimsAfterEnd) => {
       vi.useFakeTimers();
       const held = heldWork(2);
-      let claims = 0;
-      const worker = leasedWorker(
-        {
-          ...held.work,
-          claim(limit) {
-            claims += 1;
-            return held.work.claim(limit);
-          },
-        },
-        settings({ claimAfterWork }),
-      );
+      const worker = leasedWorker(held.work, settings({ claimAfterWork }));
       worker.start();
       await settle();
       // Two due, three slots: the claim was not full.
       expect([...held.running.keys()]).toEqual([1, 2]);
-      expect(claims).toBe(1);
+      expect(held.claims()).toBe(1);
       held.running.get(1)?.();
       await settle();
-      expect(claims).toBe(claimsAfterEnd);
+      expect(held.claims()).toBe(claimsAfterEnd);
       worker.wake();
       await settle();
-      expect(claims).toBe(claimsAfterEnd + 1);
+      expect(held.claims()).toBe(claimsAfterEnd + 1);
       await settle(60_000);
-      expect(claims).toBe(claimsAfterEnd + 2);
+      expect(held.claims()).toBe(claimsAfterEnd + 2);
       held.running.get(2)?.();
       await worker.stop();
     },
@@ -209,15 +203,8 @@ describe('the leased worker', () => {
   it("claimAfterWork 'whenBehind': while each claim fills the free slots, every end claims again, until one comes back short", async () => {
     vi.useFakeTimers();
     const held = heldWork(5);
-    let claims = 0;
     const worker = leasedWorker(
-      {
-        ...held.work,
-        claim(limit) {
-          claims += 1;
-          return held.work.claim(limit);
-        },
-      },
+      held.work,
       settings({ claimAfterWork: 'whenBehind' }),
     );
     worker.start();
@@ -233,10 +220,10 @@ describe('the leased worker', () => {
     held.running.get(3)?.();
     await settle();
     // Nothing left: that claim came back short, so no longer behind.
-    expect(claims).toBe(4);
+    expect(held.claims()).toBe(4);
     held.running.get(4)?.();
     await settle();
-    expect(claims).toBe(4);
+    expect(held.claims()).toBe(4);
     held.running.get(5)?.();
     await worker.stop();
   });

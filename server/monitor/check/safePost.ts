@@ -131,9 +131,9 @@ export function postConnections(
         pools.delete(key);
       } else {
         pool = make();
-        const [oldestKey, oldest] = pools.entries().next().value ?? [];
-        if (oldest && pools.size >= maxReceivers) {
-          pools.delete(oldestKey as string);
+        for (const [oldestKey, oldest] of pools) {
+          if (pools.size < maxReceivers) break;
+          pools.delete(oldestKey);
           void oldest.close().catch(() => undefined);
         }
       }
