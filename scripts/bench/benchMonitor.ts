@@ -53,9 +53,9 @@
  * pglite,postgres]`. Profile with `node --cpu-prof --import tsx
  * scripts/bench/benchMonitor.ts` (thread 0 is the service's).
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql, type Kysely } from 'kysely';
@@ -83,6 +83,16 @@ import {
   type Tripwire,
 } from '../../harness/monitor/tripwire';
 import { startDnsServer } from '../../harness/monitor/dnsServer';
+import {
+  commitOf,
+  engineName,
+  lines,
+  machineTicks,
+  placeholderDist,
+  postgresBackends,
+  sleep,
+  ticksOf,
+} from './benchProcesses';
 import { quantile } from './quantile';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -180,31 +190,6 @@ interface Observed {
   inconclusive: boolean;
 }
 
-const sleep = (ms: number) =>
-  new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
-
-/** Reads `NAME <value>` lines from a child's stdout as they come. */
-function lines(child: ReturnType<typeof spawn>) {
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return {
-    text: () => output,
-    /** Waits for a line matching `pattern`; rejects when the child exits. */
-    waitFor: (pattern: RegExp) =>
-      new Promise<RegExpExecArray>((resolve, reject) => {
-        const check = () => {
-          const match = pattern.exec(output);
-          if (match) return resolve(match);
-          if (child.exitCode !== null) {
-            return reject(new Error(`child exited ${child.exitCode}`));
-          }
-          setTimeout(check, 20);
-        };
-        check();
-      }),
-  };
-}
-
 /** The sites (scripts/bench/benchMonitorSites.ts) in a process of their own. */
 async function startSites() {
   const child = spawn(
@@ -226,14 +211,6 @@ async function startSites() {
   };
 }
 type Sites = Awaited<ReturnType<typeof startSites>>;
-
-/** A page folder the service can start over (the API needs no page). */
-function placeholderDist(): string {
-  const dir = join(tmpdir(), 'vigil-bench-monitor-page');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Bench</title>');
-  return dir;
-}
 
 /** What the monitored services of one phase share. */
 interface Watch {
@@ -306,7 +283,7 @@ async function startService(
     };
   }
   const app = await buildServer({
-    distDir: placeholderDist(),
+    distDir: placeholderDist('monitor'),
     productName: 'Vigil',
     rateLimit: 1_000_000_000,
     database,
@@ -417,45 +394,6 @@ async function accountPageLatency(
     p99: at(0.99),
     max: times[times.length - 1] ?? NaN,
   };
-}
-
-/** CPU ticks (USER_HZ, 100 a second on Linux) of one process. */
-function ticksOf(pid: number | string): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return NaN;
-  }
-}
-
-/** The PostgreSQL processes serving `database` (their titles name it). */
-function postgresBackends(database: string): Map<string, number> {
-  const found = new Map<string, number>();
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (title.startsWith('postgres:') && title.includes(` ${database} `)) {
-        found.set(pid, ticksOf(pid));
-      }
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
-
-/** Busy and total jiffies of the whole machine (/proc/stat). */
-function machineTicks(): { busy: number; total: number } {
-  const [, ...fields] = (
-    readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? ''
-  ).split(/\s+/);
-  const values = fields.filter(Boolean).map(Number);
-  const total = values.reduce((sum, value) => sum + value, 0);
-  // idle and iowait
-  return { busy: total - (values[3] ?? 0) - (values[4] ?? 0), total };
 }
 
 /** What a stretch of time cost: CPU as % of one core, RSS in MB. */
@@ -724,12 +662,6 @@ async function tableBytes(db: Kysely<Schema>): Promise<Map<string, number>> {
      where relname in ('monitors', 'monitor_checks', 'monitor_hours',
                        'monitor_incidents')`.execute(db);
   return new Map(rows.map((row) => [row.name, Number(row.bytes)]));
-}
-
-/** "PostgreSQL 18.6 (PGlite 0.5.16)" or "PostgreSQL 18.4". */
-async function engineName(db: Kysely<Schema>): Promise<string> {
-  const { rows } = await sql<{ v: string }>`select version() as v`.execute(db);
-  return rows[0]?.v.split(' on ')[0] ?? 'unknown';
 }
 
 /** One engine's run of the monitor and the API. */
@@ -1364,27 +1296,7 @@ interface Report {
 
 function report({ runs, shared, growth, load, minutes }: Report): string {
   const args = process.argv.slice(2).join(' ');
-  const commit = (() => {
-    try {
-      const git = (...args: string[]) =>
-        execFileSync('git', args, {
-          cwd: ROOT,
-          encoding: 'utf8',
-          stdio: ['ignore', 'pipe', 'ignore'],
-        });
-      // Porcelain lines: two status letters, a space, the path.
-      const changed = git('status', '--porcelain', '--', 'server/monitor')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => line.slice(3));
-      const head = git('rev-parse', '--short', 'HEAD').trim();
-      return changed.length > 0
-        ? `${head} with the working tree's ${changed.join(', ')}`
-        : head;
-    } catch {
-      return 'unknown';
-    }
-  })();
+  const commit = commitOf(ROOT, ['server/monitor']);
   const loads = (values: number[]) => values.map(one).join(', ');
   const violations =
     runs.reduce((sum, run) => sum + run.violations, 0) +
