@@ -25,7 +25,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import autocannon from 'autocannon';
-import { sql } from 'kysely';
 import { SIGN_UP_PATH } from '../../contract/signUp';
 import {
   accountsRepository,
@@ -37,6 +36,7 @@ import type { DatabaseSettings } from '../../server/db/database';
 import { openServiceDatabase } from '../../server/schema';
 import { bundleServerEntries, SERVER_BUNDLE_DIR } from '../buildServer';
 import type { BenchMail } from './benchApiService';
+import { engineName } from './benchProcesses';
 import {
   freePort,
   startEmbeddedPostgres,
@@ -334,11 +334,7 @@ async function benchEngine(
     };
   const createAccount = creating(withMail);
   const createWithoutMail = creating(withoutMail);
-  // "PostgreSQL 18.6 (PGlite 0.5.16) on …" or "PostgreSQL 18.4 on …".
-  const { rows } = await sql<{ v: string }>`select version() as v`.execute(
-    database.db,
-  );
-  const engine = rows[0]?.v.split(' on ')[0] ?? database.engine;
+  const engine = await engineName(database.db);
   const run: EngineRun = {
     engine,
     cells: [],

@@ -262,46 +262,36 @@ describe('a claim behind many deliveries held by their streams', () => {
 });
 
 describe('the worker running on its own', () => {
-  let running: OutboxService;
-  let hooks: Receiver;
-
-  beforeAll(async () => {
-    hooks = await startReceiver();
+  it('sends a stream’s next delivery once the one before it is sent, without waiting for its poll', async () => {
     // The worker polls every 60 s (the support's setting): what arrives
     // sooner came by a wake.
-    running = await startOutboxService();
-  });
-
-  afterAll(async () => {
-    await running.close();
-    await hooks.close();
-  });
-
-  afterEach(() => {
-    expect(running.tripwire.violations).toEqual([]);
-  });
-
-  it('sends a stream’s next delivery once the one before it is sent, without waiting for its poll', async () => {
     const secret = webhookSecret();
-    const [down = '', up = ''] = await running.queue(
+    const [down = '', up = ''] = await outbox.queue(
       ['down', 'up'].map((label) => ({
         channel: 'webhook' as const,
-        target: hooks.url('/next'),
+        target: receiver.url('/next'),
         secret,
         stream: 'site:9|channel:1',
         payload: testNotice(label),
       })),
     );
-    await running.app.outbox.deliverer?.start();
-    await expect.poll(() => hooks.requests.length, { timeout: 10_000 }).toBe(2);
-    expect(
-      hooks.requests.map(
-        (request) => (JSON.parse(request.body) as { label: string }).label,
-      ),
-    ).toEqual(['down', 'up']);
-    const [first, second] = hooks.requests;
-    expect(second?.at).toBeGreaterThanOrEqual(first?.answeredAt ?? 0);
-    await expect.poll(async () => (await running.row(up)).state).toBe('sent');
-    expect((await running.row(down)).state).toBe('sent');
+    const next = () =>
+      receiver.requests.filter((request) => request.target === '/next');
+    const worker = outbox.app.outbox.deliverer;
+    await worker?.start();
+    try {
+      await expect.poll(() => next().length, { timeout: 10_000 }).toBe(2);
+      expect(
+        next().map(
+          (request) => (JSON.parse(request.body) as { label: string }).label,
+        ),
+      ).toEqual(['down', 'up']);
+      const [first, second] = next();
+      expect(second?.at).toBeGreaterThanOrEqual(first?.answeredAt ?? 0);
+      await expect.poll(async () => (await outbox.row(up)).state).toBe('sent');
+      expect((await outbox.row(down)).state).toBe('sent');
+    } finally {
+      await worker?.stop();
+    }
   });
 });
